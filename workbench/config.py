@@ -1,0 +1,231 @@
+"""Project settings from `workbench.toml` or `[tool.workbench]` in `pyproject.toml`.
+
+Every key is checked: a typo (`concurency`) or a wrong type is a ConfigError naming the file and the
+key, because a silently ignored setting is worse than a refusal.
+"""
+
+from __future__ import annotations
+
+import shlex
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+CONFIG_FILE = "workbench.toml"
+STATE_DIR = ".workbench"
+RUNNER_KINDS = ("command", "uip", "worker", "python")
+
+EXAMPLE_CONFIG = """\
+# workbench.toml at the project root
+[runner]
+kind = "command"
+command = ["python3", "agent.py"]   # gets the row's inputs as JSON on stdin, prints the output JSON
+timeout = 60                        # seconds per row
+concurrency = 4                     # rows in flight"""
+
+
+class ConfigError(Exception):
+    """A setting that can't be used; the message names the file and key."""
+
+
+@dataclass(slots=True)
+class RunnerConfig:
+    kind: str | None = None
+    command: list[str] | None = None
+    callable: str | None = None
+    timeout: float = 60.0
+    concurrency: int = 4
+    workflow: str = "Workflow.json"
+    uip: list[str] = field(default_factory=lambda: ["uip"])
+    env: dict[str, str] = field(default_factory=dict)
+    max_output_mb: float = 16.0
+
+
+@dataclass(slots=True)
+class WatchConfig:
+    paths: list[str] = field(default_factory=lambda: ["."])
+    ignore: list[str] = field(default_factory=list)
+    debounce_ms: int = 50
+    stall_after: int = 3
+
+
+@dataclass(slots=True)
+class HistoryConfig:
+    retention: int = 500
+
+
+@dataclass(slots=True)
+class BaselineConfig:
+    path: str = "workbench-baseline.json"
+    min_pass_rate: float = 1.0
+    max_slowdown: float | None = None
+    max_token_increase: float | None = None
+
+
+@dataclass(slots=True)
+class ScoringConfig:
+    pass_threshold: float = 1.0
+
+
+@dataclass(slots=True)
+class JudgeConfig:
+    command: list[str] | None = None
+    url: str | None = None
+    model: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout: float = 60.0
+
+
+@dataclass(slots=True)
+class Config:
+    root: Path
+    source: Path | None = None
+    runner: RunnerConfig = field(default_factory=RunnerConfig)
+    watch: WatchConfig = field(default_factory=WatchConfig)
+    history: HistoryConfig = field(default_factory=HistoryConfig)
+    baseline: BaselineConfig = field(default_factory=BaselineConfig)
+    scoring: ScoringConfig = field(default_factory=ScoringConfig)
+    judge: JudgeConfig = field(default_factory=JudgeConfig)
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / STATE_DIR
+
+    def describe_source(self) -> str:
+        return str(self.source) if self.source else "defaults"
+
+
+_SECTIONS: dict[str, type] = {
+    "runner": RunnerConfig,
+    "watch": WatchConfig,
+    "history": HistoryConfig,
+    "baseline": BaselineConfig,
+    "scoring": ScoringConfig,
+    "judge": JudgeConfig,
+}
+
+
+def find_config_file(root: Path) -> tuple[Path | None, dict[str, Any]]:
+    """The config file that applies to `root` and its raw table (empty when there is none)."""
+    toml_path = root / CONFIG_FILE
+    if toml_path.is_file():
+        return toml_path, _read_toml(toml_path)
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        table = _read_toml(pyproject).get("tool", {}).get("workbench")
+        if isinstance(table, dict):
+            return pyproject, table
+    return None, {}
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+
+
+def load_config(root: Path) -> Config:
+    root = root.resolve()
+    source, table = find_config_file(root)
+    config = Config(root=root, source=source)
+    where = f"{source}" if source else "config"
+    prefix = "[tool.workbench." if source and source.name == "pyproject.toml" else "["
+    for section, value in table.items():
+        if section not in _SECTIONS:
+            raise ConfigError(f"{where}: unknown section {prefix}{section}]; known sections: "
+                              + ", ".join(_SECTIONS))
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: {prefix}{section}] must be a table")
+        setattr(config, section, _build(_SECTIONS[section], value, f"{where}: {prefix}{section}]"))
+    _validate(config, where)
+    return config
+
+
+def _build(cls: type, values: dict[str, Any], where: str) -> Any:
+    obj = cls()
+    known = {f.name: f for f in fields(cls)}
+    for key, value in values.items():
+        if key not in known:
+            raise ConfigError(f"{where}: unknown key {key!r}; known keys: {', '.join(known)}")
+        setattr(obj, key, _coerce(key, value, getattr(obj, key), known[key].type, where))
+    return obj
+
+
+def _coerce(key: str, value: Any, default: Any, annotation: Any, where: str) -> Any:
+    spec = str(annotation)
+    if key in ("command", "uip"):
+        if isinstance(value, str):
+            value = shlex.split(value)
+        if not (isinstance(value, list) and value and all(isinstance(v, str) for v in value)):
+            raise ConfigError(f"{where}: {key} must be a list of strings (an argv) or a string")
+        return value
+    if spec.startswith("list"):
+        if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            raise ConfigError(f"{where}: {key} must be a list of strings")
+        return value
+    if spec.startswith("dict"):
+        if not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
+            raise ConfigError(f"{where}: {key} must be a table of strings")
+        return value
+    if spec.startswith("float"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{where}: {key} must be a number, not {value!r}")
+        return float(value)
+    if spec.startswith("int"):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{where}: {key} must be an integer, not {value!r}")
+        return value
+    if spec.startswith("str"):
+        if not isinstance(value, str):
+            raise ConfigError(f"{where}: {key} must be a string, not {value!r}")
+        return value
+    return value
+
+
+def _validate(config: Config, where: str) -> None:
+    runner = config.runner
+    if runner.kind is not None and runner.kind not in RUNNER_KINDS:
+        raise ConfigError(f"{where}: [runner] kind must be one of {', '.join(RUNNER_KINDS)}, not {runner.kind!r}")
+    if runner.timeout <= 0:
+        raise ConfigError(f"{where}: [runner] timeout must be more than 0 seconds")
+    if runner.concurrency < 1:
+        raise ConfigError(f"{where}: [runner] concurrency must be at least 1")
+    if runner.max_output_mb <= 0:
+        raise ConfigError(f"{where}: [runner] max_output_mb must be more than 0")
+    if config.watch.debounce_ms < 0:
+        raise ConfigError(f"{where}: [watch] debounce_ms must not be negative")
+    if config.watch.stall_after < 1:
+        raise ConfigError(f"{where}: [watch] stall_after must be at least 1")
+    if config.history.retention < 1:
+        raise ConfigError(f"{where}: [history] retention must be at least 1 iteration")
+    if not 0.0 <= config.baseline.min_pass_rate <= 1.0:
+        raise ConfigError(f"{where}: [baseline] min_pass_rate must be between 0 and 1")
+    if not 0.0 <= config.scoring.pass_threshold <= 1.0:
+        raise ConfigError(f"{where}: [scoring] pass_threshold must be between 0 and 1")
+
+
+def resolve_runner_kind(config: Config) -> str:
+    """command / uip / worker / python, or ConfigError explaining the config to add."""
+    runner = config.runner
+    if runner.kind:
+        if runner.kind in ("command", "worker") and not runner.command:
+            raise ConfigError(f"{config.describe_source()}: [runner] kind = {runner.kind!r} needs "
+                              "command = [\"program\", \"arg\", ...]")
+        if runner.kind == "python" and not runner.callable:
+            raise ConfigError(f"{config.describe_source()}: [runner] kind = \"python\" needs "
+                              "callable = \"package.module:function\"")
+        return runner.kind
+    if runner.command:
+        return "command"
+    if runner.callable:
+        return "python"
+    if (config.root / runner.workflow).is_file():
+        return "uip"
+    raise ConfigError(
+        f"no way to run the target in {config.root}: there is no {CONFIG_FILE} (or [tool.workbench] in "
+        f"pyproject.toml) saying how, and no {runner.workflow} for the uip runner.\n"
+        f"Add this to {config.root / CONFIG_FILE}:\n\n{EXAMPLE_CONFIG}\n")

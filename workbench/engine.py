@@ -1,0 +1,246 @@
+"""One iteration: re-read the project, run every selected row's target, score every (row × evaluator).
+
+The engine knows nothing of screens. It reports through events and returns an IterationReport;
+the text report, the history store and the TUI are all just subscribers. Cancelling the task that
+runs an iteration kills every child it started (the runners clean up in `finally`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .config import Config
+from .events import (
+    EventSink,
+    IterationFinished,
+    IterationReport,
+    IterationStarted,
+    ResultReady,
+    RowKey,
+    RowLog,
+    RowStarted,
+    Trigger,
+)
+from .model import EvalSet, EvaluatorDef, Project, Result, Row, Verdict
+from .project import EVALS_DIR, EVALUATORS_DIR, load_project
+from .runners import Runner, RunOutcome, RunRequest, make_runner
+from .scoring import CriterionError, Score, ScoreInput, scorer_for, unsupported_message
+
+RunnerFactory = Callable[[Config], Runner]
+
+
+@dataclass(slots=True)
+class Selection:
+    """Which rows an iteration runs: eval-set names, row ids/names, or exact row keys."""
+
+    sets: tuple[str, ...] = ()
+    rows: tuple[str, ...] = ()
+    row_keys: frozenset[RowKey] | None = None
+
+    def wants_set(self, eval_set: EvalSet) -> bool:
+        return not self.sets or eval_set.stem in self.sets or eval_set.file_name in self.sets
+
+    def wants_row(self, eval_set: EvalSet, row: Row) -> bool:
+        if self.row_keys is not None and (eval_set.scope, eval_set.file_name, row.id) not in self.row_keys:
+            return False
+        return not self.rows or row.id in self.rows or (bool(row.name) and row.name in self.rows)
+
+    def unmatched(self, project: Project) -> list[str]:
+        """Names given on the command line that select nothing (probably typos)."""
+        missing = [f"eval set {name!r}" for name in self.sets
+                   if not any(s.stem == name or s.file_name == name for s in project.sets)]
+        chosen = [s for s in project.sets if self.wants_set(s)]
+        missing += [f"row {name!r}" for name in self.rows
+                    if not any(r.id == name or r.name == name for s in chosen for r in s.rows)]
+        return missing
+
+
+@dataclass(slots=True)
+class _Job:
+    eval_set: EvalSet
+    row: Row
+    position: int
+    plans: list[tuple[str, EvaluatorDef | None, Score | None]] = field(default_factory=list)
+
+
+def wrap_output(output: Any) -> Any:
+    """A bare primitive or array is compared as {"result": <value>} (seed 003 rule 5)."""
+    return output if isinstance(output, dict) else {"result": output}
+
+
+def missing_evaluator_message(project: Project, scope: str, ref: str) -> str:
+    path = f"{EVALS_DIR}/{scope}/{EVALUATORS_DIR}/{ref}.json"
+    by_id = [e for (s, _), e in project.evaluators.items() if s == scope and e.id == ref]
+    if by_id:
+        stem = by_id[0].ref
+        return (f"no evaluator file {path}. {ref!r} is the id of {EVALUATORS_DIR}/{stem}.json, but refs "
+                f"are evaluator file base names: use {stem!r}")
+    available = sorted(r for (s, r) in [*project.evaluators, *project.broken_evaluators] if s == scope)
+    ids = sorted(e.id for (s, _), e in project.evaluators.items() if s == scope and e.id)
+    hint = f"; evaluator files here: {', '.join(available)}" if available else "; this scope has no evaluators"
+    if ids:
+        hint += f" (their ids: {', '.join(ids)})"
+    return f"no evaluator file {path}{hint}"
+
+
+class Engine:
+    """Runs iterations for one project. Stateless between iterations: files are re-read every time."""
+
+    def __init__(self, config: Config, runner_factory: RunnerFactory = make_runner) -> None:
+        self.config = config
+        self.runner_factory = runner_factory
+
+    def load(self) -> Project:
+        return load_project(self.config.root)
+
+    async def run_iteration(
+        self,
+        trigger: Trigger,
+        selection: Selection | None = None,
+        on_event: EventSink | None = None,
+        project: Project | None = None,
+    ) -> IterationReport:
+        emit = on_event or (lambda _event: None)
+        started = time.perf_counter()
+        if project is None:
+            project = await asyncio.to_thread(self.load)
+        selection = selection or Selection()
+        report = IterationReport(trigger=trigger, problems=list(project.problems), project=project)
+        jobs = self._plan(project, selection)
+        total_results = sum(len(job.plans) for job in jobs)
+        emit(IterationStarted(trigger, project, len(jobs), total_results))
+        runner = self.runner_factory(self.config)
+        done = 0
+        collected: list[tuple[int, int, Result]] = []
+
+        async def consume(queue: Iterable[_Job]) -> None:
+            nonlocal done
+            for job in queue:
+                results = await self._run_job(job, runner, emit)
+                done += 1
+                for index, result in enumerate(results):
+                    collected.append((job.position, index, result))
+                    emit(ResultReady(result, done, len(jobs)))
+
+        shared = iter(jobs)
+        workers = max(1, min(self.config.runner.concurrency, len(jobs)))
+        try:
+            async with asyncio.TaskGroup() as group:
+                for _ in range(workers):
+                    group.create_task(consume(shared))
+        finally:
+            await asyncio.shield(runner.aclose())
+        collected.sort(key=lambda item: (item[0], item[1]))
+        report.results = [result for _, _, result in collected]
+        report.duration_s = time.perf_counter() - started
+        report.complete = True
+        emit(IterationFinished(report))
+        return report
+
+    # -- planning ----------------------------------------------------------------------------------
+
+    def _plan(self, project: Project, selection: Selection) -> list[_Job]:
+        jobs: list[_Job] = []
+        for eval_set in project.sets:
+            if not selection.wants_set(eval_set) or not eval_set.evaluator_refs:
+                continue
+            for row in eval_set.rows:
+                if selection.wants_row(eval_set, row):
+                    job = _Job(eval_set, row, len(jobs))
+                    job.plans = [self._plan_ref(project, eval_set, row, ref) for ref in eval_set.evaluator_refs]
+                    jobs.append(job)
+        return jobs
+
+    def _plan_ref(self, project: Project, eval_set: EvalSet, row: Row,
+                  ref: str) -> tuple[str, EvaluatorDef | None, Score | None]:
+        """The evaluator to score with, or the ERROR to report without scoring."""
+        key = (eval_set.scope, ref)
+        evaluator = project.evaluators.get(key)
+        if evaluator is None:
+            broken = project.broken_evaluators.get(key)
+            message = (f"evaluator file {EVALS_DIR}/{eval_set.scope}/{EVALUATORS_DIR}/{ref}.json is broken: "
+                       f"{broken}") if broken else missing_evaluator_message(project, eval_set.scope, ref)
+            return ref, None, Score.error(message)
+        scorer = scorer_for(evaluator.type_id)
+        if scorer is None:
+            return ref, evaluator, Score.error(unsupported_message(evaluator.type_id))
+        config_problem = scorer.check_config(evaluator)
+        if config_problem:
+            return ref, evaluator, Score.error(f"{EVALUATORS_DIR}/{ref}.json: {config_problem}")
+        if ref not in row.criteria:
+            present = ", ".join(repr(k) for k in row.criteria) or "none"
+            return ref, evaluator, Score.error(
+                f"this row has no evaluationCriterias[{ref!r}] (criteria present: {present}); "
+                "keys are evaluator file base names")
+        if not isinstance(row.criteria[ref], dict):
+            return ref, evaluator, Score.error(f"evaluationCriterias[{ref!r}] must be an object such as "
+                                               "{\"expectedOutput\": {...}}")
+        return ref, evaluator, None
+
+    # -- running -----------------------------------------------------------------------------------
+
+    async def _run_job(self, job: _Job, runner: Runner, emit: EventSink) -> list[Result]:
+        eval_set, row = job.eval_set, job.row
+        key: RowKey = (eval_set.scope, eval_set.file_name, row.id)
+        emit(RowStarted(key, row.name))
+        request = RunRequest(inputs=row.inputs, row_id=row.id, row_name=row.name,
+                             set_file=eval_set.file_name, scope=eval_set.scope)
+        try:
+            outcome = await runner.run(request, lambda line: emit(RowLog(key, line)))
+        except (OSError, ValueError, RuntimeError) as exc:
+            outcome = RunOutcome(error=f"the runner failed: {type(exc).__name__}: {exc}")
+        output = wrap_output(outcome.output) if outcome.ok else None
+        results = []
+        for ref, evaluator, preset in job.plans:
+            score = preset or (Score.error(outcome.error or "no output") if not outcome.ok else None)
+            if score is None:
+                assert evaluator is not None
+                score = await self._score(evaluator, row.criteria[ref], output, outcome)
+            results.append(Result(
+                scope=eval_set.scope,
+                set_file=eval_set.file_name,
+                row_id=row.id,
+                row_name=row.name,
+                evaluator=ref,
+                verdict=score.verdict,
+                score=score.score,
+                detail=score.detail,
+                actual=output,
+                expected=score.expected if score.expected is not None else _criterion_expected(row, ref),
+                duration_ms=outcome.duration_ms,
+                evaluator_type=evaluator.type_id if evaluator else None,
+                trace=outcome.trace,
+                log=outcome.log,
+            ))
+        return results
+
+    async def _score(self, evaluator: EvaluatorDef, criterion: dict[str, Any], output: Any,
+                     outcome: RunOutcome) -> Score:
+        scorer = scorer_for(evaluator.type_id)
+        assert scorer is not None
+        data = ScoreInput(evaluator=evaluator, criterion=criterion, output=output, trace=outcome.trace,
+                          duration_ms=outcome.duration_ms, config=self.config)
+        try:
+            score = scorer.score(data)
+            if inspect.isawaitable(score):
+                score = await score
+        except CriterionError as exc:
+            return Score.error(str(exc))
+        except RecursionError:
+            return Score.error("the values are nested too deeply to score")
+        except Exception as exc:  # an evaluator bug must not stop the iteration
+            return Score.error(f"evaluator {evaluator.type_id} failed: {type(exc).__name__}: {exc}")
+        return score
+
+
+def _criterion_expected(row: Row, ref: str) -> Any:
+    criterion = row.criteria.get(ref)
+    return criterion.get("expectedOutput") if isinstance(criterion, dict) else None
+
+
+__all__ = ["Engine", "Selection", "Trigger", "Verdict", "missing_evaluator_message", "wrap_output"]

@@ -1,0 +1,155 @@
+"""JSON in and out: orjson for speed, Python's json wherever orjson would be wrong.
+
+Where the two differ, and what we do about it:
+
+* Integers beyond 64 bits: orjson silently turns them into floats (losing digits); we re-parse with
+  ``json`` whenever the text holds a run of 19+ digits, so integers always keep their exact value.
+* Numbers too large for a double (``1e400``): orjson refuses them, ``json`` makes ``inf``; we keep
+  their exact value as a ``Decimal`` so two different huge numbers never compare equal.
+* ``NaN`` / ``Infinity``: not JSON. ``json`` accepts them; we refuse them with a clear message.
+* Lone surrogates (``"\\ud800"``): orjson refuses, ``json`` accepts; we accept (the text is valid JSON).
+* A UTF-8 byte order mark: orjson refuses; we accept it and report it (``had_bom``).
+* Nesting deeper than ~1000 levels: both refuse; we turn that into a clear error, never a RecursionError.
+* Duplicate keys: both keep the last one, as JavaScript does.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import orjson
+
+UTF8_BOM = b"\xef\xbb\xbf"
+_LONG_DIGITS = re.compile(rb"\d{19}")
+MAX_DEPTH_HINT = 1000
+
+
+class JsonError(ValueError):
+    """Invalid JSON, with a human message and (when known) the 1-based line and column."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        self.message = message
+        self.line = line
+        self.column = column
+        where = f" (line {line}, column {column})" if line is not None else ""
+        super().__init__(f"{message}{where}")
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    value: Any
+    had_bom: bool = False
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _exact_float(text: str) -> float | Decimal:
+    value = float(text)
+    return Decimal(text) if math.isinf(value) else value
+
+
+def _position(text: str, index: int) -> tuple[int, int]:
+    line = text.count("\n", 0, index) + 1
+    column = index - (text.rfind("\n", 0, index) + 1) + 1
+    return line, column
+
+
+def _slow_loads(text: str) -> Any:
+    """Python's json with our strictness rules; raises JsonError with a position."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_exact_float)
+    except json.JSONDecodeError as exc:
+        raise JsonError(exc.msg, exc.lineno, exc.colno) from None
+    except RecursionError:
+        raise JsonError(f"nested more than about {MAX_DEPTH_HINT} levels deep; not supported") from None
+    except ValueError as exc:  # NaN / Infinity from parse_constant
+        match = re.search(r"-?(NaN|Infinity)", text)
+        line, column = _position(text, match.start()) if match else (None, None)
+        raise JsonError(str(exc), line, column) from None
+
+
+def decode_utf8(data: bytes) -> tuple[str, bool]:
+    """Decode strictly, stripping a UTF-8 BOM. Raises JsonError naming the bad byte."""
+    had_bom = data.startswith(UTF8_BOM)
+    if had_bom:
+        data = data[len(UTF8_BOM):]
+    try:
+        return data.decode("utf-8"), had_bom
+    except UnicodeDecodeError as exc:
+        text = data[: exc.start].decode("utf-8", errors="replace")
+        line, column = _position(text, len(text))
+        raise JsonError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+                        line, column) from None
+
+
+def parse(data: bytes | str) -> Parsed:
+    """Parse one JSON document exactly; raise JsonError (never anything else) when it is not JSON."""
+    had_bom = False
+    if isinstance(data, str):
+        raw = data.encode("utf-8", errors="surrogatepass")
+        if data.startswith("\ufeff"):
+            had_bom, data = True, data[1:]
+            raw = raw[len(UTF8_BOM):]
+    else:
+        raw = data
+        if raw.startswith(UTF8_BOM):
+            had_bom, raw = True, raw[len(UTF8_BOM):]
+    if not raw.strip():
+        raise JsonError("empty document: expected a JSON value", 1, 1)
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        text = data if isinstance(data, str) else decode_utf8(raw)[0]
+        return Parsed(_slow_loads(text), had_bom)
+    if _LONG_DIGITS.search(raw):
+        text = data if isinstance(data, str) else raw.decode("utf-8")
+        value = _slow_loads(text)
+    return Parsed(value, had_bom)
+
+
+def loads(data: bytes | str) -> Any:
+    return parse(data).value
+
+
+_DECIMAL_MARK = "\x00workbench-decimal:"
+_DECIMAL_TOKEN = re.compile(r'"\\u0000workbench-decimal:([^"\\]+)"')
+
+
+def _default(value: Any) -> Any:
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return _DECIMAL_MARK + str(value)
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
+def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> str:
+    """Serialize to JSON text; exact for huge integers and Decimals (which orjson refuses)."""
+    option = (orjson.OPT_INDENT_2 if indent else 0) | (orjson.OPT_SORT_KEYS if sort_keys else 0)
+    try:
+        return orjson.dumps(value, option=option, default=_default).decode("utf-8")
+    except (TypeError, orjson.JSONEncodeError):
+        pass
+    try:
+        text = json.dumps(value, indent=2 if indent else None, sort_keys=sort_keys, ensure_ascii=False,
+                          default=_json_default)
+    except RecursionError:
+        return json.dumps("<value nested too deeply to display>")
+    return _DECIMAL_TOKEN.sub(lambda m: m.group(1), text) if _DECIMAL_MARK[1:] in text else text
+
+
+def dumps_bytes(value: Any) -> bytes:
+    """Compact JSON bytes for feeding a target's stdin."""
+    try:
+        return orjson.dumps(value, default=_default)
+    except (TypeError, orjson.JSONEncodeError):
+        return dumps(value).encode("utf-8", errors="surrogatepass")

@@ -1,0 +1,1 @@
+"""Reports of an iteration: streaming text, one JSON document, JUnit XML."""

@@ -1,0 +1,73 @@
+"""`--junit FILE`: JUnit XML, one testcase per result, for CI systems that show test reports."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from ..events import IterationReport
+from ..model import Verdict
+
+# Characters XML 1.0 cannot carry at all (terminal escapes among them) are written as visible escapes.
+_NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_text(text: str) -> str:
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else
+                        f"\\u{ord(m.group()):04x}", text)
+
+
+def junit_xml(report: IterationReport) -> bytes:
+    root = ET.Element("testsuites", name="workbench")
+    suites: dict[str, ET.Element] = {}
+    counts: dict[str, dict[str, int]] = {}
+    for result in report.results:
+        suite_name = f"{result.scope}/{result.set_file}"
+        if suite_name not in suites:
+            suites[suite_name] = ET.SubElement(root, "testsuite", name=_xml_text(suite_name))
+            counts[suite_name] = {"tests": 0, "failures": 0, "errors": 0, "time": 0}
+        case = ET.SubElement(
+            suites[suite_name], "testcase",
+            classname=_xml_text(suite_name),
+            name=_xml_text(f"{result.row_name or result.row_id} [{result.evaluator}]"),
+            time=f"{result.duration_ms / 1000:.3f}",
+        )
+        count = counts[suite_name]
+        count["tests"] += 1
+        count["time"] += result.duration_ms
+        if result.verdict is Verdict.FAIL:
+            count["failures"] += 1
+            failure = ET.SubElement(case, "failure", message=_xml_text(result.detail.splitlines()[0]
+                                                                        if result.detail else "FAIL"))
+            failure.text = _xml_text(result.detail)
+        elif result.verdict is Verdict.ERROR:
+            count["errors"] += 1
+            error = ET.SubElement(case, "error", message=_xml_text(result.detail.splitlines()[0]
+                                                                    if result.detail else "ERROR"))
+            error.text = _xml_text(result.detail)
+    problems = [p for p in report.problems if p.severity == "error"]
+    if problems:
+        suite = ET.SubElement(root, "testsuite", name="workbench.problems")
+        counts["workbench.problems"] = {"tests": len(problems), "failures": 0, "errors": len(problems), "time": 0}
+        suites["workbench.problems"] = suite
+        for problem in problems:
+            case = ET.SubElement(suite, "testcase", classname="workbench.problems", name=_xml_text(problem.file))
+            ET.SubElement(case, "error", message=_xml_text(problem.message)).text = _xml_text(problem.message)
+    for name, suite in suites.items():
+        count = counts[name]
+        suite.set("tests", str(count["tests"]))
+        suite.set("failures", str(count["failures"]))
+        suite.set("errors", str(count["errors"]))
+        suite.set("time", f"{count['time'] / 1000:.3f}")
+    summary = report.summary
+    root.set("tests", str(summary.total + len(problems)))
+    root.set("failures", str(summary.failed))
+    root.set("errors", str(summary.errors + len(problems)))
+    root.set("time", f"{report.duration_s:.3f}")
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+
+
+def write_junit(report: IterationReport, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(junit_xml(report))

@@ -1,0 +1,113 @@
+"""The human report: a line per result as it finishes, then problems and a summary line."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TextIO
+
+from ..events import Event, IterationReport, IterationStarted, ResultReady, RowStarted
+from ..model import Problem, Result, Summary, Verdict
+from ..textsafe import one_line, printable
+
+_COLORS = {Verdict.PASS: "32", Verdict.FAIL: "31", Verdict.ERROR: "33"}
+
+
+def use_color(stream: TextIO) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return stream.isatty()
+
+
+def _paint(text: str, code: str, color: bool) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m" if color else text
+
+
+def format_duration(ms: float) -> str:
+    return f"{ms:.0f}ms" if ms < 1000 else f"{ms / 1000:.1f}s"
+
+
+def result_label(result: Result, show_scope: bool) -> str:
+    where = f"{result.scope}/{result.set_file}" if show_scope else result.set_file
+    name = result.row_name or result.row_id
+    return one_line(f"{where} › {name} [{result.evaluator}]", 160)
+
+
+def format_result(result: Result, *, show_scope: bool = False, color: bool = False) -> str:
+    verdict = _paint(f"{result.verdict.value:<5}", _COLORS[result.verdict], color)
+    line = f"{verdict} {result_label(result, show_scope)}  {format_duration(result.duration_ms)}"
+    if result.score not in (0.0, 1.0):
+        line += f"  score {result.score:.2f}"
+    if result.verdict is not Verdict.PASS and result.detail:
+        detail = printable(result.detail)
+        line += "\n" + "\n".join(f"      {part}" for part in detail.splitlines()[:40])
+    return line
+
+
+def format_summary(summary: Summary, problems: list[Problem], duration_s: float, color: bool = False) -> str:
+    errors = [p for p in problems if p.severity == "error"]
+    text = f"{summary.passed} passed, {summary.failed} failed, {summary.errors} errors"
+    if errors:
+        text += f", {len(errors)} file problem{'s' if len(errors) != 1 else ''}"
+    text += f" ({summary.total} results in {duration_s:.1f}s)"
+    ok = summary.total and summary.passed == summary.total and not errors
+    return _paint(text, "32" if ok else "31", color)
+
+
+def format_problem(problem: Problem) -> str:
+    tag = "problem" if problem.severity == "error" else "warning"
+    return one_line(f"{tag}: {problem.file}: {problem.message}", 400)
+
+
+class TextReporter:
+    """Streams results to `out` and a progress line to `err` (only when `err` is a terminal)."""
+
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None, *, results: bool = True) -> None:
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self.results = results
+        self.color = use_color(self.out)
+        self.progress = self.err.isatty() and not os.environ.get("WORKBENCH_NO_PROGRESS")
+        self.show_scope = False
+        self._progress_shown = False
+        self._total = 0
+        self._done = 0
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, IterationStarted):
+            self._total, self._done = event.total_rows, 0
+            self.show_scope = len(event.project.scopes) > 1
+            self._draw_progress()
+        elif isinstance(event, RowStarted):
+            self._draw_progress()
+        elif isinstance(event, ResultReady):
+            self._done = event.done_rows
+            if self.results:
+                self._clear_progress()
+                print(format_result(event.result, show_scope=self.show_scope, color=self.color), file=self.out,
+                      flush=True)
+            self._draw_progress()
+
+    def _draw_progress(self) -> None:
+        if not self.progress or not self._total:
+            return
+        self.err.write(f"\r\x1b[2K[{self._done}/{self._total} rows] running…")
+        self.err.flush()
+        self._progress_shown = True
+
+    def _clear_progress(self) -> None:
+        if self._progress_shown:
+            self.err.write("\r\x1b[2K")
+            self.err.flush()
+            self._progress_shown = False
+
+    def finish(self, report: IterationReport) -> None:
+        self._clear_progress()
+        if not self.results:
+            return
+        for problem in report.problems:
+            print(format_problem(problem), file=self.out)
+        print(format_summary(report.summary, report.problems, report.duration_s, self.color), file=self.out,
+              flush=True)

@@ -1,0 +1,91 @@
+"""The runner interface: run a row's target on its inputs and hand back the raw output."""
+
+from __future__ import annotations
+
+import os
+import sys
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..config import Config
+
+LogSink = Callable[[str], None]
+PYTHON_TOKEN = "{python}"
+
+
+@dataclass(slots=True)
+class RunRequest:
+    inputs: dict[str, Any]
+    row_id: str
+    row_name: str
+    set_file: str
+    scope: str
+
+
+@dataclass(slots=True)
+class RunOutcome:
+    """What a target produced. Exactly one of `output` (any JSON, unwrapped) or `error` matters."""
+
+    output: Any = None
+    error: str | None = None
+    duration_ms: float = 0.0
+    log: str = ""
+    trace: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class Runner(ABC):
+    """Runs targets. One runner serves a whole iteration; `aclose` releases what it holds."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    @abstractmethod
+    async def run(self, request: RunRequest, on_log: LogSink | None = None) -> RunOutcome: ...
+
+    async def aclose(self) -> None:  # noqa: B027 - most runners hold nothing
+        """Release processes or files held across rows."""
+
+    @property
+    def stdout_cap(self) -> int:
+        return int(self.config.runner.max_output_mb * 2**20)
+
+    def child_env(self, request: RunRequest, extra: dict[str, str] | None = None) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(self.config.runner.env)
+        env.update({
+            "WORKBENCH_ROW_ID": request.row_id,
+            "WORKBENCH_ROW_NAME": request.row_name,
+            "WORKBENCH_SET": request.set_file,
+            "WORKBENCH_SCOPE": request.scope,
+            "PYTHONUNBUFFERED": env.get("PYTHONUNBUFFERED", "1"),
+        })
+        if extra:
+            env.update(extra)
+        return env
+
+
+def expand_argv(argv: list[str]) -> list[str]:
+    """`{python}` stands for the interpreter running workbench, so targets share its environment."""
+    return [sys.executable if part == PYTHON_TOKEN else part for part in argv]
+
+
+def tail_lines(text: str, count: int = 12) -> str:
+    lines = [line for line in text.rstrip().splitlines() if line.strip()]
+    return "\n".join(lines[-count:])
+
+
+def describe_failure(reason: str, log: str, stdout: bytes, *, log_name: str = "stderr") -> str:
+    """An ERROR detail: why, then the tail of the log and the start of stdout, when there are any."""
+    parts = [reason]
+    tail = tail_lines(log)
+    if tail:
+        parts.append(f"{log_name} (last lines):\n{tail}")
+    if stdout.strip():
+        parts.append("stdout began: " + repr(stdout[:200].decode("utf-8", errors="replace")))
+    return "\n".join(parts)

@@ -1,0 +1,83 @@
+"""`kind = "command"`: one process per row; inputs as JSON on stdin, the output JSON on stdout,
+stderr as the row's log, an optional trace as JSON lines in the file named by WORKBENCH_TRACE."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .. import jsonio
+from ..config import Config
+from .base import LogSink, Runner, RunOutcome, RunRequest, describe_failure, expand_argv
+from .process import run_process
+
+
+def read_trace(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """Events a target appended to its trace file, and complaints about lines that weren't events."""
+    events: list[dict[str, Any]] = []
+    complaints: list[str] = []
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return events, complaints
+    except OSError as exc:
+        return events, [f"trace file unreadable: {exc.strerror or exc}"]
+    for number, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            event = jsonio.loads(line)
+        except jsonio.JsonError as exc:
+            complaints.append(f"trace line {number} is not JSON ({exc.message}); ignored")
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+        else:
+            complaints.append(f"trace line {number} is not a JSON object; ignored")
+    return events, complaints
+
+
+class CommandRunner(Runner):
+    def __init__(self, config: Config) -> None:
+        super().__init__(config)
+        assert config.runner.command
+        self.argv = expand_argv(config.runner.command)
+        self._trace_dir = Path(tempfile.mkdtemp(prefix="workbench-trace-"))
+        self._counter = itertools.count()
+
+    async def run(self, request: RunRequest, on_log: LogSink | None = None) -> RunOutcome:
+        trace_path = self._trace_dir / f"{next(self._counter)}.jsonl"
+        timeout = self.config.runner.timeout
+        result = await run_process(
+            self.argv,
+            stdin=jsonio.dumps_bytes(request.inputs),
+            cwd=self.config.root,
+            env=self.child_env(request, {"WORKBENCH_TRACE": str(trace_path)}),
+            timeout=timeout,
+            stdout_cap=self.stdout_cap,
+            on_log=on_log,
+        )
+        trace, complaints = read_trace(trace_path)
+        trace_path.unlink(missing_ok=True)
+        log = result.log + "".join(f"\n[workbench] {c}" for c in complaints)
+        outcome = RunOutcome(duration_ms=result.duration_ms, log=log, trace=trace)
+        failure = result.failure(timeout, self.stdout_cap)
+        if failure:
+            outcome.error = describe_failure(f"the target {failure}", result.log, result.stdout)
+            return outcome
+        if not result.stdout.strip():
+            outcome.error = describe_failure(
+                "the target printed nothing on stdout; it must print the output as JSON", result.log, b"")
+            return outcome
+        try:
+            outcome.output = jsonio.loads(result.stdout)
+        except jsonio.JsonError as exc:
+            outcome.error = describe_failure(f"the target's stdout is not JSON: {exc}", result.log,
+                                             result.stdout)
+        return outcome
+
+    async def aclose(self) -> None:
+        shutil.rmtree(self._trace_dir, ignore_errors=True)

@@ -1,0 +1,183 @@
+"""Run one child process safely: argv only (no shell), its own process group, a timeout, capped
+output, and the whole group killed when it finishes, times out or is cancelled — no orphans."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+LogSink = Callable[[str], None]
+
+# After the child exits, how long pipes may stay open (held by a process that escaped the group).
+DRAIN_GRACE_S = 1.0
+LOG_KEEP_BYTES = 256 * 1024
+_READ_CHUNK = 64 * 1024
+
+
+@dataclass(slots=True)
+class ProcessResult:
+    exit_code: int | None = None
+    stdout: bytes = b""
+    log: str = ""
+    timed_out: bool = False
+    stdout_overflow: bool = False
+    start_error: str | None = None
+    duration_ms: float = 0.0
+    log_truncated: bool = False
+
+    def failure(self, timeout: float, stdout_cap: int) -> str | None:
+        """Why this run did not produce usable stdout, or None."""
+        if self.start_error:
+            return self.start_error
+        if self.timed_out:
+            return f"timed out after {timeout:g}s; the process group was killed"
+        if self.stdout_overflow:
+            return (f"printed more than {stdout_cap / 2**20:g} MiB on stdout; stopped and killed "
+                    "(raise [runner] max_output_mb if that is expected)")
+        if self.exit_code is not None and self.exit_code < 0:
+            try:
+                name = signal.Signals(-self.exit_code).name
+            except ValueError:
+                name = f"signal {-self.exit_code}"
+            return f"was killed by {name}"
+        if self.exit_code:
+            return f"exited with code {self.exit_code}"
+        return None
+
+
+def _consume(future: asyncio.Future[object]) -> None:
+    """Mark a finished background future's outcome as seen, so asyncio doesn't warn about it."""
+    if not future.cancelled():
+        future.exception()
+
+
+def kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+class _TailBuffer:
+    """Keeps the last `limit` bytes of a stream and whether anything was dropped."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.data = bytearray()
+        self.truncated = False
+
+    def add(self, chunk: bytes) -> None:
+        self.data += chunk
+        if len(self.data) > self.limit * 2:
+            del self.data[: len(self.data) - self.limit]
+            self.truncated = True
+
+    def text(self) -> str:
+        data = self.data
+        if len(data) > self.limit:
+            data = data[-self.limit:]
+            self.truncated = True
+        return data.decode("utf-8", errors="replace")
+
+
+async def run_process(
+    argv: list[str],
+    *,
+    stdin: bytes,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    stdout_cap: int,
+    on_log: LogSink | None = None,
+) -> ProcessResult:
+    started = time.perf_counter()
+    result = ProcessResult()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+            limit=_READ_CHUNK,
+        )
+    except OSError as exc:
+        result.start_error = f"could not start {argv[0]!r}: {exc.strerror or exc}"
+        result.duration_ms = (time.perf_counter() - started) * 1000
+        return result
+
+    stdout = bytearray()
+    log = _TailBuffer(LOG_KEEP_BYTES)
+    assert proc.stdin and proc.stdout and proc.stderr
+
+    async def feed() -> None:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            proc.stdin.write(stdin)
+            await proc.stdin.drain()
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError, RuntimeError):
+            proc.stdin.close()
+
+    async def read_stdout() -> None:
+        while chunk := await proc.stdout.read(_READ_CHUNK):
+            if len(stdout) + len(chunk) > stdout_cap:
+                result.stdout_overflow = True
+                kill_group(proc.pid)
+                break
+            stdout.extend(chunk)
+
+    async def read_stderr() -> None:
+        pending = b""
+        while chunk := await proc.stderr.read(_READ_CHUNK):
+            log.add(chunk)
+            if on_log is None:
+                continue
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                on_log(line.decode("utf-8", errors="replace"))
+            if len(pending) > _READ_CHUNK:
+                on_log(pending.decode("utf-8", errors="replace"))
+                pending = b""
+        if pending and on_log is not None:
+            on_log(pending.decode("utf-8", errors="replace"))
+
+    io = asyncio.gather(feed(), read_stdout(), read_stderr())
+    try:
+        try:
+            await asyncio.wait_for(asyncio.shield(proc.wait()), timeout)
+        except TimeoutError:
+            result.timed_out = True
+        # Grandchildren that still hold our pipes die with the group; then the pipes reach EOF.
+        kill_group(proc.pid)
+        try:
+            await asyncio.wait_for(asyncio.shield(io), DRAIN_GRACE_S)
+        except TimeoutError:
+            io.cancel()
+    except BaseException:
+        kill_group(proc.pid)
+        io.cancel()
+        raise
+    finally:
+        kill_group(proc.pid)
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await asyncio.shield(proc.wait())
+        if not io.done():
+            io.cancel()
+        io.add_done_callback(_consume)
+        transport = getattr(proc, "_transport", None)
+        if transport is not None:
+            transport.close()
+    result.exit_code = proc.returncode
+    result.stdout = bytes(stdout)
+    result.log = log.text()
+    result.log_truncated = log.truncated
+    result.duration_ms = (time.perf_counter() - started) * 1000
+    return result

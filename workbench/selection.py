@@ -1,0 +1,101 @@
+"""`targetOutputKey`: which part of the output an evaluator looks at.
+
+`"*"`, `""` or absent select the whole value; a dotted path (`details.rawScore`) walks dict keys on
+both sides (list indexes are not paths); a list of such paths selects each of them, and an empty
+list selects nothing (which scorers treat as a failure, never as a vacuous pass).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING: Final = _Missing()
+WHOLE: Final = "*"
+
+
+class SelectionError(ValueError):
+    """The evaluator's targetOutputKey is not a path, a list of paths, or "*"."""
+
+
+def normalize_target(target: Any) -> list[str]:
+    """Turn a targetOutputKey into a list of paths; `"*"` stands for the whole value."""
+    if target is None:
+        return [WHOLE]
+    if isinstance(target, str):
+        return [target if split_path(target) else WHOLE]
+    if isinstance(target, list):
+        paths = []
+        for item in target:
+            if not isinstance(item, str):
+                raise SelectionError(
+                    f"targetOutputKey lists {item!r}, but every entry must be a string path")
+            paths.append(item if split_path(item) else WHOLE)
+        return paths
+    raise SelectionError(
+        f"targetOutputKey must be \"*\", a dotted path or a list of paths, not {type(target).__name__}")
+
+
+def split_path(path: str) -> list[str]:
+    if path.strip() == WHOLE:
+        return []
+    return [segment for segment in path.split(".") if segment]
+
+
+def select(value: Any, path: str) -> Any:
+    """The value at `path` (dict keys only), or MISSING."""
+    for segment in split_path(path):
+        if not isinstance(value, dict) or segment not in value:
+            return MISSING
+        value = value[segment]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Selected:
+    path: str
+    actual: Any
+    expected: Any
+
+    @property
+    def is_whole(self) -> bool:
+        return self.path == WHOLE
+
+
+def select_pairs(actual: Any, expected: Any, target: Any) -> list[Selected]:
+    """Pairs of (actual, expected) under every selected path."""
+    return [Selected(path, select(actual, path), select(expected, path)) for path in normalize_target(target)]
+
+
+def describe_target(target: Any) -> str:
+    try:
+        paths = normalize_target(target)
+    except SelectionError:
+        return repr(target)
+    if paths == [WHOLE]:
+        return "the whole output"
+    return ", ".join(paths) if paths else "nothing (empty list)"
+
+
+def set_path(container: dict[str, Any], path: str, value: Any) -> Any:
+    """A copy of `container` with `value` at `path`, creating intermediate objects as needed."""
+    segments = split_path(path)
+    if not segments:
+        return value
+    root = dict(container)
+    node = root
+    for segment in segments[:-1]:
+        child = node.get(segment)
+        child = dict(child) if isinstance(child, dict) else {}
+        node[segment] = child
+        node = child
+    node[segments[-1]] = value
+    return root
