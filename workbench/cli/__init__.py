@@ -5,8 +5,10 @@ from __future__ import annotations
 import click
 
 from .. import __version__
+from .history import history_command
 from .init import init_command
 from .run import run_command
+from .watch import watch_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -20,4 +22,6 @@ def main() -> None:
 
 
 main.add_command(run_command)
+main.add_command(watch_command)
+main.add_command(history_command)
 main.add_command(init_command)

@@ -8,9 +8,21 @@ from pathlib import Path
 
 import click
 
-from ..config import ConfigError, resolve_runner_kind
+from ..baseline import (
+    DEFAULT_SLOWDOWN,
+    DEFAULT_TOKEN_INCREASE,
+    Baseline,
+    BaselineCheck,
+    BaselineError,
+    compare_with_baseline,
+    load_baseline,
+    write_baseline,
+)
+from ..config import Config, ConfigError, resolve_runner_kind
 from ..engine import Engine, Selection
 from ..events import IterationReport, Trigger
+from ..gate import GateOutcome, GateSettings, evaluate_gate
+from ..history import HistoryError, HistoryStore
 from ..project import ProjectError
 from ..report.json_report import encode_document, report_document
 from ..report.junit import write_junit
@@ -24,24 +36,49 @@ from .common import EXIT_FAILED, EXIT_OK, fail, load_project_config, project_arg
               help="Only this eval set (file base name, e.g. grading). Repeatable.")
 @click.option("--row", "rows", multiple=True, metavar="ID_OR_NAME", help="Only this row (id or name). Repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
-@click.option("--junit", "junit_path", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write JUnit XML (one testcase per result) to FILE.")
 @click.option("--allow-empty", is_flag=True, help="Exit 0 when nothing ran (normally a failure).")
+@click.option("--min-pass-rate", type=click.FloatRange(0, 1), metavar="RATE",
+              help="Fraction of results that must pass (default 1.0: all; [baseline] min_pass_rate).")
+@click.option("--max-slowdown", type=click.FloatRange(min=0), metavar="FRACTION",
+              help="Fail when a passing result is slower than the baseline by more than this (0.5 = +50%).")
+@click.option("--max-token-increase", type=click.FloatRange(min=0), metavar="FRACTION",
+              help="Fail when a passing result uses more tokens than the baseline by more than this.")
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Baseline file (default workbench-baseline.json at the project root).")
+@click.option("--update-baseline", is_flag=True,
+              help="Write the baseline from this run; refused when the pass rate is below the minimum.")
+@click.option("--no-history", is_flag=True, help="Do not record this run in .workbench/ history.")
 @runner_options
 def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], as_json: bool,
-                junit_path: str | None, allow_empty: bool, command: str | None, timeout: float | None,
-                concurrency: int | None) -> None:
+                junit_path: str | None, allow_empty: bool, min_pass_rate: float | None, max_slowdown: float | None,
+                max_token_increase: float | None, baseline_path: str | None, update_baseline: bool,
+                no_history: bool, command: str | None, timeout: float | None, concurrency: int | None) -> None:
     """Run every row of every eval set once and score it.
 
-    Prints a line per result (PASS, FAIL or ERROR, with the reason) and a summary.
-    Exit status: 0 when at least one result ran and all passed, 1 when any failed, errored or a
-    file had a problem (or nothing ran, unless --allow-empty), 2 for usage or project errors.
+    Prints a line per result (PASS, FAIL or ERROR, with the reason) and a summary. With a baseline
+    file present, also flags results that passed on the baseline and fail now, and passing results
+    that got slower or use more tokens.
+
+    Exit status: 0 when at least one result ran and the gate passes (by default: every result passed
+    and nothing regressed against the baseline); 1 when it does not, when a file had a problem, or
+    when nothing ran (unless --allow-empty); 2 for usage or project errors.
     """
     root = resolve_root(path)
     config = load_project_config(root, command=command, timeout=timeout, concurrency=concurrency)
+    settings = GateSettings(
+        min_pass_rate=min_pass_rate if min_pass_rate is not None else config.baseline.min_pass_rate,
+        max_slowdown=max_slowdown if max_slowdown is not None else config.baseline.max_slowdown,
+        max_token_increase=(max_token_increase if max_token_increase is not None
+                            else config.baseline.max_token_increase),
+        allow_empty=allow_empty,
+    )
+    baseline_file = Path(baseline_path) if baseline_path else config.root / config.baseline.path
     try:
         resolve_runner_kind(config)
-    except ConfigError as exc:
+        baseline = None if update_baseline else load_baseline(baseline_file)
+    except (ConfigError, BaselineError) as exc:
         fail(str(exc))
     engine = Engine(config)
     try:
@@ -59,20 +96,74 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
     except ConfigError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
-        reporter.finish(IterationReport(trigger=Trigger("run")))
+        reporter.clear()
         fail("interrupted; every child process was stopped", 130)
+    if not no_history:
+        _record(config, report, partial=bool(sets or rows))
     reporter.finish(report)
+    check = None
+    if baseline is not None:
+        check = compare_with_baseline(
+            report.results, baseline,
+            slowdown=settings.max_slowdown if settings.max_slowdown is not None else DEFAULT_SLOWDOWN,
+            token_increase=(settings.max_token_increase if settings.max_token_increase is not None
+                            else DEFAULT_TOKEN_INCREASE))
+    gate = evaluate_gate(report, settings, check)
+    if not as_json:
+        _print_regressions(check, baseline_file)
+        if not gate.passed and (check is not None or settings.min_pass_rate < 1.0):
+            click.echo("gate failed: " + "; ".join(gate.reasons))
+    baseline_written = False
+    if update_baseline:
+        baseline_written = _update_baseline(baseline_file, report, gate, quiet=as_json)
     if as_json:
-        sys.stdout.buffer.write(encode_document(report_document(report)))
+        extra = {"gate": gate.to_json(settings), "passed": gate.passed}
+        if check is not None:
+            extra["baseline"] = {"path": str(baseline_file), "newly_failing": [r.to_json() for r in
+                                                                               check.newly_failing],
+                                 "slowdowns": [r.to_json() for r in check.slowdowns],
+                                 "token_increases": [r.to_json() for r in check.token_increases]}
+        if update_baseline:
+            extra["baseline_written"] = baseline_written
+        sys.stdout.buffer.write(encode_document(report_document(report, extra)))
         sys.stdout.flush()
     if junit_path:
-        write_junit(report, Path(junit_path))
-    sys.exit(exit_code(report, allow_empty))
+        try:
+            write_junit(report, Path(junit_path))
+        except OSError as exc:
+            fail(f"cannot write {junit_path}: {exc.strerror or exc}", EXIT_FAILED)
+    if update_baseline:
+        sys.exit(EXIT_OK if baseline_written else EXIT_FAILED)
+    sys.exit(EXIT_OK if gate.passed else EXIT_FAILED)
 
 
-def exit_code(report: IterationReport, allow_empty: bool) -> int:
-    if report.all_passed:
-        return EXIT_OK
-    if allow_empty and not report.results and not report.error_problems:
-        return EXIT_OK
-    return EXIT_FAILED
+def _record(config: Config, report: IterationReport, partial: bool) -> None:
+    try:
+        with HistoryStore.open(config) as store:
+            store.record(report, partial=partial)
+    except HistoryError as exc:
+        click.echo(f"workbench: not recorded in history: {exc}", err=True)
+
+
+def _print_regressions(check: BaselineCheck | None, baseline_file: Path) -> None:
+    if check is None or not check.regressions:
+        return
+    click.echo(f"against the baseline {baseline_file.name}:")
+    for regression in check.regressions:
+        click.echo(f"  {regression.describe()}")
+
+
+def _update_baseline(path: Path, report: IterationReport, gate: GateOutcome, quiet: bool) -> bool:
+    """Bless this run as the baseline, unless it isn't good enough (then the file is left untouched)."""
+    if gate.reasons:
+        click.echo(f"workbench: baseline NOT updated ({path.name} left as it was): " + "; ".join(gate.reasons),
+                   err=True)
+        return False
+    try:
+        write_baseline(path, Baseline.from_results(report.results))
+    except OSError as exc:
+        click.echo(f"workbench: cannot write the baseline {path}: {exc.strerror or exc}", err=True)
+        return False
+    if not quiet:
+        click.echo(f"baseline written: {path} ({len(report.results)} results, pass rate {gate.pass_rate:.1%})")
+    return True

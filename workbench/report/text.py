@@ -97,6 +97,10 @@ class TextReporter:
         self.err.flush()
         self._progress_shown = True
 
+    def clear(self) -> None:
+        """Erase the progress line (before printing something else on the terminal)."""
+        self._clear_progress()
+
     def _clear_progress(self) -> None:
         if self._progress_shown:
             self.err.write("\r\x1b[2K")

@@ -1,0 +1,130 @@
+"""`workbench history`: the iterations the loop remembers, and what flipped in one of them."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .. import jsonio
+from ..config import STATE_DIR
+from ..history import DB_NAME, HistoryError, HistoryStore, IterationInfo, compare_results
+from ..model import Result
+from ..report.text import format_result
+from ..textsafe import one_line
+from .common import EXIT_FAILED, fail, load_project_config, resolve_root
+
+
+def _when(info: IterationInfo) -> str:
+    return info.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _change(info: IterationInfo) -> str:
+    if info.partial:
+        return "(partial)"
+    if info.change is None:
+        return ""
+    return f"{info.change:+d}" if info.change else "="
+
+
+def _split_args(args: tuple[str, ...]) -> tuple[str | None, int | None]:
+    """`history`, `history PATH`, `history N`, `history PATH N`."""
+    if len(args) > 2:
+        fail("usage: workbench history [PATH] [N]")
+    path, number = None, None
+    for arg in args:
+        if arg.isdigit() and not (len(args) == 1 and Path(arg).is_dir()):
+            number = int(arg)
+        elif path is None:
+            path = arg
+        else:
+            fail(f"{arg!r} is not an iteration number")
+    return path, number
+
+
+@click.command("history", context_settings={"ignore_unknown_options": False})
+@click.argument("args", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True,
+              help="How many of the newest iterations to list.")
+def history_command(args: tuple[str, ...], as_json: bool, limit: int) -> None:
+    """List recorded iterations, or show iteration N: its results and what flipped since the one before.
+
+    \b
+    workbench history            list iterations of the project here
+    workbench history 12         iteration 12 in detail
+    workbench history PATH [N]   the same for the project at PATH
+    """
+    path, number = _split_args(args)
+    root = resolve_root(path)
+    config = load_project_config(root)
+    db = config.state_dir / DB_NAME
+    if not db.exists():
+        if as_json:
+            click.echo("[]" if number is None else "null")
+        else:
+            click.echo(f"no history yet in {config.root / STATE_DIR} — run `workbench run` or `workbench watch`")
+        sys.exit(0 if number is None else EXIT_FAILED)
+    try:
+        with HistoryStore.open(config) as store:
+            if number is None:
+                _list(store, as_json, limit)
+            else:
+                _show(store, number, as_json)
+    except HistoryError as exc:
+        fail(str(exc))
+
+
+def _list(store: HistoryStore, as_json: bool, limit: int) -> None:
+    infos = store.iterations(limit)
+    if as_json:
+        sys.stdout.write(jsonio.dumps([info.to_json() for info in infos], indent=True) + "\n")
+        return
+    if not infos:
+        click.echo("no iterations recorded yet")
+        return
+    click.echo(f"{'#':>5}  {'when':19}  {'passed':>9}  {'change':>9}  {'time':>6}  trigger")
+    for info in infos:
+        passed = f"{info.passed}/{info.total}"
+        click.echo(f"{info.number:>5}  {_when(info)}  {passed:>9}  {_change(info):>9}  {info.duration_s:>5.1f}s  "
+                   f"{one_line(info.trigger.describe(), 60)}")
+
+
+def _flip_lines(title: str, results: list[Result]) -> list[str]:
+    if not results:
+        return []
+    lines = [f"{title} ({len(results)}):"]
+    lines += [f"  {one_line(r.row_name or r.row_id, 80)} [{r.evaluator}] ({r.set_file})" for r in results]
+    return lines
+
+
+def _show(store: HistoryStore, number: int, as_json: bool) -> None:
+    info = store.iteration(number)
+    if info is None:
+        latest = store.latest_number()
+        fail(f"no iteration {number} in history" + (f" (the newest is {latest})" if latest else ""), EXIT_FAILED)
+    results = store.results(number)
+    previous_number = max((i.number for i in store.iterations() if i.number < number), default=None)
+    previous = store.results(previous_number) if previous_number is not None else []
+    flips = compare_results(previous, results, only_current=info.partial)
+    if as_json:
+        doc = info.to_json() | {"previous": previous_number, "results": [r.to_json() for r in results],
+                                "flips": flips.to_json()}
+        sys.stdout.write(jsonio.dumps(doc, indent=True) + "\n")
+        return
+    click.echo(f"iteration {info.number} — {_when(info)} — {one_line(info.trigger.describe(), 80)}")
+    click.echo(f"{info.passed} passed, {info.failed} failed, {info.errors} errors of {info.total} "
+               f"in {info.duration_s:.1f}s" + (f" (change {_change(info)})" if _change(info) else ""))
+    for problem in info.problems:
+        click.echo(one_line(f"{problem.severity}: {problem.file}: {problem.message}", 300))
+    click.echo("")
+    for result in results:
+        click.echo(format_result(result))
+    if previous_number is None:
+        click.echo("\n(no earlier iteration to compare with)")
+        return
+    lines = (_flip_lines("newly passing", flips.newly_passing) + _flip_lines("newly failing", flips.newly_failing)
+             + _flip_lines("new", flips.added) + _flip_lines("gone", flips.removed))
+    click.echo(f"\nsince iteration {previous_number}:")
+    click.echo("\n".join(lines) if lines else "  nothing flipped")

@@ -1,0 +1,59 @@
+"""The CI gate: does this iteration pass, given the pass-rate minimum and the baseline checks?"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .baseline import BaselineCheck
+from .events import IterationReport
+
+
+@dataclass(slots=True)
+class GateSettings:
+    min_pass_rate: float = 1.0
+    max_slowdown: float | None = None
+    max_token_increase: float | None = None
+    allow_empty: bool = False
+
+
+@dataclass(slots=True)
+class GateOutcome:
+    passed: bool
+    pass_rate: float
+    reasons: list[str] = field(default_factory=list)
+
+    def to_json(self, settings: GateSettings) -> dict[str, Any]:
+        return {"passed": self.passed, "pass_rate": round(self.pass_rate, 4),
+                "min_pass_rate": settings.min_pass_rate, "max_slowdown": settings.max_slowdown,
+                "max_token_increase": settings.max_token_increase, "reasons": self.reasons}
+
+
+def pass_rate(report: IterationReport) -> float:
+    summary = report.summary
+    return summary.passed / summary.total if summary.total else 0.0
+
+
+def evaluate_gate(report: IterationReport, settings: GateSettings, check: BaselineCheck | None) -> GateOutcome:
+    summary = report.summary
+    rate = pass_rate(report)
+    reasons: list[str] = []
+    if not summary.total:
+        if not settings.allow_empty:
+            reasons.append("nothing ran (use --allow-empty if that is expected)")
+    elif rate < settings.min_pass_rate:
+        reasons.append(f"pass rate {summary.passed}/{summary.total} ({rate:.1%}) is below the minimum "
+                       f"{settings.min_pass_rate:.1%}")
+    problems = report.error_problems
+    if problems:
+        reasons.append(f"{len(problems)} file problem{'s' if len(problems) != 1 else ''}")
+    if check is not None:
+        if check.newly_failing:
+            reasons.append(f"{len(check.newly_failing)} newly failing against the baseline")
+        if settings.max_slowdown is not None and check.slowdowns:
+            reasons.append(f"{len(check.slowdowns)} slower than the baseline by more than "
+                           f"{settings.max_slowdown:.0%}")
+        if settings.max_token_increase is not None and check.token_increases:
+            reasons.append(f"{len(check.token_increases)} using more tokens than the baseline by more than "
+                           f"{settings.max_token_increase:.0%}")
+    return GateOutcome(not reasons, rate, reasons)

@@ -1,0 +1,334 @@
+"""Iteration history in SQLite under `.workbench/` (never under `evals/`).
+
+An iteration is written in ONE transaction when it completes, so a crash or a cancelled iteration
+leaves no half-recorded iteration behind; earlier iterations are untouched. Numbers are assigned at
+commit time (max + 1 inside an IMMEDIATE transaction), so two workbench processes on one project
+never collide. Old iterations are pruned to `[history] retention`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from . import jsonio
+from .config import Config
+from .events import IterationReport, Trigger
+from .model import Problem, Result, ResultKey, Verdict
+
+DB_NAME = "history.sqlite3"
+SCHEMA_VERSION = 1
+LOG_KEEP_CHARS = 16 * 1024
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS iterations (
+    number        INTEGER PRIMARY KEY,
+    started_at    TEXT NOT NULL,
+    finished_at   TEXT NOT NULL,
+    trigger_kind  TEXT NOT NULL,
+    trigger_files TEXT NOT NULL,
+    partial       INTEGER NOT NULL,
+    total         INTEGER NOT NULL,
+    passed        INTEGER NOT NULL,
+    failed        INTEGER NOT NULL,
+    errors        INTEGER NOT NULL,
+    rows_total    INTEGER NOT NULL,
+    rows_passed   INTEGER NOT NULL,
+    duration_s    REAL NOT NULL,
+    problems      TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS results (
+    iteration      INTEGER NOT NULL REFERENCES iterations(number) ON DELETE CASCADE,
+    position       INTEGER NOT NULL,
+    scope          TEXT NOT NULL,
+    set_file       TEXT NOT NULL,
+    row_id         TEXT NOT NULL,
+    row_name       TEXT NOT NULL,
+    evaluator      TEXT NOT NULL,
+    evaluator_type TEXT,
+    verdict        TEXT NOT NULL,
+    score          REAL NOT NULL,
+    detail         TEXT NOT NULL,
+    actual         TEXT,
+    expected       TEXT,
+    duration_ms    REAL NOT NULL,
+    trace          TEXT NOT NULL,
+    log            TEXT NOT NULL,
+    PRIMARY KEY (iteration, position)
+);
+CREATE INDEX IF NOT EXISTS results_by_key ON results (scope, set_file, row_id, evaluator, iteration);
+"""
+
+
+class HistoryError(Exception):
+    """History can't be read or written (read-only project, full disk, corrupt file)."""
+
+
+@dataclass(slots=True)
+class IterationInfo:
+    """One line of `workbench history`."""
+
+    number: int
+    started_at: datetime
+    finished_at: datetime
+    trigger: Trigger
+    partial: bool
+    total: int
+    passed: int
+    failed: int
+    errors: int
+    rows_total: int
+    rows_passed: int
+    duration_s: float
+    problems: list[Problem] = field(default_factory=list)
+    change: int | None = None  # passed results vs the previous full iteration
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "started_at": self.started_at.isoformat(),
+            "finished_at": self.finished_at.isoformat(),
+            "trigger": self.trigger.to_json(),
+            "partial": self.partial,
+            "total": self.total,
+            "passed": self.passed,
+            "failed": self.failed,
+            "errors": self.errors,
+            "rows_total": self.rows_total,
+            "rows_passed": self.rows_passed,
+            "duration_s": round(self.duration_s, 3),
+            "problems": [p.to_json() for p in self.problems],
+            "change": self.change,
+        }
+
+
+def row_pass_counts(results: list[Result]) -> tuple[int, int]:
+    """(rows passing, rows): a row passes when every one of its results passes."""
+    rows: dict[tuple[str, str, str], bool] = {}
+    for result in results:
+        key = (result.scope, result.set_file, result.row_id)
+        rows[key] = rows.get(key, True) and result.passed
+    return sum(rows.values()), len(rows)
+
+
+def _json_or_none(value: Any) -> str | None:
+    return None if value is None else jsonio.dumps(value)
+
+
+def _load_json(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return jsonio.loads(text)
+    except jsonio.JsonError:
+        return None
+
+
+def _parse_time(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        return datetime.fromtimestamp(0, UTC)
+
+
+class HistoryStore:
+    """The project's iteration history. Use `HistoryStore.open(config)`; close when done."""
+
+    def __init__(self, path: Path, retention: int = 500) -> None:
+        self.path = path
+        self.retention = retention
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.executescript(_SCHEMA)
+            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        except (sqlite3.Error, OSError) as exc:
+            raise HistoryError(f"cannot open history at {path}: {exc}") from None
+
+    @classmethod
+    def open(cls, config: Config) -> HistoryStore:
+        return cls(config.state_dir / DB_NAME, config.history.retention)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> HistoryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise HistoryError(f"cannot write history at {self.path}: {exc}") from None
+
+    # -- writing -----------------------------------------------------------------------------------
+
+    def record(self, report: IterationReport, *, partial: bool = False) -> int:
+        """Store a completed iteration; returns its number (also set on `report.number`)."""
+        if not report.complete:
+            raise ValueError("only completed iterations are recorded")
+        summary = report.summary
+        rows_passed, rows_total = row_pass_counts(report.results)
+        finished = datetime.now(UTC)
+        with self._write() as db:
+            (latest,) = db.execute("SELECT COALESCE(MAX(number), 0) FROM iterations").fetchone()
+            number = latest + 1
+            db.execute(
+                "INSERT INTO iterations VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (number, report.started_at.isoformat(), finished.isoformat(), report.trigger.kind,
+                 jsonio.dumps(list(report.trigger.files)), int(partial), summary.total, summary.passed,
+                 summary.failed, summary.errors, rows_total, rows_passed, report.duration_s,
+                 jsonio.dumps([p.to_json() for p in report.problems])),
+            )
+            db.executemany(
+                "INSERT INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                ((number, position, r.scope, r.set_file, r.row_id, r.row_name, r.evaluator, r.evaluator_type,
+                  r.verdict.value, r.score, r.detail, _json_or_none(r.actual), _json_or_none(r.expected),
+                  r.duration_ms, jsonio.dumps(r.trace), r.log[-LOG_KEEP_CHARS:])
+                 for position, r in enumerate(report.results)),
+            )
+            cutoff = number - self.retention
+            if cutoff > 0:
+                db.execute("DELETE FROM results WHERE iteration <= ?", (cutoff,))
+                db.execute("DELETE FROM iterations WHERE number <= ?", (cutoff,))
+        report.number = number
+        return number
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        try:
+            return self._db.execute(sql, args).fetchall()
+        except sqlite3.Error as exc:
+            raise HistoryError(f"cannot read history at {self.path}: {exc}") from None
+
+    def latest_number(self) -> int | None:
+        (number,) = self._query("SELECT MAX(number) FROM iterations")[0]
+        return number
+
+    def iterations(self, limit: int | None = None) -> list[IterationInfo]:
+        """Iterations oldest first (the newest `limit` when given), each with its change in passes."""
+        sql = "SELECT * FROM iterations ORDER BY number DESC"
+        rows = self._query(sql + (" LIMIT ?" if limit else ""), (limit,) if limit else ())
+        infos = [self._info(row) for row in reversed(rows)]
+        previous_full = self._previous_full_passed(infos[0].number) if infos else None
+        for info in infos:
+            if not info.partial:
+                info.change = None if previous_full is None else info.passed - previous_full
+                previous_full = info.passed
+        return infos
+
+    def _previous_full_passed(self, before: int) -> int | None:
+        rows = self._query("SELECT passed FROM iterations WHERE number < ? AND partial = 0 "
+                           "ORDER BY number DESC LIMIT 1", (before,))
+        return rows[0][0] if rows else None
+
+    def iteration(self, number: int) -> IterationInfo | None:
+        rows = self._query("SELECT * FROM iterations WHERE number = ?", (number,))
+        if not rows:
+            return None
+        info = self._info(rows[0])
+        if not info.partial:
+            previous = self._previous_full_passed(number)
+            info.change = None if previous is None else info.passed - previous
+        return info
+
+    @staticmethod
+    def _info(row: tuple[Any, ...]) -> IterationInfo:
+        (number, started, finished, kind, files, partial, total, passed, failed, errors, rows_total,
+         rows_passed, duration, problems) = row
+        problem_list = [Problem(p.get("file", "?"), p.get("message", ""), p.get("severity", "error"))
+                        for p in (_load_json(problems) or []) if isinstance(p, dict)]
+        return IterationInfo(number, _parse_time(started), _parse_time(finished),
+                             Trigger(kind, tuple(_load_json(files) or ())), bool(partial), total, passed, failed,
+                             errors, rows_total, rows_passed, duration, problem_list)
+
+    def results(self, number: int) -> list[Result]:
+        rows = self._query("SELECT * FROM results WHERE iteration = ? ORDER BY position", (number,))
+        return [self._result(row) for row in rows]
+
+    def find_result(self, key: ResultKey, iteration: int | None = None) -> tuple[int, Result] | None:
+        """The result for `key` in `iteration`, or in the newest iteration that has one."""
+        scope, set_file, row_id, evaluator = key
+        sql = "SELECT * FROM results WHERE scope = ? AND set_file = ? AND row_id = ? AND evaluator = ?"
+        args: tuple[Any, ...] = (scope, set_file, row_id, evaluator)
+        if iteration is not None:
+            sql += " AND iteration = ?"
+            args += (iteration,)
+        rows = self._query(sql + " ORDER BY iteration DESC LIMIT 1", args)
+        return (rows[0][0], self._result(rows[0])) if rows else None
+
+    def pass_counts(self, limit: int = 200) -> list[tuple[int, int, int]]:
+        """(number, passed, total) of recent full iterations, oldest first: for sparklines."""
+        rows = self._query("SELECT number, passed, total FROM iterations WHERE partial = 0 "
+                           "ORDER BY number DESC LIMIT ?", (limit,))
+        return list(reversed(rows))
+
+    @staticmethod
+    def _result(row: tuple[Any, ...]) -> Result:
+        (_, _, scope, set_file, row_id, row_name, evaluator, evaluator_type, verdict, score, detail, actual,
+         expected, duration_ms, trace, log) = row
+        return Result(scope=scope, set_file=set_file, row_id=row_id, row_name=row_name, evaluator=evaluator,
+                      verdict=Verdict(verdict), score=score, detail=detail, actual=_load_json(actual),
+                      expected=_load_json(expected), duration_ms=duration_ms, evaluator_type=evaluator_type,
+                      trace=_load_json(trace) or [], log=log)
+
+
+@dataclass(slots=True)
+class Flips:
+    """How results changed between two iterations."""
+
+    newly_passing: list[Result] = field(default_factory=list)
+    newly_failing: list[Result] = field(default_factory=list)
+    still_failing: list[Result] = field(default_factory=list)
+    added: list[Result] = field(default_factory=list)
+    removed: list[Result] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        def keys(items: list[Result]) -> list[dict[str, Any]]:
+            return [{"set": r.set_file, "scope": r.scope, "row_id": r.row_id, "row_name": r.row_name,
+                     "evaluator": r.evaluator, "verdict": r.verdict.value} for r in items]
+
+        return {"newly_passing": keys(self.newly_passing), "newly_failing": keys(self.newly_failing),
+                "still_failing": keys(self.still_failing), "added": keys(self.added),
+                "removed": keys(self.removed)}
+
+
+def compare_results(previous: list[Result], current: list[Result], *, only_current: bool = False) -> Flips:
+    """Flips from `previous` to `current`. With `only_current`, results that did not run now (a partial
+    re-run) are not reported as removed."""
+    before = {r.key: r for r in previous}
+    flips = Flips()
+    for result in current:
+        old = before.get(result.key)
+        if old is None:
+            flips.added.append(result)
+        elif result.passed and not old.passed:
+            flips.newly_passing.append(result)
+        elif not result.passed and old.passed:
+            flips.newly_failing.append(result)
+        elif not result.passed:
+            flips.still_failing.append(result)
+    if not only_current:
+        now = {r.key for r in current}
+        flips.removed = [r for r in previous if r.key not in now]
+    return flips

@@ -1,0 +1,144 @@
+"""The test-until-green loop as an object: the plain watch loop and the TUI both drive a Session.
+
+A Session runs one iteration at a time. Asking for a new one (a file changed, the user pressed R)
+cancels the running one first — its children are killed and nothing of it is recorded — then runs
+the new one on freshly read files. Completed iterations are recorded in the history and compared
+with what came before (fixed, newly failing, stalled).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+
+from .config import Config
+from .engine import Engine, RunnerFactory, Selection
+from .events import Event, EventSink, IterationReport, Trigger
+from .history import HistoryError, HistoryStore
+from .progress import IterationSummary, LoopTracker
+from .runners import make_runner
+from .watching import watch_changes
+
+IterationSink = Callable[[IterationReport, IterationSummary], None]
+NoticeSink = Callable[[str], None]
+
+
+class Session:
+    """Iterations on demand or on file change, one at a time, recorded and compared."""
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        on_event: EventSink | None = None,
+        on_iteration: IterationSink | None = None,
+        on_notice: NoticeSink | None = None,
+        record: bool = True,
+        runner_factory: RunnerFactory = make_runner,
+    ) -> None:
+        self.config = config
+        self.engine = Engine(config, runner_factory)
+        self.on_event = on_event or (lambda _event: None)
+        self.on_iteration = on_iteration or (lambda _report, _summary: None)
+        self.on_notice = on_notice or (lambda _text: None)
+        self.history: HistoryStore | None = None
+        known = []
+        if record:
+            try:
+                self.history = HistoryStore.open(config)
+                latest = self._latest_full()
+                known = self.history.results(latest) if latest is not None else []
+            except HistoryError as exc:
+                self.history = None
+                self.on_notice(f"history is off: {exc}")
+        self.tracker = LoopTracker(config.watch.stall_after, known)
+        self.paused = False
+        self.pending_changes: set[str] = set()
+        self.last_report: IterationReport | None = None
+        self._task: asyncio.Task[IterationReport | None] | None = None
+
+    def _latest_full(self) -> int | None:
+        assert self.history is not None
+        counts = self.history.pass_counts(limit=1)
+        return counts[-1][0] if counts else None
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    # -- running iterations --------------------------------------------------------------------------
+
+    def request(self, trigger: Trigger, selection: Selection | None = None) -> asyncio.Task[IterationReport | None]:
+        """Start an iteration now, cancelling the one in progress (which is then not recorded)."""
+        previous = self._task
+        if previous is not None and not previous.done():
+            previous.cancel()
+        self._task = asyncio.ensure_future(self._iterate(trigger, selection, previous))
+        return self._task
+
+    async def run_once(self, trigger: Trigger, selection: Selection | None = None) -> IterationReport | None:
+        return await self.request(trigger, selection)
+
+    async def _iterate(self, trigger: Trigger, selection: Selection | None,
+                       previous: asyncio.Task[IterationReport | None] | None) -> IterationReport | None:
+        if previous is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await previous  # its children are killed before the new iteration starts
+        partial = selection is not None and (bool(selection.rows) or selection.row_keys is not None
+                                             or bool(selection.sets))
+        report = await self.engine.run_iteration(trigger, selection, self._emit)
+        if self.history is not None:
+            try:
+                self.history.record(report, partial=partial)
+            except HistoryError as exc:
+                self.on_notice(f"this iteration was not recorded: {exc}")
+        summary = self.tracker.update(report, partial=partial)
+        summary.number = report.number
+        self.last_report = report
+        self.on_iteration(report, summary)
+        return report
+
+    def _emit(self, event: Event) -> None:
+        self.on_event(event)
+
+    async def cancel(self) -> None:
+        task = self._task
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    async def wait_idle(self) -> IterationReport | None:
+        task = self._task
+        if task is None:
+            return None
+        with contextlib.suppress(asyncio.CancelledError):
+            return await task
+        return None
+
+    # -- watching ------------------------------------------------------------------------------------
+
+    def set_paused(self, paused: bool) -> None:
+        """While paused, changes are remembered; resuming runs one iteration for all of them."""
+        self.paused = paused
+        if not paused and self.pending_changes:
+            files = tuple(sorted(self.pending_changes))
+            self.pending_changes.clear()
+            self.request(Trigger("change", files))
+
+    async def watch(self, *, initial: bool = True, ready: asyncio.Event | None = None) -> None:
+        """Run an iteration at start, then one per batch of changes, until cancelled."""
+        if initial:
+            self.request(Trigger("start"))
+        async for files in watch_changes(self.config, ready=ready):
+            if self.paused:
+                self.pending_changes.update(files)
+                continue
+            self.request(Trigger("change", tuple(files)))
+
+    async def aclose(self) -> None:
+        await self.cancel()
+        if self.history is not None:
+            self.history.close()
+            self.history = None

@@ -1,0 +1,107 @@
+"""Which file changes start an iteration, and the debounced stream of them (watchfiles)."""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import watchfiles
+
+from .config import STATE_DIR, Config, ConfigError
+
+IGNORED_DIRS = frozenset({
+    STATE_DIR, ".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", "node_modules",
+    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis", ".idea", ".vscode", "site-packages",
+    "dist", "build", ".eggs",
+})
+IGNORED_NAME_PATTERNS = (
+    "*.pyc", "*.pyo", "*.swp", "*.swo", "*.swx", "*~", ".#*", "#*#", "4913", "*.tmp", "*.bak", "*.orig",
+    ".DS_Store", "flycheck_*", ".*.wb-tmp*",
+)
+# The quiet time after the last change is `debounce_ms`; a stream of changes that never goes quiet is
+# still cut into batches at most this far apart, so a storm of events yields a bounded number of runs.
+MAX_BATCH_MS = 1000
+
+
+class ChangeFilter(watchfiles.BaseFilter):
+    """Ignores VCS and cache folders, virtualenvs, our own state, editor swap files and user globs."""
+
+    def __init__(self, root: Path, ignore: list[str]) -> None:
+        super().__init__()
+        self.root = root
+        self.user_globs = list(ignore)
+        self._venv_cache: dict[str, bool] = {}
+
+    def _in_virtualenv(self, parts: tuple[str, ...]) -> bool:
+        folder = self.root
+        for part in parts[:-1]:
+            folder = folder / part
+            key = str(folder)
+            if key not in self._venv_cache:
+                self._venv_cache[key] = (folder / "pyvenv.cfg").exists()
+            if self._venv_cache[key]:
+                return True
+        return False
+
+    def __call__(self, change: watchfiles.Change, path: str) -> bool:
+        try:
+            rel = Path(path).relative_to(self.root)
+        except ValueError:
+            rel = Path(path)
+        parts = rel.parts
+        if any(part in IGNORED_DIRS for part in parts[:-1]) or (parts and parts[-1] in IGNORED_DIRS):
+            return False
+        name = parts[-1] if parts else ""
+        if any(fnmatch.fnmatch(name, pattern) for pattern in IGNORED_NAME_PATTERNS):
+            return False
+        posix = rel.as_posix()
+        if any(fnmatch.fnmatch(posix, glob) or fnmatch.fnmatch(name, glob) for glob in self.user_globs):
+            return False
+        return not self._in_virtualenv(parts)
+
+
+def watch_paths(config: Config) -> list[Path]:
+    paths = []
+    for entry in config.watch.paths:
+        path = (config.root / entry).resolve()
+        if not path.exists():
+            raise ConfigError(f"{config.describe_source()}: [watch] paths lists {entry!r}, which does not exist")
+        paths.append(path)
+    return paths
+
+
+async def watch_changes(config: Config, ready: asyncio.Event | None = None) -> AsyncIterator[list[str]]:
+    """Batches of changed files (project-relative, sorted), debounced."""
+    root = config.root
+    quiet = max(1, config.watch.debounce_ms)
+    stop = asyncio.Event()
+    watch_filter = ChangeFilter(root, config.watch.ignore)
+    changes = watchfiles.awatch(*watch_paths(config), watch_filter=watch_filter, step=quiet,
+                                debounce=max(MAX_BATCH_MS, quiet), stop_event=stop, yield_on_timeout=True,
+                                rust_timeout=200, recursive=True)
+    try:
+        async for batch in changes:
+            if ready is not None and not ready.is_set():
+                ready.set()  # the watcher is running: changes from now on are seen
+            files = _meaningful(batch)
+            if files:
+                yield sorted({_relative(root, path) for path in files})
+    finally:
+        stop.set()
+
+
+def _meaningful(batch: set[tuple[watchfiles.Change, str]]) -> set[str]:
+    """Changed paths, minus transient files created and removed within the batch (`sed -i`, editors)."""
+    added = {path for change, path in batch if change is watchfiles.Change.added}
+    paths = {path for _, path in batch}
+    return {path for path in paths if path not in added or os.path.lexists(path)}
+
+
+def _relative(root: Path, path: str) -> str:
+    try:
+        return Path(path).relative_to(root).as_posix()
+    except ValueError:
+        return os.path.abspath(path)
