@@ -113,7 +113,8 @@ class Engine:
         report = IterationReport(trigger=trigger, problems=list(project.problems), project=project)
         jobs = self._plan(project, selection)
         total_results = sum(len(job.plans) for job in jobs)
-        emit(IterationStarted(trigger, project, len(jobs), total_results))
+        planned = tuple((job.eval_set.scope, job.eval_set.file_name, job.row.id) for job in jobs)
+        emit(IterationStarted(trigger, project, len(jobs), total_results, planned))
         runner = self.runner_factory(self.config)
         done = 0
         collected: list[tuple[int, int, Result]] = []

@@ -65,6 +65,7 @@ class IterationStarted:
     project: Project
     total_rows: int
     total_results: int
+    rows: tuple[RowKey, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,6 @@ with what came before (fixed, newly failing, stalled).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 
 from .config import Config
@@ -19,6 +18,19 @@ from .history import HistoryError, HistoryStore
 from .progress import IterationSummary, LoopTracker
 from .runners import make_runner
 from .watching import watch_changes
+
+
+async def _settle(task: asyncio.Future[object]) -> None:
+    """Wait for another task to finish however it ends; only our own cancellation propagates."""
+    try:
+        await task
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            raise
+    except Exception:
+        pass  # its outcome was already reported through events
+
 
 IterationSink = Callable[[IterationReport, IterationSummary], None]
 NoticeSink = Callable[[str], None]
@@ -56,7 +68,7 @@ class Session:
         self.paused = False
         self.pending_changes: set[str] = set()
         self.last_report: IterationReport | None = None
-        self._task: asyncio.Task[IterationReport | None] | None = None
+        self._tasks: list[asyncio.Task[IterationReport | None]] = []
 
     def _latest_full(self) -> int | None:
         assert self.history is not None
@@ -69,22 +81,29 @@ class Session:
 
     # -- running iterations --------------------------------------------------------------------------
 
-    def request(self, trigger: Trigger, selection: Selection | None = None) -> asyncio.Task[IterationReport | None]:
-        """Start an iteration now, cancelling the one in progress (which is then not recorded)."""
-        previous = self._task
-        if previous is not None and not previous.done():
-            previous.cancel()
-        self._task = asyncio.ensure_future(self._iterate(trigger, selection, previous))
-        return self._task
+    def request(self, trigger: Trigger, selection: Selection | None = None, *,
+                replace: bool = True) -> asyncio.Task[IterationReport | None]:
+        """Start an iteration, cancelling every one in progress or queued (they are then not recorded)
+        — or, with `replace=False`, queue it to start when those have finished."""
+        earlier = [task for task in self._tasks if not task.done()]
+        if replace:
+            for task in earlier:
+                task.cancel()
+        task = asyncio.ensure_future(self._iterate(trigger, selection, earlier))
+        self._tasks = [*earlier, task]
+        return task
+
+    @property
+    def _task(self) -> asyncio.Task[IterationReport | None] | None:
+        return self._tasks[-1] if self._tasks else None
 
     async def run_once(self, trigger: Trigger, selection: Selection | None = None) -> IterationReport | None:
         return await self.request(trigger, selection)
 
     async def _iterate(self, trigger: Trigger, selection: Selection | None,
-                       previous: asyncio.Task[IterationReport | None] | None) -> IterationReport | None:
-        if previous is not None:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await previous  # its children are killed before the new iteration starts
+                       earlier: list[asyncio.Task[IterationReport | None]]) -> IterationReport | None:
+        for task in earlier:
+            await _settle(task)  # a cancelled iteration's children are killed before the next one starts
         partial = selection is not None and (bool(selection.rows) or selection.row_keys is not None
                                              or bool(selection.sets))
         report = await self.engine.run_iteration(trigger, selection, self._emit)
@@ -103,19 +122,22 @@ class Session:
         self.on_event(event)
 
     async def cancel(self) -> None:
-        task = self._task
-        if task is not None and not task.done():
+        """Cancel every iteration in progress or queued, and wait until their children are gone."""
+        tasks = [task for task in self._tasks if not task.done()]
+        for task in tasks:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        for task in tasks:
+            await _settle(task)
 
     async def wait_idle(self) -> IterationReport | None:
-        task = self._task
-        if task is None:
+        """Wait until no iteration is running or queued; the last one's report (None if cancelled)."""
+        while pending := [task for task in self._tasks if not task.done()]:
+            for task in pending:
+                await _settle(task)
+        last = self._task
+        if last is None or last.cancelled() or last.exception() is not None:
             return None
-        with contextlib.suppress(asyncio.CancelledError):
-            return await task
-        return None
+        return last.result()
 
     # -- watching ------------------------------------------------------------------------------------
 

@@ -6,9 +6,9 @@ from ..config import Config
 from .common import fail
 
 
-def launch_tui(config: Config) -> None:
+def launch_tui(config: Config, *, watch: bool = True) -> None:
     try:
         from ..tui.app import run_app
-    except ImportError:
-        fail("the TUI is not available in this build yet; use `workbench watch --plain`")
-    run_app(config)
+    except ImportError as exc:
+        fail(f"the TUI cannot start ({exc}); `workbench watch --plain` runs the same loop without it")
+    run_app(config, watch=watch)

@@ -71,6 +71,10 @@ def watch_command(path: str | None, plain: bool, verbose: bool, command: str | N
 
         launch_tui(config)
         return
+    run_plain_loop(config, verbose)
+
+
+def run_plain_loop(config: Config, verbose: bool) -> None:
     click.echo(f"watching {config.root} (Ctrl-C to stop)")
     loop = PlainLoop(config, verbose)
     try:

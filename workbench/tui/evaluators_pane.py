@@ -1,0 +1,50 @@
+"""The evaluators pane: each evaluator file, its type, what it compares, and which sets use it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from ..model import Project
+from ..scoring import scorer_for
+from ..selection import describe_target
+from ..textsafe import one_line
+
+
+class EvaluatorsTable(DataTable[Any]):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+
+    def on_mount(self) -> None:
+        self.add_columns("evaluator file", "scope", "type", "compares", "used by", "status")
+
+    def show(self, project: Project | None) -> None:
+        self.clear()
+        if project is None:
+            return
+        used: dict[tuple[str, str], list[str]] = {}
+        for eval_set in project.sets:
+            for ref in eval_set.evaluator_refs:
+                used.setdefault((eval_set.scope, ref), []).append(eval_set.file_name)
+        keys = sorted(set(project.evaluators) | set(project.broken_evaluators) | set(used))
+        for scope, ref in keys:
+            evaluator = project.evaluators.get((scope, ref))
+            users = ", ".join(used.get((scope, ref), [])) or "—"
+            if evaluator is not None:
+                status = Text("ok", "green")
+                scorer = scorer_for(evaluator.type_id)
+                if scorer is None:
+                    status = Text("unsupported type", "bold yellow")
+                elif problem := scorer.check_config(evaluator):
+                    status = Text(one_line(f"bad config: {problem}", 60), "bold yellow")
+                row = (one_line(f"{ref}.json", 40), scope, one_line(evaluator.type_id, 40),
+                       one_line(describe_target(evaluator.target_output_key), 40), one_line(users, 50), status)
+            elif (scope, ref) in project.broken_evaluators:
+                row = (one_line(f"{ref}.json", 40), scope, "?", "?", one_line(users, 50),
+                       Text(one_line(f"broken: {project.broken_evaluators[(scope, ref)]}", 60), "bold red"))
+            else:
+                row = (one_line(ref, 40), scope, "—", "—", one_line(users, 50),
+                       Text("missing: no such evaluator file", "bold red"))
+            self.add_row(*row)

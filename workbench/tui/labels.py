@@ -1,0 +1,64 @@
+"""How verdicts, rows and sets look as Rich Text (never markup: names are shown literally)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from ..model import EvalSet, Result, Row, Verdict
+from ..report.text import format_duration
+from ..textsafe import one_line
+from .state import QUEUED, RUNNING, RunState
+
+GLYPHS = {Verdict.PASS: ("✔", "bold green"), Verdict.FAIL: ("✘", "bold red"), Verdict.ERROR: ("!", "bold yellow")}
+UNKNOWN = ("○", "dim")
+RUNNING_GLYPH = ("◐", "bold cyan")
+
+
+def verdict_text(verdict: Verdict | None, *, word: bool = False, dim: bool = False) -> Text:
+    glyph, style = GLYPHS.get(verdict, UNKNOWN) if verdict else UNKNOWN
+    text = f"{glyph} {verdict.value}" if word and verdict else glyph
+    return Text(text, f"{style} dim" if dim else style)
+
+
+def result_badge(result: Result | None, ref: str) -> Text:
+    badge = Text(one_line(ref, 18) + " ", "dim")
+    badge.append_text(verdict_text(result.verdict if result else None))
+    return badge
+
+
+def row_label(state: RunState, eval_set: EvalSet, row: Row) -> Text:
+    key = (eval_set.scope, eval_set.file_name, row.id)
+    status = state.status.get(key)
+    verdict = state.row_verdict(eval_set, row)
+    if status == RUNNING:
+        glyph, style = RUNNING_GLYPH
+        label = Text(glyph, style)
+    else:
+        label = verdict_text(verdict, dim=status == QUEUED)
+    label.append(" ")
+    label.append(one_line(row.label, 80), "dim" if status == QUEUED else "")
+    results = state.row_results(eval_set, row)
+    if len(eval_set.evaluator_refs) > 1:
+        for ref, result in zip(eval_set.evaluator_refs, results, strict=True):
+            label.append("  ")
+            label.append_text(result_badge(result, ref))
+    known = [r for r in results if r is not None]
+    if known:
+        label.append(f"  {format_duration(max(r.duration_ms for r in known))}", "dim")
+        graded = [r for r in known if r.score not in (0.0, 1.0)]
+        if graded:
+            label.append(f"  score {min(r.score for r in graded):.2f}", "dim")
+    return label
+
+
+def set_label(state: RunState, eval_set: EvalSet, show_scope: bool) -> Text:
+    passed, total = state.set_counts(eval_set)
+    name = f"{eval_set.scope}/{eval_set.file_name}" if show_scope else eval_set.file_name
+    label = Text(one_line(name, 60), "bold")
+    if eval_set.name:
+        label.append(f"  {one_line(eval_set.name, 40)}", "italic dim")
+    style = "green" if total and passed == total else ("red" if total else "dim")
+    label.append(f"  {passed}/{total}", style)
+    if not eval_set.evaluator_refs:
+        label.append("  (no evaluatorRefs)", "yellow")
+    return label

@@ -1,0 +1,178 @@
+"""The eval sets pane: a tree of sets → rows with live verdicts, file problems on top, and filters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from ..events import RowKey
+from ..textsafe import one_line
+from .labels import row_label, set_label
+from .state import RunState, row_key
+
+SetKey = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class NodeRef:
+    kind: str  # "set", "row", "problems", "problem"
+    key: tuple[str, ...] = ()
+
+
+class SetsTree(Tree[NodeRef]):
+    """Sets and rows. Rebuilt when the project's shape or the filters change; relabelled otherwise."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+    ]
+
+    def __init__(self, state: RunState, **kwargs: object) -> None:
+        super().__init__("eval sets", **kwargs)  # type: ignore[arg-type]
+        self.show_root = False
+        self.guide_depth = 3
+        self.state = state
+        self.name_filter = ""
+        self.failures_only = False
+        self._rows: dict[RowKey, TreeNode[NodeRef]] = {}
+        self._sets: dict[SetKey, TreeNode[NodeRef]] = {}
+
+    # -- building ------------------------------------------------------------------------------------
+
+    def shows_row(self, key: RowKey) -> bool:
+        return key in self._rows
+
+    def _wanted(self, key: RowKey, name: str) -> bool:
+        if self.name_filter and self.name_filter.lower() not in name.lower():
+            return False
+        if self.failures_only:
+            found = self.state.find_row(key)
+            return found is not None and self.state.is_failing(*found)
+        return True
+
+    def rebuild(self) -> None:
+        """Recreate every node, keeping the cursor on the same row or set when it still shows."""
+        current = self.cursor_node.data if self.cursor_node is not None else None
+        expanded = {key for key, node in self._sets.items() if not node.is_expanded}
+        self.clear()
+        self._rows.clear()
+        self._sets.clear()
+        project = self.state.project
+        if project is None:
+            return
+        problems = project.problems
+        if problems:
+            errors = sum(p.severity == "error" for p in problems)
+            title = Text(f"⚠ {len(problems)} file problem{'s' if len(problems) != 1 else ''}",
+                         "bold yellow" if errors else "yellow")
+            if not errors:
+                title.append(" (warnings)", "dim")
+            group = self.root.add(title, NodeRef("problems"), expand=bool(errors))
+            for index, problem in enumerate(problems):
+                text = Text(one_line(problem.file, 80), "bold")
+                text.append(f": {one_line(problem.message, 300)}", "yellow" if problem.severity == "error" else "dim")
+                group.add_leaf(text, NodeRef("problem", (str(index),)))
+        show_scope = len(project.scopes) > 1
+        for eval_set in project.sets:
+            set_key = (eval_set.scope, eval_set.file_name)
+            rows = [(row_key(eval_set, row), row) for row in eval_set.rows]
+            filtering = bool(self.name_filter) or self.failures_only
+            rows = [(key, row) for key, row in rows if self._wanted(key, row.label)]
+            if filtering and not rows:
+                continue
+            node = self.root.add(set_label(self.state, eval_set, show_scope), NodeRef("set", set_key),
+                                 expand=set_key not in expanded)
+            self._sets[set_key] = node
+            for key, row in rows:
+                self._rows[key] = node.add_leaf(row_label(self.state, eval_set, row), NodeRef("row", key))
+        self._restore_cursor(current)
+
+    def _restore_cursor(self, data: NodeRef | None) -> None:
+        target = None
+        if data is not None and data.kind == "row":
+            target = self._rows.get(data.key)  # type: ignore[arg-type]
+        elif data is not None and data.kind == "set":
+            target = self._sets.get(data.key)  # type: ignore[arg-type]
+        if target is None:
+            target = next(iter(self._rows.values()), None)
+        if target is not None:
+            self.call_after_refresh(self.move_cursor, target)
+
+    # -- updating ------------------------------------------------------------------------------------
+
+    def refresh_rows(self, keys: set[RowKey]) -> None:
+        project = self.state.project
+        if project is None:
+            return
+        show_scope = len(project.scopes) > 1
+        touched_sets: set[SetKey] = set()
+        for key in keys:
+            node = self._rows.get(key)
+            found = self.state.find_row(key) if node is not None else None
+            if node is None or found is None:
+                continue
+            node.set_label(row_label(self.state, *found))
+            touched_sets.add(key[:2])
+        for eval_set in project.sets:
+            set_key = (eval_set.scope, eval_set.file_name)
+            if set_key in touched_sets and set_key in self._sets:
+                self._sets[set_key].set_label(set_label(self.state, eval_set, show_scope))
+
+    # -- navigation ----------------------------------------------------------------------------------
+
+    @property
+    def selected_row(self) -> RowKey | None:
+        node = self.cursor_node
+        if node is not None and node.data is not None and node.data.kind == "row":
+            return node.data.key  # type: ignore[return-value]
+        return None
+
+    @property
+    def selected_set(self) -> SetKey | None:
+        node = self.cursor_node
+        if node is None or node.data is None:
+            return None
+        if node.data.kind in ("set", "row"):
+            return node.data.key[:2]  # type: ignore[return-value]
+        return None
+
+    def visible_rows(self) -> list[RowKey]:
+        return list(self._rows)
+
+    def select_row(self, key: RowKey) -> bool:
+        node = self._rows.get(key)
+        if node is None:
+            return False
+        parent = node.parent
+        if parent is not None and not parent.is_expanded:
+            parent.expand()
+        self.move_cursor(node)
+        self.scroll_to_node(node)
+        return True
+
+    def jump_to_failure(self, forward: bool) -> RowKey | None:
+        """Move to the next (or previous) failing row after the cursor, wrapping around."""
+        rows = self.visible_rows()
+        failing = []
+        for key in rows:
+            found = self.state.find_row(key)
+            if found is not None and self.state.is_failing(*found):
+                failing.append(key)
+        if not failing:
+            return None
+        current = self.selected_row
+        position = rows.index(current) if current in rows else -1
+        order = {key: index for index, key in enumerate(rows)}
+        if forward:
+            after = [k for k in failing if order[k] > position]
+            target = after[0] if after else failing[0]
+        else:
+            before = [k for k in failing if order[k] < position] if position >= 0 else failing
+            target = before[-1] if before else failing[-1]
+        self.select_row(target)
+        return target

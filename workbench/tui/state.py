@@ -1,0 +1,164 @@
+"""What the TUI shows, kept apart from widgets: the project, the latest verdicts, row status and logs.
+
+Engine events are applied here as they arrive; the app drains what changed in batches and repaints
+only that, so a 10,000-row iteration costs one repaint per batch, not one per event.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from ..events import Event, IterationFinished, IterationStarted, ResultReady, RowKey, RowLog, RowStarted
+from ..model import EvalSet, Project, Result, ResultKey, Row, Verdict
+
+LOG_LINES_KEPT = 2000
+
+QUEUED, RUNNING, DONE, IDLE = "queued", "running", "done", "idle"
+
+
+def row_key(eval_set: EvalSet, row: Row) -> RowKey:
+    return (eval_set.scope, eval_set.file_name, row.id)
+
+
+def structure_of(project: Project | None) -> tuple[object, ...]:
+    """What decides the shape of the sets tree: sets, their refs, and their rows' ids and names."""
+    if project is None:
+        return ()
+    sets = tuple((s.scope, s.file_name, tuple(s.evaluator_refs), tuple((r.id, r.name) for r in s.rows))
+                 for s in project.sets)
+    return (*sets, tuple((p.file, p.message) for p in project.problems))
+
+
+@dataclass(slots=True)
+class Changes:
+    """What changed since the last drain."""
+
+    rows: set[RowKey] = field(default_factory=set)
+    logs: dict[RowKey, list[str]] = field(default_factory=dict)
+    structure: bool = False
+    progress: bool = False
+    finished: bool = False
+
+
+class RunState:
+    def __init__(self) -> None:
+        self.project: Project | None = None
+        self._index: dict[RowKey, tuple[EvalSet, Row]] = {}
+        self.results: dict[ResultKey, Result] = {}
+        self.status: dict[RowKey, str] = {}
+        self.logs: dict[RowKey, deque[str]] = {}
+        self.running = False
+        self.done_rows = 0
+        self.total_rows = 0
+        self._changes = Changes()
+
+    # -- queries -------------------------------------------------------------------------------------
+
+    def row_results(self, eval_set: EvalSet, row: Row) -> list[Result | None]:
+        return [self.results.get((eval_set.scope, eval_set.file_name, row.id, ref)) for ref in eval_set.evaluator_refs]
+
+    def row_verdict(self, eval_set: EvalSet, row: Row) -> Verdict | None:
+        """ERROR if any result errored, else FAIL if any failed, PASS if all passed; None if unknown."""
+        results = self.row_results(eval_set, row)
+        if not results or any(r is None for r in results):
+            return None
+        verdicts = {r.verdict for r in results if r is not None}
+        if Verdict.ERROR in verdicts:
+            return Verdict.ERROR
+        return Verdict.FAIL if Verdict.FAIL in verdicts else Verdict.PASS
+
+    def is_failing(self, eval_set: EvalSet, row: Row) -> bool:
+        verdict = self.row_verdict(eval_set, row)
+        return verdict is not None and verdict is not Verdict.PASS
+
+    def set_counts(self, eval_set: EvalSet) -> tuple[int, int]:
+        passed = sum(self.row_verdict(eval_set, row) is Verdict.PASS for row in eval_set.rows)
+        return passed, len(eval_set.rows)
+
+    def find_row(self, key: RowKey) -> tuple[EvalSet, Row] | None:
+        return self._index.get(key)
+
+    def _set_project(self, project: Project) -> None:
+        self.project = project
+        self._index = {row_key(s, r): (s, r) for s in project.sets for r in s.rows}
+
+    def log_of(self, key: RowKey) -> list[str]:
+        return list(self.logs.get(key, ()))
+
+    # -- updates -------------------------------------------------------------------------------------
+
+    def seed(self, project: Project | None, results: list[Result]) -> None:
+        """Start from what history remembers, before the first iteration finishes."""
+        if project is not None:
+            self._set_project(project)
+        for result in results:
+            self.results[result.key] = result
+            self.logs[result.key[:3]] = deque(result.log.splitlines(), LOG_LINES_KEPT)
+        self._changes.structure = True
+
+    def apply(self, event: Event) -> None:
+        changes = self._changes
+        if isinstance(event, IterationStarted):
+            if structure_of(event.project) != structure_of(self.project):
+                changes.structure = True
+            self._set_project(event.project)
+            self.running = True
+            self.done_rows, self.total_rows = 0, event.total_rows
+            self._forget_missing(event.project)
+            self.mark_queued(list(event.rows))
+            changes.progress = True
+        elif isinstance(event, RowStarted):
+            self.status[event.key] = RUNNING
+            self.logs[event.key] = deque(maxlen=LOG_LINES_KEPT)
+            changes.rows.add(event.key)
+            changes.logs[event.key] = []
+        elif isinstance(event, RowLog):
+            self.logs.setdefault(event.key, deque(maxlen=LOG_LINES_KEPT)).append(event.line)
+            changes.logs.setdefault(event.key, []).append(event.line)
+        elif isinstance(event, ResultReady):
+            result = event.result
+            self.results[result.key] = result
+            key = result.key[:3]
+            self.status[key] = DONE
+            if not self.logs.get(key) and result.log:
+                self.logs[key] = deque(result.log.splitlines(), LOG_LINES_KEPT)
+            self.done_rows = event.done_rows
+            changes.rows.add(key)
+            changes.progress = True
+        elif isinstance(event, IterationFinished):
+            self.running = False
+            for key, status in self.status.items():
+                if status != DONE:
+                    self.status[key] = IDLE
+                    changes.rows.add(key)
+            changes.progress = True
+            changes.finished = True
+
+    def mark_queued(self, keys: list[RowKey]) -> None:
+        for key in keys:
+            self.status[key] = QUEUED
+        self._changes.rows.update(keys)
+
+    def mark_cancelled(self) -> None:
+        """The running iteration was cancelled: rows still running or queued go back to idle."""
+        self.running = False
+        for key, status in self.status.items():
+            if status in (RUNNING, QUEUED):
+                self.status[key] = IDLE
+                self._changes.rows.add(key)
+        self._changes.progress = True
+
+    def _forget_missing(self, project: Project) -> None:
+        present = {(s.scope, s.file_name, r.id, ref) for s in project.sets for r in s.rows for ref in s.evaluator_refs}
+        for key in [k for k in self.results if k not in present]:
+            del self.results[key]
+
+    def drain(self) -> Changes:
+        changes, self._changes = self._changes, Changes()
+        return changes
+
+    @property
+    def has_changes(self) -> bool:
+        c = self._changes
+        return bool(c.rows or c.logs or c.structure or c.progress or c.finished)
