@@ -2,10 +2,32 @@
 
 from __future__ import annotations
 
+from .assertions import Assertions
 from .base import CriterionError, Score, ScoreInput, Scorer
+from .classification import BinaryClassification, MulticlassClassification
+from .contains import Contains
 from .exact_match import ExactMatch
+from .json_similarity import JsonSimilarity
+from .llm_judge import SemanticSimilarityJudge, StrictJsonSimilarityJudge
+from .tool_calls import ToolCallArgs, ToolCallCount, ToolCallOrder, ToolCallOutput
 
-SCORERS: dict[str, Scorer] = {scorer.type_id: scorer for scorer in (ExactMatch(),)}
+SCORERS: dict[str, Scorer] = {
+    scorer.type_id: scorer
+    for scorer in (
+        ExactMatch(),
+        Contains(),
+        JsonSimilarity(),
+        BinaryClassification(),
+        MulticlassClassification(),
+        ToolCallOrder(),
+        ToolCallCount(),
+        ToolCallArgs(),
+        ToolCallOutput(),
+        SemanticSimilarityJudge(),
+        StrictJsonSimilarityJudge(),
+        Assertions(),
+    )
+}
 
 
 def supported_types() -> list[str]:

@@ -1,0 +1,175 @@
+"""`uipath-binary-classification` and `uipath-multiclass-classification`. Boolean per row.
+
+Each row passes when the selected output is the row's `expectedClass`. Labels compare as text: a
+string as itself, a number or boolean as its JSON spelling (`true`), so a boolean `escalated` field
+can be classified against `"expectedClass": true`. When `classes` is set, `expectedClass` must be one
+of them (else the row is an ERROR) and a prediction outside them fails saying so.
+
+Like the SDK, the set-level metric (`metricType`: precision, recall or f-score; `averaging` micro or
+macro for multiclass; binary needs `positiveClass`) is computed over all rows: see `set_metric`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .. import jsonio
+from ..model import EvaluatorDef, Result, Verdict
+from ..selection import MISSING, select
+from .base import CriterionError, Score, ScoreInput
+from .common import boolean, check_single_target, check_threshold, missing_output, require, selected, show, target_path
+
+METRICS = ("precision", "recall", "f-score")
+AVERAGING = ("micro", "macro")
+
+
+def label(value: Any) -> str | None:
+    """A class label's text, or None for values that can't be labels (objects, arrays, null)."""
+    if isinstance(value, str):
+        return value
+    if value is None or isinstance(value, (dict, list)):
+        return None
+    return jsonio.dumps(value)
+
+
+def _classes(evaluator: EvaluatorDef) -> list[str] | None:
+    raw = evaluator.config.get("classes")
+    if raw is None:
+        return None
+    return [lab for lab in (label(v) for v in raw) if lab is not None]
+
+
+class _Classification:
+    type_id: ClassVar[str]
+    binary: ClassVar[bool]
+
+    def check_config(self, evaluator: EvaluatorDef) -> str | None:
+        config = evaluator.config
+        problem = check_single_target(evaluator) or check_threshold(evaluator)
+        if problem:
+            return problem
+        classes = config.get("classes")
+        if classes is not None:
+            if not isinstance(classes, list) or any(label(c) is None for c in classes):
+                return "evaluatorConfig.classes must be an array of class labels (strings, numbers or booleans)"
+            if len({label(c) for c in classes}) != len(classes):
+                return "evaluatorConfig.classes lists a class twice"
+            if self.binary and len(classes) != 2:
+                return f"a binary classification has exactly 2 classes; evaluatorConfig.classes lists {len(classes)}"
+        metric = config.get("metricType")
+        if metric is not None and metric not in METRICS:
+            return f"evaluatorConfig.metricType must be one of {', '.join(METRICS)}, not {show(metric)}"
+        if not self.binary:
+            averaging = config.get("averaging")
+            if averaging is not None and averaging not in AVERAGING:
+                return f"evaluatorConfig.averaging must be micro or macro, not {show(averaging)}"
+        elif "positiveClass" in config:
+            positive = label(config["positiveClass"])
+            if positive is None:
+                return "evaluatorConfig.positiveClass must be a class label"
+            known = _classes(evaluator)
+            if known is not None and positive not in known:
+                return f"evaluatorConfig.positiveClass {show(positive)} is not one of the classes {show(known)}"
+        return None
+
+    def score(self, data: ScoreInput) -> Score:
+        ref = data.evaluator.ref
+        raw_expected = require(data.criterion, "expectedClass", ref, '"expectedClass": "spam"')
+        expected = label(raw_expected)
+        if expected is None:
+            raise CriterionError(f"evaluationCriterias[{ref!r}].expectedClass must be a class label (a string, "
+                                 f"number or boolean), not {show(raw_expected)}")
+        classes = _classes(data.evaluator)
+        if classes is not None and expected not in classes:
+            raise CriterionError(f"expectedClass {show(expected)} is not one of evaluatorConfig.classes "
+                                 f"{show(classes)}")
+        path, value = selected(data)
+        if value is MISSING:
+            return missing_output(path, raw_expected)
+        predicted = label(value)
+        where = "the output" if path == "*" else path
+        if predicted is None:
+            return Score.failed(f"{where} is {show(value)}, which is not a class label; expected class "
+                                f"{show(expected)}", raw_expected)
+        if predicted == expected:
+            return boolean(True, f"class {show(expected)}", raw_expected)
+        outside = ""
+        if classes is not None and predicted not in classes:
+            outside = f" (not one of the classes {show(classes)})"
+        return boolean(False, f"{where}: expected class {show(expected)}, got {show(predicted)}{outside}",
+                       raw_expected)
+
+
+class BinaryClassification(_Classification):
+    type_id: ClassVar[str] = "uipath-binary-classification"
+    binary: ClassVar[bool] = True
+
+
+class MulticlassClassification(_Classification):
+    type_id: ClassVar[str] = "uipath-multiclass-classification"
+    binary: ClassVar[bool] = False
+
+
+# -- the set-level metric ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SetMetric:
+    name: str  # e.g. "f-score", "precision (macro)"
+    value: float
+    rows: int
+
+    def describe(self) -> str:
+        return f"{self.name} {self.value:.2f} over {self.rows} rows"
+
+
+def _prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f_score = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f_score
+
+
+def _pick(metric: str, values: tuple[float, float, float]) -> float:
+    return values[METRICS.index(metric)]
+
+
+def set_metric(evaluator: EvaluatorDef, pairs: Iterable[tuple[str, str]]) -> SetMetric | None:
+    """The evaluator's metric over (expected, predicted) label pairs; None when it can't be computed
+    (no rows, or a binary evaluator without `positiveClass`)."""
+    pairs = list(pairs)
+    if not pairs:
+        return None
+    metric = evaluator.config.get("metricType") or "f-score"
+    if evaluator.type_id == BinaryClassification.type_id:
+        positive = label(evaluator.config.get("positiveClass"))
+        if positive is None:
+            return None
+        tp = sum(e == positive and p == positive for e, p in pairs)
+        fp = sum(e != positive and p == positive for e, p in pairs)
+        fn = sum(e == positive and p != positive for e, p in pairs)
+        return SetMetric(metric, _pick(metric, _prf(tp, fp, fn)), len(pairs))
+    averaging = evaluator.config.get("averaging") or "macro"
+    classes = _classes(evaluator) or sorted({e for e, _ in pairs} | {p for _, p in pairs})
+    counts = [(sum(e == c and p == c for e, p in pairs), sum(e != c and p == c for e, p in pairs),
+               sum(e == c and p != c for e, p in pairs)) for c in classes]
+    if averaging == "micro":
+        value = _pick(metric, _prf(*(sum(column) for column in zip(*counts, strict=True))))
+    else:
+        value = sum(_pick(metric, _prf(*c)) for c in counts) / len(counts)
+    return SetMetric(f"{metric} ({averaging})", value, len(pairs))
+
+
+def result_pairs(evaluator: EvaluatorDef, results: Iterable[Result]) -> list[tuple[str, str]]:
+    """(expected, predicted) labels of the scored (PASS/FAIL) results of one classification evaluator."""
+    path = target_path(evaluator)
+    pairs = []
+    for result in results:
+        if result.verdict is Verdict.ERROR or result.evaluator != evaluator.ref:
+            continue
+        expected, predicted = label(result.expected), label(select(result.actual, path))
+        if expected is not None:
+            pairs.append((expected, predicted if predicted is not None else ""))
+    return pairs

@@ -1,0 +1,213 @@
+"""Asking the LLM judge configured in `[judge]`: a local command or an OpenAI-compatible endpoint.
+
+Command: the prompt is written to its stdin as plain text; it prints JSON such as
+`{"score": 85, "justification": "..."}` (0–100) on stdout. It runs like a target does: argv only, its
+own process group, `[judge] timeout`, killed with its group. HTTP: one chat-completions POST per
+question, made with urllib in a worker thread with the same timeout. Answers are remembered for the
+life of the process, so re-running an unchanged row in watch mode doesn't ask (or bill) again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import jsonio
+from ..compare import is_number
+from ..config import JudgeConfig
+from ..runners.base import expand_argv, tail_lines
+from ..runners.process import run_process
+
+REPLY_CAP = 1024 * 1024
+CACHE_SIZE = 2048
+MODEL_ENV = "WORKBENCH_JUDGE_MODEL"
+
+HOW_TO_CONFIGURE = """\
+no LLM judge is configured. Add one to workbench.toml, either a local command
+(it reads the prompt on stdin and prints {"score": 0-100, "justification": "..."}):
+
+[judge]
+command = ["python3", "judge.py"]
+timeout = 60
+
+or an OpenAI-compatible endpoint (the key is read from the environment variable named here):
+
+[judge]
+url = "https://api.openai.com/v1"   # /chat/completions is added when missing
+model = "gpt-4o-mini"
+api_key_env = "OPENAI_API_KEY\""""
+
+
+class JudgeError(Exception):
+    """The judge could not be asked or its answer could not be used; the result is an ERROR."""
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeRequest:
+    system: str
+    user: str
+    model: str | None = None
+    temperature: float = 0.0
+    max_tokens: int | None = None
+
+    def prompt_text(self) -> str:
+        """What a command judge reads on stdin: the instructions, then the question."""
+        return f"{self.system.strip()}\n\n{self.user.strip()}\n"
+
+    def cache_key(self, where: str) -> str:
+        parts = [where, self.system, self.user, self.model or "", repr(self.temperature), repr(self.max_tokens)]
+        return hashlib.sha256("\x00".join(parts).encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeReply:
+    score: float  # 0..100, as the judge gave it
+    justification: str = ""
+
+
+_cache: OrderedDict[str, JudgeReply] = OrderedDict()
+
+
+def is_configured(judge: JudgeConfig | None) -> bool:
+    return judge is not None and bool(judge.command or judge.url)
+
+
+async def ask(judge: JudgeConfig, root: Path, request: JudgeRequest) -> JudgeReply:
+    """The judge's reply, from the cache when this exact question was answered before."""
+    where = f"command:{judge.command!r}" if judge.command else f"url:{judge.url}:{judge.model}"
+    key = request.cache_key(where)
+    if key in _cache:
+        _cache.move_to_end(key)
+        return _cache[key]
+    reply = await (_ask_command(judge, root, request) if judge.command else _ask_http(judge, request))
+    _cache[key] = reply
+    while len(_cache) > CACHE_SIZE:
+        _cache.popitem(last=False)
+    return reply
+
+
+def clear_cache() -> None:
+    _cache.clear()
+
+
+# -- replies -------------------------------------------------------------------------------------
+
+_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+
+
+def parse_reply(text: str, source: str) -> JudgeReply:
+    """`{"score": N, "justification": "..."}` (or a bare number), tolerating text or ``` fences around it."""
+    stripped = text.strip()
+    if not stripped:
+        raise JudgeError(f"the judge's {source} was empty; it must be JSON such as "
+                         "{\"score\": 85, \"justification\": \"...\"}")
+    value: Any = None
+    try:
+        value = jsonio.loads(stripped)
+    except jsonio.JsonError:
+        match = _OBJECT.search(stripped)
+        if match:
+            try:
+                value = jsonio.loads(match.group())
+            except jsonio.JsonError:
+                value = None
+    if is_number(value):
+        value = {"score": value}
+    if not isinstance(value, dict) or "score" not in value:
+        raise JudgeError(f"the judge's {source} is not JSON with a \"score\": {stripped[:200]!r}")
+    score = value["score"]
+    if isinstance(score, str):
+        try:
+            score = float(score.strip())
+        except ValueError:
+            score = None
+    if not is_number(score) or not 0 <= score <= 100:
+        raise JudgeError(f"the judge's score must be a number from 0 to 100, not {value['score']!r}")
+    justification = value.get("justification", value.get("reason", ""))
+    return JudgeReply(float(score), justification if isinstance(justification, str) else jsonio.dumps(justification))
+
+
+# -- command -------------------------------------------------------------------------------------
+
+
+async def _ask_command(judge: JudgeConfig, root: Path, request: JudgeRequest) -> JudgeReply:
+    assert judge.command
+    env = dict(os.environ)
+    if request.model:
+        env[MODEL_ENV] = request.model
+    result = await run_process(expand_argv(judge.command), stdin=request.prompt_text().encode("utf-8", "replace"),
+                               cwd=root, env=env, timeout=judge.timeout, stdout_cap=REPLY_CAP)
+    failure = result.failure(judge.timeout, REPLY_CAP)
+    if failure:
+        tail = tail_lines(result.log, 6)
+        raise JudgeError(f"the judge command {failure}" + (f"\nits stderr (last lines):\n{tail}" if tail else ""))
+    return parse_reply(result.stdout.decode("utf-8", errors="replace"), "stdout")
+
+
+# -- HTTP ----------------------------------------------------------------------------------------
+
+
+def chat_url(url: str) -> str:
+    parsed = urllib.parse.urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise JudgeError(f"[judge] url must be an http:// or https:// address, not {url!r}")
+    trimmed = url.rstrip("/")
+    return trimmed if trimmed.endswith("/chat/completions") else f"{trimmed}/chat/completions"
+
+
+async def _ask_http(judge: JudgeConfig, request: JudgeRequest) -> JudgeReply:
+    assert judge.url
+    url = chat_url(judge.url)
+    model = judge.model or request.model
+    if not model:
+        raise JudgeError("the judge endpoint needs a model: set model in [judge] (or evaluatorConfig.model)")
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": "system", "content": request.system}, {"role": "user", "content": request.user}],
+        "temperature": request.temperature,
+    }
+    if request.max_tokens:
+        body["max_tokens"] = request.max_tokens
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    key = os.environ.get(judge.api_key_env, "") if judge.api_key_env else ""
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    data = jsonio.dumps(body).encode("utf-8", errors="surrogatepass")
+    raw = await asyncio.to_thread(_post, url, data, headers, judge.timeout)
+    try:
+        document = jsonio.loads(raw)
+        content = document["choices"][-1]["message"]["content"]
+    except (jsonio.JsonError, KeyError, IndexError, TypeError):
+        raise JudgeError(f"the judge endpoint's reply is not a chat completion: {raw[:200]!r}") from None
+    if not isinstance(content, str):
+        raise JudgeError("the judge endpoint's reply has no message content")
+    return parse_reply(content, "reply")
+
+
+def _post(url: str, data: bytes, headers: dict[str, str], timeout: float) -> bytes:
+    http_request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(http_request, timeout=timeout) as response:  # the scheme was checked in chat_url
+            return response.read(REPLY_CAP + 1)[:REPLY_CAP]
+    except urllib.error.HTTPError as exc:
+        try:
+            detail = exc.read(300).decode("utf-8", errors="replace").strip()
+        except OSError:
+            detail = ""
+        raise JudgeError(f"the judge endpoint answered HTTP {exc.code} {exc.reason}"
+                         + (f": {detail}" if detail else "")) from None
+    except urllib.error.URLError as exc:
+        raise JudgeError(f"cannot reach the judge endpoint {url}: {exc.reason}") from None
+    except TimeoutError:
+        raise JudgeError(f"the judge endpoint did not answer within {timeout:g}s") from None
+    except OSError as exc:
+        raise JudgeError(f"the judge endpoint failed: {exc}") from None
