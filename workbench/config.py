@@ -204,6 +204,8 @@ def _validate(config: Config, where: str) -> None:
         raise ConfigError(f"{where}: [history] retention must be at least 1 iteration")
     if not 0.0 <= config.baseline.min_pass_rate <= 1.0:
         raise ConfigError(f"{where}: [baseline] min_pass_rate must be between 0 and 1")
+    if config.judge.timeout <= 0:
+        raise ConfigError(f"{where}: [judge] timeout must be more than 0 seconds")
     if not 0.0 <= config.scoring.pass_threshold <= 1.0:
         raise ConfigError(f"{where}: [scoring] pass_threshold must be between 0 and 1")
 

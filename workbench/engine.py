@@ -30,6 +30,9 @@ from .model import EvalSet, EvaluatorDef, Project, Result, Row, Verdict
 from .project import EVALS_DIR, EVALUATORS_DIR, load_project
 from .runners import Runner, RunOutcome, RunRequest, make_runner
 from .scoring import CriterionError, Score, ScoreInput, scorer_for, unsupported_message
+from .scoring.exact_match import ExactMatch
+
+EXACT_MATCH = ExactMatch.type_id
 
 RunnerFactory = Callable[[Config], Runner]
 
@@ -60,12 +63,22 @@ class Selection:
         return missing
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """How one evaluator scores one row: with `criterion`, or not at all (`preset` is the ERROR)."""
+
+    ref: str
+    evaluator: EvaluatorDef | None
+    preset: Score | None = None
+    criterion: dict[str, Any] | None = None
+
+
 @dataclass(slots=True)
 class _Job:
     eval_set: EvalSet
     row: Row
     position: int
-    plans: list[tuple[str, EvaluatorDef | None, Score | None]] = field(default_factory=list)
+    plans: list[_Plan] = field(default_factory=list)
 
 
 def wrap_output(output: Any) -> Any:
@@ -157,31 +170,36 @@ class Engine:
                     jobs.append(job)
         return jobs
 
-    def _plan_ref(self, project: Project, eval_set: EvalSet, row: Row,
-                  ref: str) -> tuple[str, EvaluatorDef | None, Score | None]:
-        """The evaluator to score with, or the ERROR to report without scoring."""
+    def _plan_ref(self, project: Project, eval_set: EvalSet, row: Row, ref: str) -> _Plan:
+        """The evaluator and criterion to score with, or the ERROR to report without scoring."""
         key = (eval_set.scope, ref)
         evaluator = project.evaluators.get(key)
         if evaluator is None:
             broken = project.broken_evaluators.get(key)
             message = (f"evaluator file {EVALS_DIR}/{eval_set.scope}/{EVALUATORS_DIR}/{ref}.json is broken: "
                        f"{broken}") if broken else missing_evaluator_message(project, eval_set.scope, ref)
-            return ref, None, Score.error(message)
+            return _Plan(ref, None, Score.error(message))
         scorer = scorer_for(evaluator.type_id)
         if scorer is None:
-            return ref, evaluator, Score.error(unsupported_message(evaluator.type_id))
+            return _Plan(ref, evaluator, Score.error(unsupported_message(evaluator.type_id)))
         config_problem = scorer.check_config(evaluator)
         if config_problem:
-            return ref, evaluator, Score.error(f"{EVALUATORS_DIR}/{ref}.json: {config_problem}")
-        if ref not in row.criteria:
+            return _Plan(ref, evaluator, Score.error(f"{EVALUATORS_DIR}/{ref}.json: {config_problem}"))
+        criterion = row.criteria.get(ref)
+        if criterion is None:
+            # Exact match needs the row's own expectation (seed 003 rule 2); other types may fall back
+            # to the evaluator's defaultEvaluationCriteria, as UiPath's evaluators do.
+            default = evaluator.config.get("defaultEvaluationCriteria")
+            if evaluator.type_id != EXACT_MATCH and isinstance(default, dict) and default:
+                return _Plan(ref, evaluator, criterion=default)
             present = ", ".join(repr(k) for k in row.criteria) or "none"
-            return ref, evaluator, Score.error(
+            return _Plan(ref, evaluator, Score.error(
                 f"this row has no evaluationCriterias[{ref!r}] (criteria present: {present}); "
-                "keys are evaluator file base names")
-        if not isinstance(row.criteria[ref], dict):
-            return ref, evaluator, Score.error(f"evaluationCriterias[{ref!r}] must be an object such as "
-                                               "{\"expectedOutput\": {...}}")
-        return ref, evaluator, None
+                "keys are evaluator file base names"))
+        if not isinstance(criterion, dict):
+            return _Plan(ref, evaluator, Score.error(f"evaluationCriterias[{ref!r}] must be an object such as "
+                                                     "{\"expectedOutput\": {...}}"))
+        return _Plan(ref, evaluator, criterion=criterion)
 
     # -- running -----------------------------------------------------------------------------------
 
@@ -197,11 +215,12 @@ class Engine:
             outcome = RunOutcome(error=f"the runner failed: {type(exc).__name__}: {exc}")
         output = wrap_output(outcome.output) if outcome.ok else None
         results = []
-        for ref, evaluator, preset in job.plans:
-            score = preset or (Score.error(outcome.error or "no output") if not outcome.ok else None)
+        for plan in job.plans:
+            ref, evaluator = plan.ref, plan.evaluator
+            score = plan.preset or (Score.error(outcome.error or "no output") if not outcome.ok else None)
             if score is None:
-                assert evaluator is not None
-                score = await self._score(evaluator, row.criteria[ref], output, outcome)
+                assert evaluator is not None and plan.criterion is not None
+                score = await self._score(evaluator, plan.criterion, output, outcome)
             results.append(Result(
                 scope=eval_set.scope,
                 set_file=eval_set.file_name,

@@ -84,7 +84,7 @@ def _list(store: HistoryStore, as_json: bool, limit: int) -> None:
     if not infos:
         click.echo("no iterations recorded yet")
         return
-    click.echo(f"{'#':>5}  {'when':19}  {'passed':>9}  {'change':>9}  {'time':>6}  trigger")
+    click.echo(f"{'#':>5}  {'when':19}  {'passing':>9}  {'change':>9}  {'time':>6}  trigger")
     for info in infos:
         passed = f"{info.passed}/{info.total}"
         click.echo(f"{info.number:>5}  {_when(info)}  {passed:>9}  {_change(info):>9}  {info.duration_s:>5.1f}s  "

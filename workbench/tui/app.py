@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
@@ -26,7 +27,7 @@ from ..progress import IterationSummary
 from ..project import ProjectError, load_project
 from ..runners import make_runner
 from ..session import Session
-from ..textsafe import one_line
+from ..textsafe import one_line, printable
 from .detail_pane import RowDetail
 from .editor import EDITOR_TIMEOUT_S, editor_argv, row_line
 from .evaluators_pane import EvaluatorsTable
@@ -37,7 +38,7 @@ from .sets_pane import NodeRef, SetsTree
 from .state import RunState
 from .status_bar import StatusBar
 
-UPDATE_INTERVAL_S = 0.05
+UPDATE_INTERVAL_S = 0.1
 
 
 class EngineUpdate(Message):
@@ -243,7 +244,14 @@ class WorkbenchApp(App[None]):
     def _show_selected(self) -> None:
         key = self.tree.selected_row
         found = self.state.find_row(key) if key else None
-        self.detail.show(found)
+        problem = self.tree.selected_problem
+        if problem is not None:
+            text = Text("File problem\n", "bold yellow")
+            text.append(f"{printable(problem.file)}\n\n", "bold")
+            text.append(printable(problem.message))
+            self.detail.show_message(text)
+        else:
+            self.detail.show(found)
         self.query_one("#run-log", RunLog).show(key, self.state.log_of(key) if key else [],
                                                  self._row_label(key) if key else "")
 
@@ -386,7 +394,7 @@ class WorkbenchApp(App[None]):
         self.query_one("#bottom", TabbedContent).active = tab
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen([*self.BINDINGS, *SetsTree.BINDINGS, *RowDetail.BINDINGS]))
+        self.push_screen(HelpScreen(list(self.BINDINGS)))
 
     def action_expand_all(self) -> None:
         self.tree.root.expand_all()

@@ -64,21 +64,28 @@ class RowDetail(VerticalScroll, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Select a row to see its inputs, expected and actual output.", "dim"), id="detail-title")
-        yield Tabs(id="detail-evaluators")
-        yield Static(id="detail-meta")
-        yield Static(id="detail-explanation")
-        yield Static(Text("Inputs", "bold"), classes="detail-heading")
-        yield Static(id="detail-inputs")
-        with Horizontal(id="detail-sides"):
-            with Vertical(classes="detail-side"):
-                yield Static(id="detail-expected-title", classes="detail-heading")
-                yield Static(id="detail-expected")
-            with Vertical(classes="detail-side"):
-                yield Static(id="detail-actual-title", classes="detail-heading")
-                yield Static(id="detail-actual")
-        yield Static(id="detail-trace")
+        with Vertical(id="detail-body"):
+            yield Tabs(id="detail-evaluators")
+            yield Static(id="detail-meta")
+            yield Static(id="detail-explanation")
+            yield Static(Text("Inputs", "bold"), classes="detail-heading")
+            yield Static(id="detail-inputs")
+            with Horizontal(id="detail-sides"):
+                with Vertical(classes="detail-side"):
+                    yield Static(Text("Expected", "bold"), classes="detail-heading")
+                    yield Static(id="detail-expected")
+                with Vertical(classes="detail-side"):
+                    yield Static(Text("Actual", "bold"), classes="detail-heading")
+                    yield Static(id="detail-actual")
+            yield Static(id="detail-trace")
 
     # -- showing -------------------------------------------------------------------------------------
+
+    def show_message(self, text: Text) -> None:
+        """Show a note instead of a row (nothing selected, or a file problem)."""
+        self.row = None
+        self.query_one("#detail-title", Static).update(text)
+        self.query_one("#detail-body").display = False
 
     def show(self, found: tuple[EvalSet, Row] | None) -> None:
         changed = found is None or self.row is None or found[0].file_name != self.row[0].file_name or \
@@ -140,12 +147,11 @@ class RowDetail(VerticalScroll, can_focus=True):
     def refresh_detail(self) -> None:
         title = self.query_one("#detail-title", Static)
         statics = {name: self.query_one(f"#detail-{name}", Static) for name in
-                   ("meta", "explanation", "inputs", "expected", "actual", "expected-title", "actual-title", "trace")}
+                   ("meta", "explanation", "inputs", "expected", "actual", "trace")}
         if self.row is None:
-            title.update(Text("Select a row to see its inputs, expected and actual output.", "dim"))
-            for static in statics.values():
-                static.update("")
+            self.show_message(Text("Select a row to see its inputs, expected and actual output.", "dim"))
             return
+        self.query_one("#detail-body").display = True
         eval_set, row = self.row
         key = (eval_set.scope, eval_set.file_name, row.id)
         heading = Text(one_line(row.label, 120), "bold")
@@ -183,8 +189,6 @@ class RowDetail(VerticalScroll, can_focus=True):
                 highlight = diff_paths(actual, expected, selected)
             except (RecursionError, TypeError):
                 highlight = []
-        statics["expected-title"].update(Text("Expected", "bold"))
-        statics["actual-title"].update(Text("Actual", "bold"))
         statics["expected"].update(render_json(expected, highlight=highlight, selected=selected)
                                    if expected is not None else Text("(no expectedOutput)", "dim"))
         statics["actual"].update(render_json(actual, highlight=highlight, selected=selected)

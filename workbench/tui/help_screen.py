@@ -27,7 +27,8 @@ def _describe(bindings: list[BindingType]) -> list[tuple[str, str]]:
     for binding in bindings:
         if not isinstance(binding, Binding) or not binding.description:
             continue
-        keys = " ".join(k.replace("question_mark", "?").replace("full_stop", ".") for k in binding.key.split(","))
+        names = {"question_mark": "?", "full_stop": ".", "slash": "/", "plus": "+", "escape": "Esc"}
+        keys = " ".join(names.get(k, k) for k in binding.key.split(","))
         rows.append((keys, binding.tooltip or binding.description))
     return rows
 

@@ -8,13 +8,24 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import DataTable, Sparkline, Static
+from textual.widgets import DataTable, Static
 
 from ..history import HistoryError, HistoryStore, IterationInfo, compare_results
 from ..textsafe import one_line
 from .labels import verdict_text
 
 SPARK_ITERATIONS = 120
+_BARS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(counts: list[tuple[int, int, int]]) -> Text:
+    """One bar per iteration, height = share of results passing (absolute, not min-max scaled)."""
+    text = Text()
+    for _, passed, total in counts:
+        share = passed / total if total else 0.0
+        bar = _BARS[min(len(_BARS) - 1, int(share * (len(_BARS) - 1) + 0.5))]
+        text.append(bar, "green" if total and passed == total else "red")
+    return text
 
 
 def _change(info: IterationInfo) -> Text:
@@ -34,13 +45,13 @@ class HistoryPane(Horizontal):
     def compose(self) -> ComposeResult:
         with Vertical(id="history-left"):
             yield Static(id="history-spark-label")
-            yield Sparkline([], id="history-spark")
+            yield Static(id="history-spark")
             yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="history-detail-scroll"):
             yield Static(Text("Select an iteration to see what flipped.", "dim"), id="history-detail")
 
     def on_mount(self) -> None:
-        self.query_one("#history-table", DataTable).add_columns("#", "when", "passed", "change", "time", "trigger")
+        self.query_one("#history-table", DataTable).add_columns("#", "when", "results passing", "change", "time", "trigger")
 
     def reload(self, store: HistoryStore | None) -> None:
         self.store = store
@@ -58,19 +69,21 @@ class HistoryPane(Horizontal):
             label.update(Text(one_line(str(exc), 200), "yellow"))
             return
         self.infos = {info.number: info for info in infos}
-        spark = self.query_one("#history-spark", Sparkline)
-        spark.data = [passed / total if total else 0.0 for _, passed, total in counts] or [0.0]
+        self.query_one("#history-spark", Static).update(sparkline(counts))
         if counts:
             _, passed, total = counts[-1]
-            label.update(Text(f"passes over the last {len(counts)} iterations · now {passed}/{total}", "dim"))
+            label.update(Text(f"results passing over the last {len(counts)} iterations · now {passed}/{total}",
+                              "dim"))
         else:
             label.update(Text("no iterations recorded yet", "dim"))
         for info in reversed(infos):
             table.add_row(str(info.number), info.started_at.astimezone().strftime("%H:%M:%S"),
                           f"{info.passed}/{info.total}", _change(info), f"{info.duration_s:.1f}s",
                           one_line(info.trigger.describe(), 50), key=str(info.number))
-        if selected is not None and str(selected) in table.rows:
-            table.move_cursor(row=table.get_row_index(str(selected)))
+        if table.has_focus and selected is not None and str(selected) in table.rows:
+            table.move_cursor(row=table.get_row_index(str(selected)))  # the user is browsing: stay put
+        elif table.row_count:
+            table.move_cursor(row=0)  # otherwise follow the newest iteration
         self.call_after_refresh(self._show_cursor)
 
     def _show_cursor(self) -> None:

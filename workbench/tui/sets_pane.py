@@ -11,6 +11,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ..events import RowKey
+from ..model import Problem
 from ..textsafe import one_line
 from .labels import row_label, set_label
 from .state import RunState, row_key
@@ -40,6 +41,7 @@ class SetsTree(Tree[NodeRef]):
         self.name_filter = ""
         self.failures_only = False
         self._rows: dict[RowKey, TreeNode[NodeRef]] = {}
+        self._row_position: dict[RowKey, int] = {}
         self._sets: dict[SetKey, TreeNode[NodeRef]] = {}
 
     # -- building ------------------------------------------------------------------------------------
@@ -61,6 +63,7 @@ class SetsTree(Tree[NodeRef]):
         expanded = {key for key, node in self._sets.items() if not node.is_expanded}
         self.clear()
         self._rows.clear()
+        self._row_position.clear()
         self._sets.clear()
         project = self.state.project
         if project is None:
@@ -89,6 +92,7 @@ class SetsTree(Tree[NodeRef]):
                                  expand=set_key not in expanded)
             self._sets[set_key] = node
             for key, row in rows:
+                self._row_position[key] = len(self._rows)
                 self._rows[key] = node.add_leaf(row_label(self.state, eval_set, row), NodeRef("row", key))
         self._restore_cursor(current)
 
@@ -133,6 +137,15 @@ class SetsTree(Tree[NodeRef]):
         return None
 
     @property
+    def selected_problem(self) -> Problem | None:
+        node = self.cursor_node
+        project = self.state.project
+        if node is None or node.data is None or node.data.kind != "problem" or project is None:
+            return None
+        index = int(node.data.key[0])
+        return project.problems[index] if index < len(project.problems) else None
+
+    @property
     def selected_set(self) -> SetKey | None:
         node = self.cursor_node
         if node is None or node.data is None:
@@ -157,22 +170,20 @@ class SetsTree(Tree[NodeRef]):
 
     def jump_to_failure(self, forward: bool) -> RowKey | None:
         """Move to the next (or previous) failing row after the cursor, wrapping around."""
-        rows = self.visible_rows()
-        failing = []
-        for key in rows:
-            found = self.state.find_row(key)
-            if found is not None and self.state.is_failing(*found):
-                failing.append(key)
-        if not failing:
+        rows = list(self._rows)
+        if not rows:
             return None
         current = self.selected_row
-        position = rows.index(current) if current in rows else -1
-        order = {key: index for index, key in enumerate(rows)}
+        position = self._row_position.get(current, -1) if current is not None else -1
+        count = len(rows)
         if forward:
-            after = [k for k in failing if order[k] > position]
-            target = after[0] if after else failing[0]
+            order = [(position + step) % count for step in range(1, count + 1)]
         else:
-            before = [k for k in failing if order[k] < position] if position >= 0 else failing
-            target = before[-1] if before else failing[-1]
-        self.select_row(target)
-        return target
+            start = position if position >= 0 else 0
+            order = [(start - step) % count for step in range(1, count + 1)]
+        for index in order:
+            found = self.state.find_row(rows[index])
+            if found is not None and self.state.is_failing(*found):
+                self.select_row(rows[index])
+                return rows[index]
+        return None

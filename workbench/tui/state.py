@@ -45,6 +45,7 @@ class RunState:
     def __init__(self) -> None:
         self.project: Project | None = None
         self._index: dict[RowKey, tuple[EvalSet, Row]] = {}
+        self._verdicts: dict[RowKey, Verdict | None] = {}  # cache of row_verdict, dropped on change
         self.results: dict[ResultKey, Result] = {}
         self.status: dict[RowKey, str] = {}
         self.logs: dict[RowKey, deque[str]] = {}
@@ -60,6 +61,12 @@ class RunState:
 
     def row_verdict(self, eval_set: EvalSet, row: Row) -> Verdict | None:
         """ERROR if any result errored, else FAIL if any failed, PASS if all passed; None if unknown."""
+        key = (eval_set.scope, eval_set.file_name, row.id)
+        if key not in self._verdicts:
+            self._verdicts[key] = self._compute_verdict(eval_set, row)
+        return self._verdicts[key]
+
+    def _compute_verdict(self, eval_set: EvalSet, row: Row) -> Verdict | None:
         results = self.row_results(eval_set, row)
         if not results or any(r is None for r in results):
             return None
@@ -82,6 +89,7 @@ class RunState:
     def _set_project(self, project: Project) -> None:
         self.project = project
         self._index = {row_key(s, r): (s, r) for s in project.sets for r in s.rows}
+        self._verdicts.clear()
 
     def log_of(self, key: RowKey) -> list[str]:
         return list(self.logs.get(key, ()))
@@ -95,6 +103,7 @@ class RunState:
         for result in results:
             self.results[result.key] = result
             self.logs[result.key[:3]] = deque(result.log.splitlines(), LOG_LINES_KEPT)
+        self._verdicts.clear()
         self._changes.structure = True
 
     def apply(self, event: Event) -> None:
@@ -120,6 +129,7 @@ class RunState:
             result = event.result
             self.results[result.key] = result
             key = result.key[:3]
+            self._verdicts.pop(key, None)
             self.status[key] = DONE
             if not self.logs.get(key) and result.log:
                 self.logs[key] = deque(result.log.splitlines(), LOG_LINES_KEPT)
@@ -153,6 +163,7 @@ class RunState:
         present = {(s.scope, s.file_name, r.id, ref) for s in project.sets for r in s.rows for ref in s.evaluator_refs}
         for key in [k for k in self.results if k not in present]:
             del self.results[key]
+        self._verdicts.clear()
 
     def drain(self) -> Changes:
         changes, self._changes = self._changes, Changes()

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import Static
+from textual.widget import Widget
 
 from ..progress import IterationSummary
 from ..textsafe import one_line
 
 
-class StatusBar(Static):
+class StatusBar(Widget):
+    """One line; repainted in place (no layout pass) because it changes many times a second."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._text = Text("")
+
+    def render(self) -> Text:
+        return self._text
+
     def render_status(self, *, project: str, watching: bool, paused: bool, running: bool, done: int, total: int,
                       iteration: int | None, last: IterationSummary | None, failures_only: bool,
                       name_filter: str) -> None:
@@ -26,7 +35,8 @@ class StatusBar(Static):
             text.append(f"  · iteration {iteration}")
         if last is not None:
             style = "green" if last.all_green else "red"
-            text.append(f"  · {last.rows_passed}/{last.rows_total} rows pass", style)
+            rows = "re-run rows pass" if last.partial else "rows pass"  # `r` runs a few rows, not all of them
+            text.append(f"  · {last.rows_passed}/{last.rows_total} {rows}", style)
             if last.change:
                 text.append(f" ({last.change:+d})", style)
             if last.stalled_for:
@@ -35,4 +45,6 @@ class StatusBar(Static):
             text.append("  [failures only]", "bold magenta")
         if name_filter:
             text.append(f"  [filter: {one_line(name_filter, 30)}]", "bold magenta")
-        self.update(text)
+        if text != self._text:
+            self._text = text
+            self.refresh()

@@ -1,0 +1,74 @@
+"""Render the real app headless on a copy of the bundled example and save SVGs into screenshots/.
+
+Run after any UI change:  python scripts/make_screenshots.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from workbench.config import load_config  # noqa: E402
+from workbench.tui.app import WorkbenchApp, make_app  # noqa: E402
+
+SIZE = (150, 44)
+OUT = ROOT / "screenshots"
+BUG, FIX = "if score > 50:", "if score >= 50:"
+
+
+async def settle(app: WorkbenchApp, pilot, iterations: int) -> None:
+    for _ in range(300):
+        await pilot.pause(0.05)
+        if app.iterations_done >= iterations and not app.state.running:
+            break
+    await pilot.pause(0.2)
+
+
+def save(app: WorkbenchApp, name: str) -> None:
+    app.save_screenshot(str(OUT / f"{name}.svg"))
+    print(f"wrote screenshots/{name}.svg")
+
+
+async def main() -> None:
+    OUT.mkdir(exist_ok=True)
+    project = Path(tempfile.mkdtemp(prefix="workbench-shots-")) / "grading"
+    shutil.copytree(ROOT / "examples" / "grading", project,
+                    ignore=shutil.ignore_patterns(".workbench", "__pycache__", "workbench-baseline.json"))
+    grade = project / "grade.py"
+    app = make_app(load_config(project), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot, 1)
+        save(app, "overview")
+        await pilot.press("n")
+        await pilot.pause(0.2)
+        save(app, "fail-diff")
+        # A few iterations of the loop: fix the bug, break it again, fix it for good.
+        for number, (old, new) in enumerate([(BUG, FIX), (FIX, BUG), (BUG, FIX)], start=2):
+            grade.write_text(grade.read_text().replace(old, new))
+            await pilot.press("R")
+            await settle(app, pilot, number)
+        await pilot.press("2")
+        await pilot.pause(0.3)
+        save(app, "history")
+        await pilot.press("question_mark")
+        await pilot.pause(0.3)
+        save(app, "help")
+        await pilot.press("escape")
+        (project / "evals" / "default" / "eval-sets" / "broken.json").write_text('{"evaluations": [\n')
+        await pilot.press("R")
+        await settle(app, pilot, 5)
+        await pilot.press("home")
+        await pilot.pause(0.2)
+        save(app, "problem")
+        await pilot.press("q")
+    shutil.rmtree(project.parent, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
