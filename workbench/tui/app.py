@@ -78,9 +78,10 @@ class WorkbenchApp(App[None]):
     ]
 
     def __init__(self, config: Config, *, watch: bool = True, record: bool = True,
-                 runner_factory: RunnerFactory = make_runner) -> None:
+                 runner_factory: RunnerFactory = make_runner, welcome: str | None = None) -> None:
         super().__init__()
         self.config = config
+        self.welcome = welcome
         self.watching = watch
         self.state = RunState()
         self.session = Session(config, on_event=self._on_engine_event, on_iteration=self._on_iteration,
@@ -91,6 +92,11 @@ class WorkbenchApp(App[None]):
         self._last_update = 0.0
         self._closed = False
         self._notices: list[str] = []
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Notifications carry file and row names: never read them as markup."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     # -- layout --------------------------------------------------------------------------------------
 
@@ -122,6 +128,8 @@ class WorkbenchApp(App[None]):
         self.query_one("#sets", SetsTree).border_title = "Eval sets"
         self.detail.border_title = "Row detail"
         self.query_one("#filter", Input).display = False
+        if self.welcome:
+            self.notify(self.welcome, title="workbench", timeout=20)
         for text in self._notices:
             self.notify(text, severity="warning", timeout=8)
         self._render_status()
@@ -434,11 +442,11 @@ class WorkbenchApp(App[None]):
 
 
 def make_app(config: Config, *, watch: bool = True, record: bool = True,
-             runner_factory: RunnerFactory = make_runner) -> WorkbenchApp:
+             runner_factory: RunnerFactory = make_runner, welcome: str | None = None) -> WorkbenchApp:
     """The one factory for the CLI, the tests and the screenshot script."""
-    return WorkbenchApp(config, watch=watch, record=record, runner_factory=runner_factory)
+    return WorkbenchApp(config, watch=watch, record=record, runner_factory=runner_factory, welcome=welcome)
 
 
-def run_app(config: Config, *, watch: bool = True) -> None:
-    make_app(config, watch=watch).run()
+def run_app(config: Config, *, watch: bool = True, welcome: str | None = None) -> None:
+    make_app(config, watch=watch, welcome=welcome).run()
 

@@ -18,7 +18,7 @@ from ..report.text import format_duration
 from ..selection import MISSING, SelectionError, describe_target, normalize_target, select, split_path
 from ..textsafe import one_line, printable
 from .json_view import render_json
-from .labels import verdict_text
+from .labels import plain, verdict_text
 from .state import RUNNING, RunState
 
 
@@ -102,7 +102,7 @@ class RowDetail(VerticalScroll, can_focus=True):
         self._generation += 1  # removed tabs linger until the next refresh: never reuse their ids
         refs = self.row[0].evaluator_refs if self.row else []
         for index, ref in enumerate(refs):
-            tabs.add_tab(Tab(one_line(ref, 30), id=self._tab_id(index)))
+            tabs.add_tab(Tab(plain(ref, 30), id=self._tab_id(index)))
         tabs.display = len(refs) > 1
         if refs:
             tabs.active = self._tab_id(self.evaluator_index)

@@ -11,6 +11,7 @@ from ..model import Project
 from ..scoring import scorer_for
 from ..selection import describe_target
 from ..textsafe import one_line
+from .labels import plain
 
 
 class EvaluatorsTable(DataTable[Any]):
@@ -39,12 +40,12 @@ class EvaluatorsTable(DataTable[Any]):
                     status = Text("unsupported type", "bold yellow")
                 elif problem := scorer.check_config(evaluator):
                     status = Text(one_line(f"bad config: {problem}", 60), "bold yellow")
-                row = (one_line(f"{ref}.json", 40), scope, one_line(evaluator.type_id, 40),
-                       one_line(describe_target(evaluator.target_output_key), 40), one_line(users, 50), status)
+                row = (plain(f"{ref}.json", 40), plain(scope), plain(evaluator.type_id, 40),
+                       plain(describe_target(evaluator.target_output_key), 40), plain(users, 50), status)
             elif (scope, ref) in project.broken_evaluators:
-                row = (one_line(f"{ref}.json", 40), scope, "?", "?", one_line(users, 50),
+                row = (plain(f"{ref}.json", 40), plain(scope), plain("?"), plain("?"), plain(users, 50),
                        Text(one_line(f"broken: {project.broken_evaluators[(scope, ref)]}", 60), "bold red"))
             else:
-                row = (one_line(ref, 40), scope, "—", "—", one_line(users, 50),
+                row = (plain(ref, 40), plain(scope), plain("—"), plain("—"), plain(users, 50),
                        Text("missing: no such evaluator file", "bold red"))
             self.add_row(*row)

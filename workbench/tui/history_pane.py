@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Static
 
 from ..history import HistoryError, HistoryStore, IterationInfo, compare_results
 from ..textsafe import one_line
-from .labels import verdict_text
+from .labels import plain, verdict_text
 
 SPARK_ITERATIONS = 120
 _BARS = "▁▂▃▄▅▆▇█"
@@ -51,7 +51,8 @@ class HistoryPane(Horizontal):
             yield Static(Text("Select an iteration to see what flipped.", "dim"), id="history-detail")
 
     def on_mount(self) -> None:
-        self.query_one("#history-table", DataTable).add_columns("#", "when", "results passing", "change", "time", "trigger")
+        table = self.query_one("#history-table", DataTable)
+        table.add_columns("#", "when", "results passing", "change", "time", "trigger")
 
     def reload(self, store: HistoryStore | None) -> None:
         self.store = store
@@ -79,7 +80,7 @@ class HistoryPane(Horizontal):
         for info in reversed(infos):
             table.add_row(str(info.number), info.started_at.astimezone().strftime("%H:%M:%S"),
                           f"{info.passed}/{info.total}", _change(info), f"{info.duration_s:.1f}s",
-                          one_line(info.trigger.describe(), 50), key=str(info.number))
+                          plain(info.trigger.describe(), 50), key=str(info.number))
         if table.has_focus and selected is not None and str(selected) in table.rows:
             table.move_cursor(row=table.get_row_index(str(selected)))  # the user is browsing: stay put
         elif table.row_count:

@@ -14,6 +14,11 @@ UNKNOWN = ("○", "dim")
 RUNNING_GLYPH = ("◐", "bold cyan")
 
 
+def plain(value: str, limit: int = 200) -> Text:
+    """User-derived text as a Text object: DataTable and Tab would parse a plain str as markup."""
+    return Text(one_line(value, limit))
+
+
 def verdict_text(verdict: Verdict | None, *, word: bool = False, dim: bool = False) -> Text:
     glyph, style = GLYPHS.get(verdict, UNKNOWN) if verdict else UNKNOWN
     text = f"{glyph} {verdict.value}" if word and verdict else glyph

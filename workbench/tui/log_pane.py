@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.widgets import Log
 
 from ..events import RowKey
-from ..textsafe import printable
+from ..textsafe import one_line, printable
 
 
 class RunLog(Log):
@@ -21,7 +22,7 @@ class RunLog(Log):
     def show(self, row: RowKey | None, lines: list[str], label: str) -> None:
         self.row = row
         self.clear()
-        self.border_title = f"Log — {label}" if row else "Log"
+        self.border_title = Text(f"Log — {one_line(label, 80)}" if row else "Log")  # Text: never markup
         if row is None:
             self.write_line("Select a row to see its log.")
         elif not lines:
