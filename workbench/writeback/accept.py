@@ -1,0 +1,157 @@
+"""Accept: write a row's recorded actual output into `evaluationCriterias[ref].expectedOutput`.
+
+For an evaluator that compares only some paths (`targetOutputKey`), only those paths are set inside
+the existing expectation; the rest of it stays as written. An expectation held as a JSON string stays
+a string. The edit refuses when the row is gone or its expectation changed since the output was
+recorded: the user would be blessing an output that was judged against something else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .. import jsonio
+from ..compare import strict_equal
+from ..model import EvaluatorDef, Result
+from ..selection import MISSING, WHOLE, select, set_path, split_path
+from . import expected as exp
+from .edit import Op, SetValue, apply_ops
+from .errors import WritebackError
+from .plan import Change, Edit, Edited, WritePlan, make_plan
+from .rows import row_index
+from .stamp import restamp
+from .style import detect
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else "no detail"
+
+
+def check_recorded(results: Sequence[Result], evaluators: Mapping[str, EvaluatorDef]) -> None:
+    """Refuse up front what no file content could fix: no output, a missing evaluator, several rows."""
+    if not results:
+        raise WritebackError("nothing to accept: no recorded result for that row")
+    keys = {(r.scope, r.set_file, r.row_id) for r in results}
+    if len(keys) > 1:
+        raise WritebackError("internal error: accept got results of more than one row")
+    for result in results:
+        label = result.row_name or result.row_id
+        if result.actual is None:
+            raise WritebackError(f"row {label!r} has no recorded output to accept: its run ended in ERROR "
+                                 f"({_first_line(result.detail)}). Fix the run first.")
+        evaluator = evaluators.get(result.evaluator)
+        if evaluator is None:
+            raise WritebackError(f"evaluator {result.evaluator!r} has no usable file, so workbench can't tell "
+                                 "what it compares; fix the evaluator first")
+        if not exp.uses_expected_output(evaluator):
+            raise WritebackError(exp.not_expected_output(evaluator))
+        exp.target_paths(evaluator)
+
+
+def _get(node: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(node, dict) or key not in node:
+            return MISSING
+        node = node[key]
+    return node
+
+
+def _ops_for(result: Result, evaluator: EvaluatorDef, row: dict[str, Any],
+            index: int) -> tuple[list[Op], Change | None]:
+    """The edits that make this ref's expectation hold the recorded output, and what they change."""
+    ref, label = result.evaluator, result.row_name or result.row_id
+    raw = _get(row, "evaluationCriterias", ref, "expectedOutput")
+    if not exp.same(result.expected, raw, evaluator):
+        raise WritebackError(f"row {label!r}: evaluationCriterias[{ref!r}].expectedOutput changed since this "
+                             "output was recorded; run the row again and accept the new result")
+    base = ("evaluations", index, "evaluationCriterias", ref, "expectedOutput")
+    current, as_string = exp.decode(raw)
+    paths = exp.target_paths(evaluator)
+    if paths == [WHOLE]:
+        if current is not MISSING and strict_equal(current, result.actual):
+            return [], None
+        new_value = result.actual
+        written = exp.encode_like(raw, new_value) if as_string else new_value
+        return [SetValue(base, written)], Change(ref, current, new_value)
+    ops: list[Op] = []
+    new_value = current if isinstance(current, dict) else {}
+    for path in paths:
+        value = select(result.actual, path)
+        if value is MISSING:
+            raise exp.missing_path(path, ref)
+        existing = select(current, path) if current is not MISSING else MISSING
+        if existing is not MISSING and strict_equal(existing, value):
+            continue
+        new_value = set_path(new_value, path, value)
+        ops.append(SetValue(base + tuple(split_path(path)), value))
+    if not ops:
+        return [], None
+    if as_string:
+        ops = [SetValue(base, exp.encode_like(raw, new_value))]
+    return ops, Change(ref, current, new_value)
+
+
+def _stamp_ops(doc: dict[str, Any], index: int, now: datetime) -> tuple[list[Op], list[str]]:
+    """Refresh `updatedAt` on the row and the set, where present, in the format they use."""
+    ops: list[Op] = []
+    notes: list[str] = []
+    for path, owner in (((), doc), (("evaluations", index), doc["evaluations"][index])):
+        if not isinstance(owner, dict) or "updatedAt" not in owner:
+            continue
+        stamped = restamp(owner["updatedAt"], now)
+        if stamped is None:
+            notes.append(f"left updatedAt {owner['updatedAt']!r} alone: its format is not one workbench knows")
+        else:
+            ops.append(SetValue((*path, "updatedAt"), stamped))
+    return ops, notes
+
+
+def accept_edit(results: Sequence[Result], evaluators: Mapping[str, EvaluatorDef],
+                clock: Clock = utc_now) -> Edit:
+    """The edit (bytes → Edited) that accepts `results` (one row, one result per evaluator ref)."""
+    check_recorded(results, evaluators)
+    row_id = results[0].row_id
+    label = results[0].row_name or row_id
+
+    def edit(data: bytes) -> Edited:
+        try:
+            doc = jsonio.loads(data)
+        except jsonio.JsonError as exc:
+            raise WritebackError(f"the eval set is not valid JSON right now ({exc}); fix it, then accept") from None
+        evaluations = doc.get("evaluations") if isinstance(doc, dict) else None
+        index = row_index(evaluations, row_id) if isinstance(evaluations, list) else None
+        if index is None:
+            raise WritebackError(f"row {label!r} (id {row_id}) is no longer in the eval set; nothing written")
+        row = evaluations[index]
+        ops: list[Op] = []
+        changes: list[Change] = []
+        for result in results:
+            more, change = _ops_for(result, evaluators[result.evaluator], row, index)
+            ops += more
+            if change is not None:
+                changes.append(change)
+        if not ops:
+            return Edited(data, [])
+        stamps, notes = _stamp_ops(doc, index, clock())
+        return Edited(apply_ops(data, doc, ops + stamps, detect(data)), changes, notes)
+
+    return edit
+
+
+def plan_accept(root: Path, set_path: Path, results: Sequence[Result], evaluators: Mapping[str, EvaluatorDef],
+                *, clock: Clock = utc_now) -> WritePlan:
+    """What accepting `results` would write into the eval set at `set_path`; writes nothing.
+
+    `results` are one row's recorded results (one per evaluator ref to accept); `evaluators` maps
+    each ref to its definition in the set's scope.
+    """
+    return make_plan(root, set_path, accept_edit(results, evaluators, clock))

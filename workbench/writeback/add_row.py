@@ -1,0 +1,137 @@
+"""Add a row: run the target once on new inputs and append a row whose expectations are that output.
+
+The new row gets a fresh UUID, the name and inputs, and for each of the set's evaluator refs an
+`expectedOutput` built from the output (only the compared paths for path-selecting evaluators). It is
+laid out like the set's last row, keys in that row's order; `createdAt`/`updatedAt` are written when
+that row has them, in its format.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .. import jsonio
+from ..config import Config
+from ..engine import wrap_output
+from ..model import EvalSet, EvaluatorDef
+from ..runners import LogSink, Runner, RunOutcome, RunRequest, make_runner
+from ..selection import MISSING
+from . import expected as exp
+from .accept import Clock, utc_now
+from .edit import AppendItem, Op, SetValue, apply_ops
+from .errors import WritebackError
+from .plan import Change, Edit, Edited, WritePlan, make_plan
+from .stamp import restamp
+from .style import detect
+
+ROW_KEYS = ("id", "name", "inputs", "evaluationCriterias")
+STAMP_KEYS = ("createdAt", "updatedAt")
+
+
+def parse_inputs(text: str) -> dict[str, Any]:
+    """`--inputs` text as the row's inputs (a JSON object), or a WritebackError saying what is wrong."""
+    try:
+        value = jsonio.loads(text)
+    except jsonio.JsonError as exc:
+        raise WritebackError(f"inputs are not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise WritebackError("inputs must be a JSON object, such as {\"score\": 72}")
+    return value
+
+
+def build_row(name: str, inputs: dict[str, Any], output: Any, refs: Sequence[str],
+              evaluators: Mapping[str, EvaluatorDef], *,
+              row_id: str | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The new row for `output` (the target's raw output, wrapped as scorers see it), and notes on
+    evaluators it has no criterion for (types that don't compare with expectedOutput)."""
+    if not name.strip():
+        raise WritebackError("the row needs a name")
+    actual = wrap_output(output)
+    criteria: dict[str, Any] = {}
+    notes: list[str] = []
+    for ref in refs:
+        evaluator = evaluators.get(ref)
+        if evaluator is None:
+            raise WritebackError(f"evaluator {ref!r} has no usable file, so workbench can't tell what it "
+                                 "compares; fix the evaluator first")
+        if not exp.uses_expected_output(evaluator):
+            notes.append(exp.not_expected_output(evaluator) + f"; add evaluationCriterias[{ref!r}] by hand")
+            continue
+        criteria[ref] = {"expectedOutput": exp.selected(actual, evaluator)}
+    row = {"id": row_id or str(uuid.uuid4()), "name": name, "inputs": inputs, "evaluationCriterias": criteria}
+    return row, notes
+
+
+def _ordered(row: dict[str, Any], template: Any, now: datetime) -> dict[str, Any]:
+    """`row` with the keys in the order the template row uses, plus its timestamps, restamped."""
+    if not isinstance(template, dict):
+        return row
+    ordered: dict[str, Any] = {}
+    for key, value in template.items():
+        if key in row:
+            ordered[key] = row[key]
+        elif key in STAMP_KEYS:
+            stamped = restamp(value, now)
+            if stamped is not None:
+                ordered[key] = stamped
+    for key, value in row.items():
+        ordered.setdefault(key, value)
+    return ordered
+
+
+def add_row_edit(row: dict[str, Any], clock: Clock = utc_now) -> Edit:
+    """The edit (bytes → Edited) that appends `row` to the eval set's `evaluations`."""
+
+    def edit(data: bytes) -> Edited:
+        try:
+            doc = jsonio.loads(data)
+        except jsonio.JsonError as exc:
+            raise WritebackError(f"the eval set is not valid JSON right now ({exc}); fix it, then add the row") \
+                from None
+        evaluations = doc.get("evaluations") if isinstance(doc, dict) else None
+        if not isinstance(evaluations, list):
+            raise WritebackError("the eval set has no \"evaluations\" array to add the row to")
+        for entry in evaluations:
+            if isinstance(entry, dict) and entry.get("name") == row["name"]:
+                raise WritebackError(f"the eval set already has a row named {row['name']!r}; choose another name")
+            if isinstance(entry, dict) and entry.get("id") == row["id"]:
+                raise WritebackError(f"the eval set already has a row with id {row['id']!r}")
+        now = clock()
+        templates = [entry for entry in evaluations if isinstance(entry, dict)]
+        new_row = _ordered(row, templates[-1] if templates else None, now)
+        ops: list[Op] = [AppendItem(("evaluations",), new_row)]
+        notes: list[str] = []
+        if "updatedAt" in doc:
+            stamped = restamp(doc["updatedAt"], now)
+            if stamped is None:
+                notes.append(f"left updatedAt {doc['updatedAt']!r} alone: its format is not one workbench knows")
+            else:
+                ops.append(SetValue(("updatedAt",), stamped))
+        change = Change(f"evaluations[{len(evaluations)}]", MISSING, new_row)
+        return Edited(apply_ops(data, doc, ops, detect(data)), [change], notes)
+
+    return edit
+
+
+def plan_add_row(root: Path, set_path: Path, row: dict[str, Any], *, clock: Clock = utc_now) -> WritePlan:
+    """What appending `row` to the eval set at `set_path` would write; writes nothing."""
+    return make_plan(root, set_path, add_row_edit(row, clock))
+
+
+async def run_once(config: Config, eval_set: EvalSet, name: str, inputs: dict[str, Any], *,
+                   row_id: str = "", on_log: LogSink | None = None,
+                   runner_factory: Callable[[Config], Runner] = make_runner) -> RunOutcome:
+    """Run the target once on `inputs`, as the engine would for a row of `eval_set`."""
+    runner = runner_factory(config)
+    request = RunRequest(inputs=inputs, row_id=row_id, row_name=name, set_file=eval_set.file_name,
+                         scope=eval_set.scope)
+    try:
+        return await runner.run(request, on_log)
+    except (OSError, ValueError, RuntimeError) as exc:
+        return RunOutcome(error=f"the runner failed: {type(exc).__name__}: {exc}")
+    finally:
+        await runner.aclose()

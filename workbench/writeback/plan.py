@@ -1,0 +1,108 @@
+"""A write-back computed but not yet written: the bytes before and after, what changes, and a diff.
+
+Front-ends show `diff()` (or `changes`) and call `apply_plan` on confirm. Applying re-reads the file
+and runs the same edit on what is on disk *then*, so edits made meanwhile (in an editor, in Studio
+Web) are kept; the edit itself refuses if the row it targets is gone or its expectation changed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..project import EVALS_DIR, MAX_FILE_BYTES, SETS_DIR
+from .atomic import read_bytes, replace_atomically
+from .errors import ConcurrentChange, WritebackError
+
+ATTEMPTS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One value the write-back sets. `old` is `selection.MISSING` when there was none."""
+
+    label: str
+    old: Any
+    new: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Edited:
+    """What an edit function made of a file's bytes."""
+
+    after: bytes
+    changes: list[Change]
+    notes: list[str] = field(default_factory=list)
+
+
+Edit = Callable[[bytes], Edited]
+
+
+@dataclass(frozen=True, slots=True)
+class WritePlan:
+    path: Path
+    display: str
+    before: bytes
+    after: bytes
+    changes: list[Change]
+    edit: Edit
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.after != self.before
+
+    def diff(self, context: int = 3) -> str:
+        """A unified diff of the file, as `git diff` would show it (line endings not shown)."""
+        old = self.before.decode("utf-8", errors="replace").splitlines()
+        new = self.after.decode("utf-8", errors="replace").splitlines()
+        lines = difflib.unified_diff(old, new, f"a/{self.display}", f"b/{self.display}", n=context, lineterm="")
+        return "\n".join(lines)
+
+
+def checked_target(root: Path, path: Path) -> Path:
+    """The real file behind `path`, provided it is an eval set: `<root>/evals/<scope>/eval-sets/*.json`."""
+    evals = (root / EVALS_DIR).resolve()
+    real = Path(os.path.realpath(path))
+    if real.suffix != ".json" or real.parent.name != SETS_DIR or real.parent.parent.parent != evals:
+        raise WritebackError(f"{path} is not an eval set under {EVALS_DIR}/<scope>/{SETS_DIR}/; "
+                             "workbench only writes there")
+    return real
+
+
+def make_plan(root: Path, path: Path, edit: Edit) -> WritePlan:
+    """Run `edit` on the file as it is now, writing nothing."""
+    real = checked_target(root, path)
+    try:
+        display = real.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        display = str(real)
+    before = read_bytes(real, MAX_FILE_BYTES)
+    edited = edit(before)
+    return WritePlan(real, display, before, edited.after, edited.changes, edit, edited.notes)
+
+
+def apply_plan(plan: WritePlan, *, attempts: int = ATTEMPTS,
+               before_rename: Callable[[], None] | None = None) -> WritePlan:
+    """Write the plan's change into the file as it is on disk now; the plan as actually written.
+
+    If the file changes while writing, start again from its new content (up to `attempts` times);
+    never overwrite the other writer. Raises WritebackError (nothing written) when the edit refuses.
+    """
+    for _ in range(attempts):
+        current = read_bytes(plan.path, MAX_FILE_BYTES)
+        edited = Edited(plan.after, plan.changes, plan.notes) if current == plan.before else plan.edit(current)
+        written = replace(plan, before=current, after=edited.after, changes=edited.changes, notes=edited.notes)
+        if edited.after == current:
+            return written
+        try:
+            replace_atomically(plan.path, edited.after, current, before_rename=before_rename)
+        except ConcurrentChange:
+            continue
+        return written
+    raise ConcurrentChange(f"{plan.display} kept changing while workbench tried to write it; nothing was "
+                           "written and the other changes were kept. Try again.")

@@ -1,0 +1,73 @@
+"""Finding a set and a row the way the rest of workbench names them.
+
+Row ids must match what `project.load_project` assigned when the output was recorded (a row without
+an id is tracked by its name or `#index`, a duplicate id as `id#index`), so `row_ids` repeats those
+rules on the document as it is on disk at write time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import EvalSet, Project, Row
+from .errors import WritebackError
+
+
+def row_ids(evaluations: list[Any]) -> list[str | None]:
+    """The id `load_project` gives each entry of `evaluations` (None for entries it skips)."""
+    ids: list[str | None] = []
+    seen: set[str] = set()
+    for index, entry in enumerate(evaluations):
+        if not isinstance(entry, dict):
+            ids.append(None)
+            continue
+        inputs, criteria = entry.get("inputs"), entry.get("evaluationCriterias")
+        if not isinstance(inputs, (dict, type(None))) or not isinstance(criteria, (dict, type(None))):
+            ids.append(None)
+            continue
+        raw_id, raw_name = entry.get("id"), entry.get("name")
+        name = raw_name if isinstance(raw_name, str) else ""
+        if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) and str(raw_id):
+            row_id = str(raw_id)
+        else:
+            row_id = name or f"#{index}"
+        if row_id in seen:
+            row_id = f"{row_id}#{index}"
+        seen.add(row_id)
+        ids.append(row_id)
+    return ids
+
+
+def row_index(evaluations: list[Any], row_id: str) -> int | None:
+    for index, candidate in enumerate(row_ids(evaluations)):
+        if candidate == row_id:
+            return index
+    return None
+
+
+def find_set(project: Project, name: str) -> EvalSet:
+    """The eval set called `name` (file base name or file name, optionally `scope/name`)."""
+    scope, _, base = name.rpartition("/")
+    matches = [s for s in project.sets
+               if (s.stem == base or s.file_name == base) and (not scope or s.scope == scope)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        scopes = ", ".join(f"{s.scope}/{s.stem}" for s in matches)
+        raise WritebackError(f"eval set {name!r} exists in more than one scope ({scopes}); name it as scope/name")
+    known = ", ".join(sorted({s.stem for s in project.sets})) or "none"
+    raise WritebackError(f"no eval set {name!r} (eval sets: {known})")
+
+
+def find_row(eval_set: EvalSet, ref: str) -> Row:
+    """The row whose id is `ref`, else the one row named `ref`."""
+    for row in eval_set.rows:
+        if row.id == ref:
+            return row
+    named = [row for row in eval_set.rows if row.name == ref]
+    if len(named) == 1:
+        return named[0]
+    if named:
+        ids = ", ".join(row.id for row in named)
+        raise WritebackError(f"{len(named)} rows of {eval_set.file_name} are named {ref!r}; select one by id ({ids})")
+    raise WritebackError(f"no row {ref!r} in {eval_set.file_name} (give its id or its exact name)")
