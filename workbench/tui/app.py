@@ -23,11 +23,15 @@ from ..config import Config
 from ..engine import RunnerFactory, Selection
 from ..events import Event, IterationReport, IterationStarted, RowKey, Trigger
 from ..history import HistoryError
+from ..model import EvalSet, EvaluatorDef, Verdict
 from ..progress import IterationSummary
 from ..project import ProjectError, load_project
 from ..runners import make_runner
 from ..session import Session
 from ..textsafe import one_line, printable
+from ..writeback import WritebackError
+from ..writeback.accept import plan_accept
+from ..writeback.recorded import acceptable
 from .detail_pane import RowDetail
 from .editor import EDITOR_TIMEOUT_S, editor_argv, row_line
 from .evaluators_pane import EvaluatorsTable
@@ -37,6 +41,7 @@ from .log_pane import RunLog
 from .sets_pane import NodeRef, SetsTree
 from .state import RunState
 from .status_bar import StatusBar
+from .writeback_screens import AcceptScreen, AddRowScreen
 
 UPDATE_INTERVAL_S = 0.1
 
@@ -61,13 +66,18 @@ class WorkbenchApp(App[None]):
         Binding("f", "toggle_failures", "Failures", id="failures-only",
                 tooltip="show failing rows only (turns itself off once every shown row passes)"),
         Binding("n", "next_failure", "Next fail", id="next-failure", tooltip="jump to the next failing row"),
-        Binding("N", "previous_failure", "Prev fail", id="previous-failure",
+        Binding("N", "previous_failure", "Prev fail", id="previous-failure", show=False,
                 tooltip="jump to the previous failing row"),
         Binding("slash", "filter", "Filter", id="filter", tooltip="filter rows by name (Esc clears)"),
         Binding("w", "toggle_watch", "Pause", id="toggle-watch",
                 tooltip="pause or resume watching files (changes while paused run on resume)"),
         Binding("e", "edit", "Edit", id="edit", tooltip="open the row's eval-set file in $EDITOR at the row"),
-        Binding("y", "copy_actual", "Copy", id="copy-actual", tooltip="copy the actual output to the clipboard"),
+        Binding("y", "copy_actual", "Copy", id="copy-actual", show=False,
+                tooltip="copy the actual output to the clipboard"),
+        Binding("a", "accept", "Accept", id="accept",
+                tooltip="accept the row's actual output as its expected output (shows the change first)"),
+        Binding("plus", "add_row", "New row", id="add-row",
+                tooltip="run the target on new inputs and append the result as a new row"),
         Binding("1", "show_tab('log')", "Log", id="tab-log", show=False, tooltip="show the live run log"),
         Binding("2", "show_tab('history')", "History", id="tab-history", show=False,
                 tooltip="show the iteration history"),
@@ -378,6 +388,58 @@ class WorkbenchApp(App[None]):
         except Exception as exc:  # SuspendNotSupported and friends: say so instead of crashing
             self.notify(f"Cannot open an editor here: {one_line(str(exc), 100)}", severity="error")
         self.refresh()
+
+    def action_accept(self) -> None:
+        key = self.tree.selected_row
+        found = self.state.find_row(key) if key else None
+        if found is None or self.state.project is None:
+            self.notify("Select a failing row to accept its actual output", severity="warning")
+            return
+        eval_set, row = found
+        if self.state.row_verdict(eval_set, row) is Verdict.PASS:
+            self.notify("This row passes: its expectation already matches the output")
+            return
+        results = [r for r in self.state.row_results(eval_set, row) if r is not None]
+        evaluators = self._evaluators_of(eval_set)
+        kept, notes = acceptable(results, evaluators)
+        try:
+            if not kept:
+                raise WritebackError("none of this row's evaluators compares the output with expectedOutput"
+                                     + (f" ({'; '.join(notes)})" if notes else ""))
+            plan = plan_accept(self.config.root, eval_set.path, kept, evaluators)
+        except WritebackError as exc:
+            self.notify(f"Cannot accept: {exc}", severity="error", timeout=10)
+            return
+        if not plan.changed:
+            self.notify("Nothing to change: the file already holds this output as the expectation")
+            return
+        self.push_screen(AcceptScreen(plan, row.label, notes + plan.notes),
+                         lambda written: self._after_write(bool(written), key))
+
+    def action_add_row(self) -> None:
+        project = self.state.project
+        if project is None or not project.sets:
+            self.notify("There is no eval set to add a row to", severity="warning")
+            return
+        selected = self.tree.selected_set
+        eval_set = next((s for s in project.sets if (s.scope, s.file_name) == selected), project.sets[0])
+        self.push_screen(AddRowScreen(self.config, eval_set, self._evaluators_of(eval_set),
+                                      self.session.engine.runner_factory),
+                         lambda written: self._after_write(bool(written), None))
+
+    def _evaluators_of(self, eval_set: EvalSet) -> dict[str, EvaluatorDef]:
+        project = self.state.project
+        assert project is not None
+        return {ref: ev for (scope, ref), ev in project.evaluators.items() if scope == eval_set.scope}
+
+    def _after_write(self, written: bool, key: RowKey | None) -> None:
+        """The watcher picks the change up by itself; without one, run what changed now."""
+        if not written or (self.watching and not self.session.paused):
+            return
+        if key is not None:
+            self.session.request(Trigger("row", (key[1],)), Selection(row_keys=frozenset({key})), replace=False)
+        else:
+            self.session.request(Trigger("manual"))
 
     def _selected_result_value(self, field: str) -> Any:
         result = self.detail.current_result if self.tree.selected_row else None
