@@ -20,9 +20,12 @@ from .selection import MISSING
 
 _NUMBER = (int, float, Decimal)
 _SORT = orjson.OPT_SORT_KEYS
+_NUMBER_CHARS = b"0123456789.+-eE"  # every byte orjson may spell a number with
 # Subtrees larger than this (in serialized bytes) are split further before deepdiff sees them.
 _DEEPDIFF_BUDGET = 64 * 1024
 _MAX_DIFFERENCES = 20
+# deepdiff recurses (and slows down quadratically with depth); deeper pairs are walked iteratively.
+_DEEPDIFF_MAX_DEPTH = 64
 _PATH_SHOWN = 12
 
 Path = tuple[str | int, ...]
@@ -68,8 +71,10 @@ def strict_equal(actual: Any, expected: Any) -> bool:
 
     Fast paths first: Python's `==` is necessary for strict equality (so `!=` settles a FAIL at C
     speed), and identical sorted-key orjson bytes are sufficient (they spell `true` and `1`
-    differently). Only values that pass `==` but serialize differently (`85` vs `85.0`, `1` vs
-    `true`, huge integers, deep nesting) take the slow walk.
+    differently). When `==` holds the only possible rule break is a boolean facing a number, so
+    bytes that differ only in how numbers are spelled (`85` vs `85.0`) are compared with every
+    number character deleted: equal strings delete identically, and `true`/`false` leave `tru`/
+    `fals` where a number leaves nothing. Huge integers and deep nesting take the slow walk.
     """
     try:
         if actual != expected:
@@ -77,11 +82,10 @@ def strict_equal(actual: Any, expected: Any) -> bool:
     except RecursionError:
         return first_mismatch(actual, expected) is None
     try:
-        if orjson.dumps(actual, option=_SORT) == orjson.dumps(expected, option=_SORT):
-            return True
+        left, right = orjson.dumps(actual, option=_SORT), orjson.dumps(expected, option=_SORT)
     except (TypeError, orjson.JSONEncodeError):
-        pass
-    return first_mismatch(actual, expected) is None
+        return first_mismatch(actual, expected) is None
+    return left == right or left.translate(None, _NUMBER_CHARS) == right.translate(None, _NUMBER_CHARS)
 
 
 # --------------------------------------------------------------------------------------------
@@ -220,8 +224,11 @@ def _deepdiff_differences(base: Path, actual: Any, expected: Any) -> list[Differ
             elif kind == "iterable_item_added":
                 out.append(Difference(path, "extra_item", MISSING, act))
             elif kind == "type_changes":
-                if is_number(exp) and is_number(act) and exp == act:
-                    continue  # 85 and 85.0 are the same number
+                if is_number(exp) and is_number(act):
+                    if exp == act:
+                        continue  # 85 and 85.0 are the same number
+                    out.append(Difference(path, "value", exp, act))  # int vs float: both are numbers
+                    continue
                 out.append(Difference(path, "type", exp, act))
             else:
                 out.append(Difference(path, "value", exp, act))
@@ -239,22 +246,49 @@ def _parent_keys(root: Any, rel_path: Path) -> Any:
     return node.keys() if isinstance(node, dict) else ()
 
 
+def _deeper_than(value: Any, limit: int) -> bool:
+    """True when `value` nests containers more than `limit` levels deep. Iterative; stops early."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth >= limit and children:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _diff_pair(path: Path, actual: Any, expected: Any) -> list[Difference]:
+    """deepdiff's account of one pair, or [] when the pair is too deep for it (it recurses, and slows
+    down quadratically with depth long before Python's recursion limit)."""
+    if _deeper_than(actual, _DEEPDIFF_MAX_DEPTH) or _deeper_than(expected, _DEEPDIFF_MAX_DEPTH):
+        return []
+    try:
+        return _deepdiff_differences(path, actual, expected)
+    except RecursionError:
+        return []
+
+
 def differences(actual: Any, expected: Any, limit: int = _MAX_DIFFERENCES) -> list[Difference]:
     """Where `actual` and `expected` differ (empty when they are strictly equal), at most `limit`."""
     if strict_equal(actual, expected):
         return []
     out: list[Difference] = []
     for path, a, e in _focus(actual, expected, limit):
-        try:
-            found = _deepdiff_differences(path, a, e)
-        except RecursionError:
-            found = []
-        if not found:  # too deep for deepdiff: name the first place the walk disagrees
+        found = _diff_pair(path, a, e)
+        if not found:  # too deep for deepdiff: walk to the first place that disagrees, explain it there
             mismatch = first_mismatch(a, e)
             if mismatch is not None:
                 rel, x, y = mismatch
-                kind = "value" if type_name(x) == type_name(y) else "type"
-                found = [Difference((*path, *rel), kind, y, x)]
+                found = _diff_pair((*path, *rel), x, y) if rel else []
+                if not found:
+                    kind = "value" if type_name(x) == type_name(y) else "type"
+                    found = [Difference((*path, *rel), kind, y, x)]
         out.extend(found)
         if len(out) >= limit:
             break

@@ -70,9 +70,20 @@ def _slow_loads(text: str) -> Any:
     except RecursionError:
         raise JsonError(f"nested more than about {MAX_DEPTH_HINT} levels deep; not supported") from None
     except ValueError as exc:  # NaN / Infinity from parse_constant
-        match = re.search(r"-?(NaN|Infinity)", text)
-        line, column = _position(text, match.start()) if match else (None, None)
+        line, column = _constant_position(text)
         raise JsonError(str(exc), line, column) from None
+
+
+# A string literal (skipped) or a bare NaN / Infinity token outside any string.
+_CONSTANT_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|(-?(?:NaN|Infinity))')
+
+
+def _constant_position(text: str) -> tuple[int | None, int | None]:
+    """Where the first NaN / Infinity outside a string literal is (not one inside `"NaN"`)."""
+    for match in _CONSTANT_OR_STRING.finditer(text):
+        if match.group(1):
+            return _position(text, match.start(1))
+    return None, None
 
 
 def decode_utf8(data: bytes) -> tuple[str, bool]:
@@ -148,8 +159,9 @@ def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> str:
 
 
 def dumps_bytes(value: Any) -> bytes:
-    """Compact JSON bytes for feeding a target's stdin."""
+    """Compact JSON as valid UTF-8 bytes, for a target's stdin or command line. A lone surrogate (legal
+    in a JSON string, impossible in UTF-8) is written as its `\\udXXX` escape, which means the same."""
     try:
         return orjson.dumps(value, default=_default)
     except (TypeError, orjson.JSONEncodeError):
-        return dumps(value).encode("utf-8", errors="surrogatepass")
+        return dumps(value).encode("utf-8", errors="backslashreplace")

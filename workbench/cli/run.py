@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
@@ -23,11 +26,14 @@ from ..engine import Engine, Selection
 from ..events import IterationReport, Trigger
 from ..gate import GateOutcome, GateSettings, evaluate_gate
 from ..history import HistoryError, HistoryStore
+from ..model import Project
 from ..project import ProjectError
 from ..report.json_report import encode_document, report_document
 from ..report.junit import write_junit
 from ..report.text import TextReporter
 from .common import EXIT_FAILED, EXIT_OK, fail, load_project_config, project_argument, resolve_root, runner_options
+
+T = TypeVar("T")
 
 
 @click.command("run")
@@ -75,29 +81,33 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
         allow_empty=allow_empty,
     )
     baseline_file = Path(baseline_path) if baseline_path else config.root / config.baseline.path
+    engine = Engine(config)
+    try:
+        # The project first: pointed at the wrong folder, "no evals/ here" is the message that helps.
+        project = engine.load()
+    except ProjectError as exc:
+        fail(str(exc))
     try:
         resolve_runner_kind(config)
         baseline = None if update_baseline else load_baseline(baseline_file)
     except (ConfigError, BaselineError) as exc:
         fail(str(exc))
-    engine = Engine(config)
-    try:
-        project = engine.load()
-    except ProjectError as exc:
-        fail(str(exc))
     selection = Selection(sets=sets, rows=rows)
     unmatched = selection.unmatched(project)
     if unmatched:
-        known = ", ".join(s.stem for s in project.sets) or "none"
-        fail(f"nothing matches {' and '.join(unmatched)} (eval sets: {known})")
+        fail(f"nothing matches {' and '.join(unmatched)} ({_known_names(project, selection)})")
     reporter = TextReporter(results=not as_json)
     try:
-        report = asyncio.run(engine.run_iteration(Trigger("run"), selection, reporter, project=project))
+        report = asyncio.run(_stop_on_sigterm(engine.run_iteration(Trigger("run"), selection, reporter,
+                                                                   project=project)))
     except ConfigError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
         reporter.clear()
         fail("interrupted; every child process was stopped", 130)
+    except _Terminated:
+        reporter.clear()
+        fail("terminated; every child process was stopped", 128 + signal.SIGTERM)
     if not no_history:
         _record(config, report, partial=bool(sets or rows))
     reporter.finish(report)
@@ -111,7 +121,7 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
     gate = evaluate_gate(report, settings, check)
     if not as_json:
         _print_regressions(check, baseline_file)
-        if not gate.passed and (check is not None or settings.min_pass_rate < 1.0):
+        if not gate.passed and (check is not None or settings.min_pass_rate < 1.0 or not report.results):
             click.echo("gate failed: " + "; ".join(gate.reasons))
     baseline_written = False
     if update_baseline:
@@ -137,11 +147,52 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
     sys.exit(EXIT_OK if gate.passed else EXIT_FAILED)
 
 
+class _Terminated(Exception):
+    """SIGTERM arrived (a CI job cancelled, `timeout`, `kill`) and the iteration was cancelled."""
+
+
+async def _stop_on_sigterm(work: Coroutine[Any, Any, T]) -> T:
+    """Await `work`, cancelling it on SIGTERM the way Ctrl-C does. Targets run in their own process
+    groups, so without this a `kill` of workbench would leave every running target orphaned."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    terminated = False
+
+    def on_sigterm() -> None:
+        nonlocal terminated
+        terminated = True
+        if task is not None:
+            task.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+    except (NotImplementedError, RuntimeError, ValueError):  # not on this platform / thread
+        return await work
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if terminated:
+            raise _Terminated from None
+        raise
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
+
+
+def _known_names(project: Project, selection: Selection, shown: int = 10) -> str:
+    """What the user could have meant: the eval sets, and the rows of the selected sets."""
+    text = "eval sets: " + (", ".join(s.stem for s in project.sets) or "none")
+    if selection.rows:
+        names = [r.name or r.id for s in project.sets if selection.wants_set(s) for r in s.rows]
+        more = f", … ({len(names) - shown} more)" if len(names) > shown else ""
+        text += "; rows: " + (", ".join(repr(n) for n in names[:shown]) + more if names else "none")
+    return text
+
+
 def _record(config: Config, report: IterationReport, partial: bool) -> None:
     try:
         with HistoryStore.open(config) as store:
             store.record(report, partial=partial)
-    except HistoryError as exc:
+    except (HistoryError, ValueError) as exc:  # ValueError: text SQLite can't store (a lone surrogate)
         click.echo(f"workbench: not recorded in history: {exc}", err=True)
 
 

@@ -51,7 +51,7 @@ def format_summary(summary: Summary, problems: list[Problem], duration_s: float,
     text = f"{summary.passed} passed, {summary.failed} failed, {summary.errors} errors"
     if errors:
         text += f", {len(errors)} file problem{'s' if len(errors) != 1 else ''}"
-    text += f" ({summary.total} results in {duration_s:.1f}s)"
+    text += f" ({summary.total} result{'' if summary.total == 1 else 's'} in {duration_s:.1f}s)"
     ok = summary.total and summary.passed == summary.total and not errors
     return _paint(text, "32" if ok else "31", color)
 

@@ -58,20 +58,34 @@ def read_envelope(stdout: bytes) -> dict[str, Any]:
     return envelope
 
 
-async def _tail(path: Path, on_log: LogSink) -> None:
-    """Stream lines appended to the debug log while uip runs."""
-    offset, pending = 0, b""
-    while True:
+class _LogTail:
+    """Streams lines appended to the debug log while uip runs, and whatever is left once it exits
+    (a run shorter than one polling interval must still show its log)."""
+
+    def __init__(self, path: Path, on_log: LogSink) -> None:
+        self.path = path
+        self.on_log = on_log
+        self.offset = 0
+        self.pending = b""
+
+    def poll(self, *, final: bool = False) -> None:
         with contextlib.suppress(OSError):
-            with path.open("rb") as handle:
-                handle.seek(offset)
+            with self.path.open("rb") as handle:
+                handle.seek(self.offset)
                 chunk = handle.read()
-            offset += len(chunk)
-            pending += chunk
-            *lines, pending = pending.split(b"\n")
-            for line in lines:
-                on_log(line.decode("utf-8", errors="replace"))
-        await asyncio.sleep(_TAIL_INTERVAL_S)
+            self.offset += len(chunk)
+            self.pending += chunk
+        *lines, self.pending = self.pending.split(b"\n")
+        if final and self.pending:
+            lines.append(self.pending)
+            self.pending = b""
+        for line in lines:
+            self.on_log(line.decode("utf-8", errors="replace").rstrip("\r"))
+
+    async def follow(self) -> None:
+        while True:
+            self.poll()
+            await asyncio.sleep(_TAIL_INTERVAL_S)
 
 
 class UipRunner(Runner):
@@ -84,20 +98,23 @@ class UipRunner(Runner):
 
     def argv(self, inputs: dict[str, Any], log_path: Path) -> list[str]:
         return [*self.uip, "api-workflow", "run", str(self.workflow),
-                "--input-arguments", jsonio.dumps(inputs),
+                "--input-arguments", jsonio.dumps_bytes(inputs).decode("utf-8"),
                 "--no-auth", "--output", "json", "--log-level", "debug", "--log-file", str(log_path)]
 
     async def run(self, request: RunRequest, on_log: LogSink | None = None) -> RunOutcome:
         log_path = self._log_dir / f"{next(self._counter)}.log"
         timeout = self.config.runner.timeout
-        tail = asyncio.ensure_future(_tail(log_path, on_log)) if on_log else None
+        tail = _LogTail(log_path, on_log) if on_log else None
+        follower = asyncio.ensure_future(tail.follow()) if tail else None
         try:
             result = await run_process(self.argv(request.inputs, log_path), stdin=b"", cwd=self.config.root,
                                        env=self.child_env(request), timeout=timeout,
                                        stdout_cap=self.stdout_cap, on_log=on_log)
         finally:
-            if tail is not None:
-                tail.cancel()
+            if follower is not None:
+                follower.cancel()
+        if tail is not None:
+            tail.poll(final=True)
         try:
             log_text = log_path.read_bytes().decode("utf-8", errors="replace")
         except OSError:
@@ -108,7 +125,11 @@ class UipRunner(Runner):
         outcome = RunOutcome(duration_ms=result.duration_ms, log=log)
         failure = result.failure(timeout, self.stdout_cap)
         if result.start_error or result.timed_out or result.stdout_overflow:
-            outcome.error = describe_failure(f"uip {failure}", result.log, result.stdout)
+            reason = f"uip {failure}"
+            if result.start_error:
+                reason += ("; is the UiPath CLI installed and on PATH? To use another one, set "
+                           "[runner] uip = [\"/path/to/uip\"] in workbench.toml")
+            outcome.error = describe_failure(reason, result.log, result.stdout)
             return outcome
         try:
             envelope = read_envelope(result.stdout)

@@ -1,0 +1,99 @@
+"""`workbench init`: the two files Studio Web seeds, never overwriting, and a result that loads and runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from conftest import COMMAND_CONFIG, EXACT, make_project, run_json, run_workbench, toml_text
+
+from workbench.cli import main
+from workbench.project import load_project
+from workbench.scaffold import init_project
+
+
+@pytest.fixture
+def cli():
+    """`workbench ...` in-process (fast); the end-to-end subprocess runs are in test_cli_run.py."""
+    runner = CliRunner()
+
+    def invoke(*args: str):
+        return runner.invoke(main, list(args), catch_exceptions=False)
+
+    return invoke
+
+EVALUATOR = "evals/default/evaluators/exact-match-evaluator.json"
+EVAL_SET = "evals/default/eval-sets/evaluation-set.json"
+
+
+def test_init_creates_the_two_seeded_files(tmp_path):
+    proc = run_workbench("init", str(tmp_path))  # once as a real subprocess, like a user
+    assert proc.returncode == 0, proc.stderr
+    assert f"created {EVALUATOR}" in proc.stdout and f"created {EVAL_SET}" in proc.stdout
+    evaluator = json.loads((tmp_path / EVALUATOR).read_text())
+    assert evaluator["evaluatorTypeId"] == "uipath-exact-match"
+    assert evaluator["evaluatorConfig"]["targetOutputKey"] == "*"
+    assert evaluator["evaluatorConfig"]["defaultEvaluationCriteria"] == {"expectedOutput": {}}
+    eval_set = json.loads((tmp_path / EVAL_SET).read_text())
+    assert eval_set["evaluatorRefs"] == [EXACT], "refs are the evaluator's file base name, not its id"
+    assert eval_set["evaluations"] == []
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.json")) == [EVAL_SET, EVALUATOR]
+
+
+def test_init_refuses_to_overwrite(tmp_path, cli):
+    assert cli("init", str(tmp_path)).exit_code == 0
+    (tmp_path / EVAL_SET).write_text('{"edited": "by the user in Studio Web"}')
+    before = {p: (tmp_path / p).read_bytes() for p in (EVALUATOR, EVAL_SET)}
+    result = cli("init", str(tmp_path))
+    assert result.exit_code == 1
+    assert f"kept    {EVAL_SET} (already exists; not overwritten)" in result.stdout
+    assert "nothing to do" in result.stderr
+    assert {p: (tmp_path / p).read_bytes() for p in before} == before
+
+
+def test_init_fills_in_only_what_is_missing(tmp_path):
+    (tmp_path / "evals/default/evaluators").mkdir(parents=True)
+    (tmp_path / EVALUATOR).write_text('{"mine": true}')
+    created, kept = init_project(tmp_path)
+    assert created == [EVAL_SET] and kept == [EVALUATOR]
+    assert (tmp_path / EVALUATOR).read_text() == '{"mine": true}'
+
+
+def test_init_in_the_current_folder(tmp_path, cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert cli("init").exit_code == 0
+    assert (tmp_path / EVAL_SET).is_file()
+
+
+def test_init_in_a_missing_folder_exits_2(tmp_path, cli):
+    result = cli("init", str(tmp_path / "nope"))
+    assert result.exit_code == 2 and "no such folder" in result.stderr
+
+
+def test_an_initialised_project_loads_cleanly_and_runs(tmp_path):
+    init_project(tmp_path)
+    project = load_project(tmp_path)
+    assert [s.file_name for s in project.sets] == ["evaluation-set.json"]
+    assert list(project.evaluators) == [("default", EXACT)]
+    assert not project.problems, project.problems
+    (tmp_path / "workbench.toml").write_text(toml_text(COMMAND_CONFIG))
+    # Empty, as Studio Web seeds it: nothing ran, which is fine with --allow-empty (and fails without).
+    assert run_workbench("run", str(tmp_path), "--allow-empty").returncode == 0
+    # Add a row the way a user would (keeping the file's other fields), and it runs.
+    path = tmp_path / EVAL_SET
+    doc = json.loads(path.read_text())
+    doc["evaluations"].append({"id": "r1", "name": "first row", "inputs": {"output": {"grade": "PASS"}},
+                               "evaluationCriterias": {EXACT: {"expectedOutput": {"grade": "PASS"}}}})
+    path.write_text(json.dumps(doc, indent=2))
+    proc, report = run_json("run", str(tmp_path))
+    assert proc.returncode == 0, report
+    assert [(r["row_name"], r["verdict"]) for r in report["results"]] == [("first row", "PASS")]
+
+
+def test_init_in_an_existing_project_only_adds_the_missing_seeded_file(tmp_path):
+    make_project(tmp_path, sets={"grading": []})
+    before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
+    created, kept = init_project(tmp_path)
+    assert kept == [EVALUATOR] and created == [EVAL_SET]
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == sorted([*before, EVAL_SET])

@@ -1,0 +1,159 @@
+"""`kind = "command"`: inputs on stdin, output JSON on stdout, stderr as the log, clear ERRORs, no orphans."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+
+import pytest
+from conftest import COMMAND_CONFIG, TARGET, make_project, process_alive, row
+
+from workbench.config import load_config
+from workbench.engine import Engine
+from workbench.events import Trigger
+from workbench.runners import RunRequest
+from workbench.runners.command import CommandRunner
+
+
+def command_runner(root, **runner):
+    make_project(root, config={**COMMAND_CONFIG, **runner})
+    return CommandRunner(load_config(root))
+
+
+def run_row(runner, inputs, *, row_id="row-1", row_name="row one", set_file="s.json", scope="default",
+            on_log=None):
+    async def go():
+        try:
+            return await runner.run(RunRequest(inputs=inputs, row_id=row_id, row_name=row_name,
+                                               set_file=set_file, scope=scope), on_log)
+        finally:
+            await runner.aclose()
+
+    return asyncio.run(go())
+
+
+def wait_until_gone(pids, seconds=5.0):
+    deadline = time.monotonic() + seconds
+    while any(process_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return [p for p in pids if process_alive(p)]
+
+
+def test_inputs_go_in_as_json_on_stdin_and_stdout_is_the_output(tmp_path):
+    inputs = {"score": 85, "big": 2**64 + 1, "f": 85.0, "text": "é ✓", "nested": {"list": [True, None]}}
+    outcome = run_row(command_runner(tmp_path), inputs)
+    assert outcome.ok, outcome.error
+    assert outcome.output == {"echo": inputs}
+    assert type(outcome.output["echo"]["big"]) is int and outcome.output["echo"]["big"] == 2**64 + 1
+    assert outcome.duration_ms > 0
+
+
+def test_a_bare_value_on_stdout_is_returned_unwrapped(tmp_path):
+    outcome = run_row(command_runner(tmp_path), {"output": [1, "two"]})
+    assert outcome.output == [1, "two"]  # the engine wraps it as {"result": ...}, the runner does not
+
+
+def test_the_row_identity_reaches_the_child_in_its_environment(tmp_path):
+    outcome = run_row(command_runner(tmp_path), {"env": True}, row_id="id-42", row_name="naïve $(name) `x`",
+                      set_file="grading.json", scope="billing")
+    assert outcome.output == {"WORKBENCH_ROW_ID": "id-42", "WORKBENCH_ROW_NAME": "naïve $(name) `x`",
+                              "WORKBENCH_SET": "grading.json", "WORKBENCH_SCOPE": "billing"}
+
+
+def test_shell_metacharacters_in_inputs_arrive_as_data(tmp_path):
+    canary = tmp_path / "pwned"
+    nasty = (f"$(touch {canary}) `touch {canary}` ; touch {canary} | cat > {canary} && rm -rf / "
+             f"'single' \"double\" \\ * ? ~ # \n newline \x00 nul")
+    outcome = run_row(command_runner(tmp_path), {"s": nasty, nasty: "as a key"})
+    assert outcome.output == {"echo": {"s": nasty, nasty: "as a key"}}
+    assert not canary.exists()
+
+
+def test_awkward_but_valid_json_inputs_arrive_exactly(tmp_path):
+    inputs = {"lone surrogate": "\ud800x", "big": -(2**70), "float": 85.0}
+    outcome = run_row(command_runner(tmp_path), {"output": inputs})
+    assert outcome.ok, outcome.error
+    assert outcome.output == inputs
+
+
+def test_a_command_string_is_split_like_a_shell_but_never_run_by_one(tmp_path):
+    canary = tmp_path / "pwned"
+    runner = command_runner(tmp_path, command=f'{{python}} "{TARGET}" "; touch {canary}" "$(touch {canary})"')
+    assert runner.argv == [sys.executable, str(TARGET), f"; touch {canary}", f"$(touch {canary})"]
+    assert run_row(runner, {"output": {"ok": 1}}).output == {"ok": 1}
+    assert not canary.exists()
+
+
+def test_stderr_is_the_rows_log_and_streams_line_by_line(tmp_path):
+    lines: list[str] = []
+    outcome = run_row(command_runner(tmp_path), {"stderr": "step 1\nstep 2", "output": {}}, on_log=lines.append)
+    assert outcome.ok
+    assert "step 1\nstep 2" in outcome.log
+    assert lines[:2] == ["step 1", "step 2"]
+
+
+def test_a_non_zero_exit_is_an_error_with_the_code_stderr_tail_and_stdout(tmp_path):
+    outcome = run_row(command_runner(tmp_path), {"stderr": "Traceback: KeyError 'score'", "exit": 3})
+    assert not outcome.ok
+    assert outcome.error.startswith("the target exited with code 3")
+    assert "Traceback: KeyError 'score'" in outcome.error
+    assert "stdout began: '{\"partial\": true}\\n'" in outcome.error
+
+
+def test_stdout_that_is_not_json_is_an_error_showing_its_first_200_characters(tmp_path):
+    text = "Hello! " + "x" * 193 + "BEYOND-200" + "y" * 50
+    outcome = run_row(command_runner(tmp_path), {"stdout": text, "stderr": "log line"})
+    assert not outcome.ok
+    assert "the target's stdout is not JSON" in outcome.error
+    assert "line 1, column 1" in outcome.error
+    assert repr(text[:200]) in outcome.error and "BEYOND" not in outcome.error
+    assert "log line" in outcome.error
+
+
+def test_json_followed_by_chatter_is_not_json(tmp_path):
+    outcome = run_row(command_runner(tmp_path), {"stdout": '{"a": 1}\nDone.\n'})
+    assert not outcome.ok and "Extra data" in outcome.error
+
+
+def test_empty_stdout_is_an_error_that_says_what_to_print(tmp_path):
+    outcome = run_row(command_runner(tmp_path), {"stdout": ""})
+    assert not outcome.ok
+    assert "printed nothing on stdout" in outcome.error
+
+
+def test_a_program_that_does_not_exist_is_an_error(tmp_path):
+    outcome = run_row(command_runner(tmp_path, command=["/no/such/program-xyz"]), {})
+    assert not outcome.ok
+    assert "could not start '/no/such/program-xyz'" in outcome.error
+
+
+def test_a_hanging_target_times_out_and_its_whole_process_group_dies(tmp_path):
+    pidfile = tmp_path / "pids"
+    started = time.monotonic()
+    outcome = run_row(command_runner(tmp_path, timeout=0.5), {"hang": str(pidfile)})
+    assert time.monotonic() - started < 5
+    assert not outcome.ok
+    assert outcome.error.startswith("the target timed out after 0.5s; the process group was killed")
+    pids = [int(p) for p in pidfile.read_text().split()]
+    assert len(pids) == 2, "the target and its grandchild"
+    assert wait_until_gone(pids) == [], "the target or its grandchild outlived the timeout"
+
+
+def _barrier_project(root, rows, wait):
+    folder = root / "barrier"
+    folder.mkdir(parents=True)
+    make_project(root, sets={"s": [row(f"r{i}", {"barrier": [str(folder), rows, wait]}, {"met": True})
+                                   for i in range(rows)]}, config=COMMAND_CONFIG)
+
+
+@pytest.mark.parametrize(("concurrency", "verdicts"), [(3, ["PASS", "PASS", "PASS"]), (2, ["FAIL", "FAIL", "PASS"])])
+def test_rows_run_concurrently_up_to_the_limit(tmp_path, concurrency, verdicts):
+    # Each row waits until all three have started. With 3 in flight they meet; with 2, the first two
+    # give up (nobody else is running) and only the third, started after them, sees all three markers.
+    _barrier_project(tmp_path, 3, 5.0 if concurrency == 3 else 0.3)
+    config = load_config(tmp_path)
+    config.runner.concurrency = concurrency
+    report = asyncio.run(Engine(config).run_iteration(Trigger("run")))
+    assert [r.verdict.value for r in report.results] == verdicts
+    assert [r.row_name for r in report.results] == ["r0", "r1", "r2"], "results keep the file's row order"
