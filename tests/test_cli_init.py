@@ -55,8 +55,8 @@ def test_init_refuses_to_overwrite(tmp_path, cli):
 def test_init_fills_in_only_what_is_missing(tmp_path):
     (tmp_path / "evals/default/evaluators").mkdir(parents=True)
     (tmp_path / EVALUATOR).write_text('{"mine": true}')
-    created, kept = init_project(tmp_path)
-    assert created == [EVAL_SET] and kept == [EVALUATOR]
+    created, kept, skipped = init_project(tmp_path)
+    assert created == [EVAL_SET] and kept == [EVALUATOR] and skipped == []
     assert (tmp_path / EVALUATOR).read_text() == '{"mine": true}'
 
 
@@ -66,9 +66,17 @@ def test_init_in_the_current_folder(tmp_path, cli, monkeypatch):
     assert (tmp_path / EVAL_SET).is_file()
 
 
-def test_init_in_a_missing_folder_exits_2(tmp_path, cli):
-    result = cli("init", str(tmp_path / "nope"))
-    assert result.exit_code == 2 and "no such folder" in result.stderr
+def test_init_creates_a_missing_project_folder(tmp_path, cli):
+    result = cli("init", str(tmp_path / "new" / "project"))
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "new" / "project" / EVALUATOR).is_file()
+    assert (tmp_path / "new" / "project" / EVAL_SET).is_file()
+
+
+def test_init_on_a_file_exits_2(tmp_path, cli):
+    (tmp_path / "notes.txt").write_text("x")
+    result = cli("init", str(tmp_path / "notes.txt"))
+    assert result.exit_code == 2 and "is a file" in result.stderr
 
 
 def test_an_initialised_project_loads_cleanly_and_runs(tmp_path):
@@ -91,9 +99,9 @@ def test_an_initialised_project_loads_cleanly_and_runs(tmp_path):
     assert [(r["row_name"], r["verdict"]) for r in report["results"]] == [("first row", "PASS")]
 
 
-def test_init_in_an_existing_project_only_adds_the_missing_seeded_file(tmp_path):
+def test_init_in_a_project_with_eval_sets_adds_no_empty_set(tmp_path):
     make_project(tmp_path, sets={"grading": []})
     before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
-    created, kept = init_project(tmp_path)
-    assert kept == [EVALUATOR] and created == [EVAL_SET]
-    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == sorted([*before, EVAL_SET])
+    created, kept, skipped = init_project(tmp_path)
+    assert created == [] and kept == [EVALUATOR] and skipped == [EVAL_SET]
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == before

@@ -28,6 +28,8 @@ from conftest import (
     verdicts,
 )
 
+from workbench.project import load_project
+
 BROKEN_SET = '{\n  "evaluatorRefs": ["exact-match-evaluator"],\n  "evaluations": [,]\n}\n'
 ENV_EXPECTED = {"WORKBENCH_ROW_ID": "env-row", "WORKBENCH_ROW_NAME": "env row", "WORKBENCH_SET": "grading.json",
                 "WORKBENCH_SCOPE": "default"}
@@ -87,15 +89,21 @@ def test_text_report_has_a_line_per_result_with_reasons_and_a_summary(mixed):
     assert any(line.startswith(f"PASS  grading.json › passes [{EXACT}]") for line in lines)
     assert any(line.startswith(f"PASS  other.json › other row [{EXACT}]") for line in lines)
     fail_at = next(i for i, line in enumerate(lines) if line.startswith(f"FAIL  grading.json › casing [{EXACT}]"))
-    assert lines[fail_at + 1].strip().startswith("Sum: missing from the actual output (expected 5)")
-    assert "case-sensitive" in lines[fail_at + 1]
+    assert lines[fail_at + 1].strip() == 'inputs: {"output":{"sum":5}}', "a failing row shows its inputs"
+    assert lines[fail_at + 2].strip().startswith("Sum: missing from the actual output (expected 5)")
+    assert "case-sensitive" in lines[fail_at + 2]
     error_at = next(i for i, line in enumerate(lines) if line.startswith(f"ERROR grading.json › crashes [{EXACT}]"))
-    assert lines[error_at + 1].strip() == "the target exited with code 3"
+    assert lines[error_at + 1].strip().startswith("inputs: ")
+    assert lines[error_at + 2].strip() == "the target exited with code 3"
     assert "KeyError: 'score'" in out
     assert ("problem: evals/default/eval-sets/broken.json: is not valid JSON at line 3, column 19: "
             "Expecting value") in out
     assert lines[-1].startswith("5 passed, 1 failed, 1 errors, 1 file problem (7 results in ")
     assert "\x1b[" not in out, "no colour codes when stdout is not a terminal"
+    shown = [line.split(" ", 1)[1].strip().split(" [", 1)[0] for line in lines
+             if line.split(" ", 1)[0] in ("PASS", "FAIL", "ERROR")]
+    in_files = [f"{s.file_name} › {r.name}" for s in load_project(mixed["root"]).sets for r in s.rows]
+    assert shown == in_files, "results print in file order, whatever finished first"
 
 
 def test_json_document_shape(mixed):

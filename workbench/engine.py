@@ -139,7 +139,7 @@ class Engine:
                 done += 1
                 for index, result in enumerate(results):
                     collected.append((job.position, index, result))
-                    emit(ResultReady(result, done, len(jobs)))
+                    emit(ResultReady(result, done, len(jobs), row_complete=index == len(results) - 1))
 
         shared = iter(jobs)
         workers = max(1, min(self.config.runner.concurrency, len(jobs)))
@@ -234,6 +234,7 @@ class Engine:
                 expected=score.expected if score.expected is not None else _criterion_expected(row, ref),
                 duration_ms=outcome.duration_ms,
                 evaluator_type=evaluator.type_id if evaluator else None,
+                inputs=row.inputs,
                 trace=outcome.trace,
                 log=outcome.log,
             ))

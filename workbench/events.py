@@ -82,9 +82,12 @@ class RowLog:
 
 @dataclass(frozen=True, slots=True)
 class ResultReady:
+    """One result. A row's results arrive together; `row_complete` marks the row's last one."""
+
     result: Result
     done_rows: int
     total_rows: int
+    row_complete: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,8 +117,18 @@ def row_pass_counts(results: list[Result]) -> tuple[int, int]:
     return sum(rows.values()), len(rows)
 
 
+def _storable(text: str) -> str:
+    """SQLite stores UTF-8; a lone surrogate (valid in JSON strings) becomes its `\\udXXX` escape,
+    which inside a JSON document still decodes back to the same string."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def _json_or_none(value: Any) -> str | None:
-    return None if value is None else jsonio.dumps(value)
+    return None if value is None else _storable(jsonio.dumps(value))
 
 
 def _load_json(text: str | None) -> Any:
@@ -195,15 +205,16 @@ class HistoryStore:
             db.execute(
                 "INSERT INTO iterations VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (number, report.started_at.isoformat(), finished.isoformat(), report.trigger.kind,
-                 jsonio.dumps(list(report.trigger.files)), int(partial), summary.total, summary.passed,
+                 _json_or_none(list(report.trigger.files)), int(partial), summary.total, summary.passed,
                  summary.failed, summary.errors, rows_total, rows_passed, report.duration_s,
-                 jsonio.dumps([p.to_json() for p in report.problems])),
+                 _json_or_none([p.to_json() for p in report.problems])),
             )
             db.executemany(
                 "INSERT INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                ((number, position, r.scope, r.set_file, r.row_id, r.row_name, r.evaluator, r.evaluator_type,
-                  r.verdict.value, r.score, r.detail, _json_or_none(r.actual), _json_or_none(r.expected),
-                  r.duration_ms, jsonio.dumps(r.trace), r.log[-LOG_KEEP_CHARS:])
+                ((number, position, _storable(r.scope), _storable(r.set_file), _storable(r.row_id),
+                  _storable(r.row_name), _storable(r.evaluator), r.evaluator_type, r.verdict.value, r.score,
+                  _storable(r.detail), _json_or_none(r.actual), _json_or_none(r.expected), r.duration_ms,
+                  _json_or_none(r.trace), _storable(r.log[-LOG_KEEP_CHARS:]))
                  for position, r in enumerate(report.results)),
             )
             cutoff = number - self.retention

@@ -118,6 +118,7 @@ class Result:
     evaluator_type: str | None = None
     trace: list[dict[str, Any]] = field(default_factory=list)
     log: str = ""
+    inputs: dict[str, Any] = field(default_factory=dict)
 
     @property
     def key(self) -> ResultKey:
@@ -137,6 +138,7 @@ class Result:
             "evaluator_type": self.evaluator_type,
             "verdict": self.verdict.value,
             "score": self.score,
+            "inputs": self.inputs,
             "actual": self.actual,
             "expected": self.expected,
             "detail": self.detail,

@@ -51,14 +51,22 @@ def _create(path: Path, document: dict[str, Any]) -> bool:
     return True
 
 
-def init_project(root: Path) -> tuple[list[str], list[str]]:
-    """Create the seeded files that are missing. Returns (created, kept) relative paths."""
+def init_project(root: Path) -> tuple[list[str], list[str], list[str]]:
+    """Create the seeded files that are missing. Returns relative paths: (created, kept because they
+    exist, skipped — the empty eval set when the project already has eval sets of its own)."""
     scope = root / EVALS_DIR / "default"
-    files = [
-        (scope / EVALUATORS_DIR / f"{EVALUATOR_FILE}.json", evaluator_document()),
-        (scope / SETS_DIR / f"{SET_FILE}.json", eval_set_document()),
-    ]
-    created, kept = [], []
-    for path, document in files:
-        (created if _create(path, document) else kept).append(path.relative_to(root).as_posix())
-    return created, kept
+    evaluator_path = scope / EVALUATORS_DIR / f"{EVALUATOR_FILE}.json"
+    set_path = scope / SETS_DIR / f"{SET_FILE}.json"
+    created: list[str] = []
+    kept: list[str] = []
+    skipped: list[str] = []
+    others = [p for p in (scope / SETS_DIR).glob("*.json") if p.name != set_path.name]
+    for path, document in ((evaluator_path, evaluator_document()), (set_path, eval_set_document())):
+        relative = path.relative_to(root).as_posix()
+        if path == set_path and others and not path.exists():
+            skipped.append(relative)
+        elif _create(path, document):
+            created.append(relative)
+        else:
+            kept.append(relative)
+    return created, kept, skipped

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
 from .. import scaffold
-from .common import EXIT_FAILED, fail, project_argument, resolve_root
+from .common import EXIT_FAILED, fail, project_argument
 
 
 @click.command("init")
@@ -15,17 +16,23 @@ from .common import EXIT_FAILED, fail, project_argument, resolve_root
 def init_command(path: str | None) -> None:
     """Create evals/default/evaluators/exact-match-evaluator.json and an empty
     evals/default/eval-sets/evaluation-set.json. Existing files are never overwritten."""
-    root = resolve_root(path) if path else resolve_root(".")
+    target = Path(path or ".").expanduser()
+    if target.is_file():
+        fail(f"{path} is a file; give the project folder")
+    root = target.resolve()
     try:
-        created, kept = scaffold.init_project(root)
+        root.mkdir(parents=True, exist_ok=True)
+        created, kept, skipped = scaffold.init_project(root)
     except OSError as exc:
         fail(f"cannot write in {root}: {exc.strerror or exc}")
     for item in created:
         click.echo(f"created {item}")
     for item in kept:
         click.echo(f"kept    {item} (already exists; not overwritten)")
+    for item in skipped:
+        click.echo(f"skipped {item} (the project already has eval sets)")
     if not created:
-        click.echo("nothing to do: every file already exists", err=True)
+        click.echo("nothing to do: the project already has what init would create", err=True)
         sys.exit(EXIT_FAILED)
     click.echo("\nNext: add rows to the eval set, say how to run your target in workbench.toml, then "
                "`workbench run`.")

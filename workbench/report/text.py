@@ -6,7 +6,8 @@ import os
 import sys
 from typing import TextIO
 
-from ..events import Event, IterationReport, IterationStarted, ResultReady, RowStarted
+from .. import jsonio
+from ..events import Event, IterationReport, IterationStarted, ResultReady, RowKey, RowStarted
 from ..model import Problem, Result, Summary, Verdict
 from ..textsafe import one_line, printable
 
@@ -40,9 +41,12 @@ def format_result(result: Result, *, show_scope: bool = False, color: bool = Fal
     line = f"{verdict} {result_label(result, show_scope)}  {format_duration(result.duration_ms)}"
     if result.score not in (0.0, 1.0):
         line += f"  score {result.score:.2f}"
-    if result.verdict is not Verdict.PASS and result.detail:
-        detail = printable(result.detail)
-        line += "\n" + "\n".join(f"      {part}" for part in detail.splitlines()[:40])
+    if result.verdict is not Verdict.PASS:
+        if result.inputs:
+            line += "\n      inputs: " + one_line(jsonio.dumps(result.inputs), 200)
+        if result.detail:
+            detail = printable(result.detail)
+            line += "\n" + "\n".join(f"      {part}" for part in detail.splitlines()[:40])
     return line
 
 
@@ -62,7 +66,8 @@ def format_problem(problem: Problem) -> str:
 
 
 class TextReporter:
-    """Streams results to `out` and a progress line to `err` (only when `err` is a terminal)."""
+    """Streams results to `out` in file order (a row's lines wait for the rows before it, so two runs
+    print the same order whatever the concurrency) and a progress line to `err` on a terminal."""
 
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None, *, results: bool = True) -> None:
         self.out = out or sys.stdout
@@ -74,21 +79,45 @@ class TextReporter:
         self._progress_shown = False
         self._total = 0
         self._done = 0
+        self._order: list[RowKey] = []
+        self._next = 0
+        self._waiting: dict[RowKey, list[Result]] = {}
+        self._complete: set[RowKey] = set()
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, IterationStarted):
             self._total, self._done = event.total_rows, 0
+            self._order, self._next = list(event.rows), 0
+            self._waiting.clear()
+            self._complete.clear()
             self.show_scope = len(event.project.scopes) > 1
             self._draw_progress()
         elif isinstance(event, RowStarted):
             self._draw_progress()
         elif isinstance(event, ResultReady):
             self._done = event.done_rows
-            if self.results:
-                self._clear_progress()
-                print(format_result(event.result, show_scope=self.show_scope, color=self.color), file=self.out,
-                      flush=True)
+            key = event.result.key[:3]
+            self._waiting.setdefault(key, []).append(event.result)
+            if event.row_complete:
+                self._complete.add(key)
+            self._flush(everything=False)
             self._draw_progress()
+
+    def _flush(self, everything: bool) -> None:
+        """Print the rows whose turn has come (all that are waiting, at the end)."""
+        ready: list[Result] = []
+        while self._next < len(self._order) and (everything or self._order[self._next] in self._complete):
+            ready.extend(self._waiting.pop(self._order[self._next], []))
+            self._next += 1
+        if everything:
+            for results in self._waiting.values():
+                ready.extend(results)
+            self._waiting.clear()
+        if ready and self.results:
+            self._clear_progress()
+            for result in ready:
+                print(format_result(result, show_scope=self.show_scope, color=self.color), file=self.out)
+            self.out.flush()
 
     def _draw_progress(self) -> None:
         if not self.progress or not self._total:
@@ -108,6 +137,7 @@ class TextReporter:
             self._progress_shown = False
 
     def finish(self, report: IterationReport) -> None:
+        self._flush(everything=True)
         self._clear_progress()
         if not self.results:
             return

@@ -4,6 +4,8 @@ screenshot script alike."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import subprocess
 import time
 from collections.abc import Iterable
@@ -145,7 +147,15 @@ class WorkbenchApp(App[None]):
         self._render_status()
         self.query_one("#history-pane", HistoryPane).reload(self.session.history)
         self.tree.focus()
+        self._stop_on_signals()
         self._start()
+
+    def _stop_on_signals(self) -> None:
+        """SIGTERM / SIGHUP (`kill`, a closed terminal) quit like `q`, so no target is left running."""
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, lambda: self.call_later(self.action_quit))
 
     @work(group="start", exit_on_error=False)
     async def _start(self) -> None:
