@@ -1,0 +1,84 @@
+"""Snapshots of the main layouts (pytest-textual-snapshot): `pytest --snapshot-update` rewrites them
+after an intended change; look at the SVGs in tests/__snapshots__/ before committing them.
+
+Everything that could vary is pinned: the project is a copy of examples/grading named `grading`, the
+target is the example's grade.py run in-process with a fixed duration, history times are fixed and
+shown in UTC, and notifications are cleared before the shot.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tui_support import (
+    SIZE,
+    app_for,
+    example_project,
+    fixed_clock_recording,
+    seed_history,
+    settle,
+    wait_idle,
+)
+
+from workbench.tui.app import WorkbenchApp
+
+
+@pytest.fixture
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """History shows local times: make local time UTC for the shot."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def ready(app: WorkbenchApp, *keys: str, iterations: int = 1) -> Any:
+    async def run_before(pilot: Any) -> None:
+        await wait_idle(app, pilot, iterations)
+        await settle(pilot)
+        if keys:
+            await pilot.press(*keys)
+            await settle(pilot)
+        app.clear_notifications()
+        await pilot.pause()
+    return run_before
+
+
+def test_overview(tmp_path: Path, snap_compare: Any) -> None:
+    config, target = example_project(tmp_path)
+    app = app_for(config, target, watch=True)
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready(app))
+
+
+def test_fail_row_diff(tmp_path: Path, snap_compare: Any) -> None:
+    config, target = example_project(tmp_path)
+    app = app_for(config, target, watch=True)
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, "n"))
+
+
+def test_history_after_several_iterations(tmp_path: Path, snap_compare: Any, utc: None,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    config, target = example_project(tmp_path)
+    seed_history(config, [3, 5, 4, 5])
+    fixed_clock_recording(monkeypatch)
+    app = app_for(config, target, watch=True, record=True)
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, "2"))
+
+
+def test_help_screen(tmp_path: Path, snap_compare: Any) -> None:
+    config, target = example_project(tmp_path)
+    app = app_for(config, target, watch=True)
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, "question_mark"))
+
+
+def test_file_problem_in_the_sets_pane(tmp_path: Path, snap_compare: Any) -> None:
+    config, target = example_project(tmp_path)
+    broken = config.root / "evals" / "default" / "eval-sets" / "broken.json"
+    broken.write_text('{"version": "1.0", "evaluations": [\n  {"id": "x",, }\n]}\n')
+    app = app_for(config, target, watch=True)
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, "home", "down"))
