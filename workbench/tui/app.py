@@ -73,6 +73,8 @@ class WorkbenchApp(App[None]):
         Binding("slash", "filter", "Filter", id="filter", tooltip="filter rows by name (Esc clears)"),
         Binding("w", "toggle_watch", "Pause", id="toggle-watch",
                 tooltip="pause or resume watching files (changes while paused run on resume)"),
+        Binding("w", "toggle_watch_resume", "Resume", id="resume-watch",
+                tooltip="(while paused) resume watching: changes made meanwhile run now"),
         Binding("e", "edit", "Edit", id="edit", tooltip="open the row's eval-set file in $EDITOR at the row"),
         Binding("y", "copy_actual", "Copy", id="copy-actual", show=False,
                 tooltip="copy the actual output to the clipboard"),
@@ -367,6 +369,17 @@ class WorkbenchApp(App[None]):
             box.display = False
             self.tree.focus()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The footer offers Pause while watching and Resume while paused (both are `w`)."""
+        if action == "toggle_watch":
+            return not self.session.paused
+        if action == "toggle_watch_resume":
+            return self.session.paused
+        return True
+
+    def action_toggle_watch_resume(self) -> None:
+        self.action_toggle_watch()
+
     def action_toggle_watch(self) -> None:
         if not self.watching:
             self.notify("Not watching files in this session", severity="warning")
@@ -378,6 +391,7 @@ class WorkbenchApp(App[None]):
             self.notify("Watching paused: changes are remembered until you resume (w)")
         else:
             self.notify("Watching resumed" + (f": running for {pending} changed file(s)" if pending else ""))
+        self.refresh_bindings()
         self._render_status()
 
     def action_edit(self) -> None:

@@ -46,6 +46,7 @@ class RunState:
         self.project: Project | None = None
         self._index: dict[RowKey, tuple[EvalSet, Row]] = {}
         self._verdicts: dict[RowKey, Verdict | None] = {}  # cache of row_verdict, dropped on change
+        self._set_passed: dict[tuple[str, str], int] = {}  # cache of set_counts' passing rows
         self.results: dict[ResultKey, Result] = {}
         self.status: dict[RowKey, str] = {}
         self.logs: dict[RowKey, deque[str]] = {}
@@ -80,8 +81,11 @@ class RunState:
         return verdict is not None and verdict is not Verdict.PASS
 
     def set_counts(self, eval_set: EvalSet) -> tuple[int, int]:
-        passed = sum(self.row_verdict(eval_set, row) is Verdict.PASS for row in eval_set.rows)
-        return passed, len(eval_set.rows)
+        """(rows passing, rows); counted once, then kept up to date as results arrive."""
+        key = (eval_set.scope, eval_set.file_name)
+        if key not in self._set_passed:
+            self._set_passed[key] = sum(self.row_verdict(eval_set, row) is Verdict.PASS for row in eval_set.rows)
+        return self._set_passed[key], len(eval_set.rows)
 
     def find_row(self, key: RowKey) -> tuple[EvalSet, Row] | None:
         return self._index.get(key)
@@ -89,7 +93,7 @@ class RunState:
     def _set_project(self, project: Project) -> None:
         self.project = project
         self._index = {row_key(s, r): (s, r) for s in project.sets for r in s.rows}
-        self._verdicts.clear()
+        self._forget_counts()
 
     def log_of(self, key: RowKey) -> list[str]:
         return list(self.logs.get(key, ()))
@@ -103,7 +107,7 @@ class RunState:
         for result in results:
             self.results[result.key] = result
             self.logs[result.key[:3]] = deque(result.log.splitlines(), LOG_LINES_KEPT)
-        self._verdicts.clear()
+        self._forget_counts()
         self._changes.structure = True
 
     def apply(self, event: Event) -> None:
@@ -127,9 +131,13 @@ class RunState:
             changes.logs.setdefault(event.key, []).append(event.line)
         elif isinstance(event, ResultReady):
             result = event.result
-            self.results[result.key] = result
             key = result.key[:3]
+            found = self._index.get(key)
+            was_passing = found is not None and self.row_verdict(*found) is Verdict.PASS
+            self.results[result.key] = result
             self._verdicts.pop(key, None)
+            if found is not None and key[:2] in self._set_passed:
+                self._set_passed[key[:2]] += (self.row_verdict(*found) is Verdict.PASS) - was_passing
             self.status[key] = DONE
             if not self.logs.get(key) and result.log:
                 self.logs[key] = deque(result.log.splitlines(), LOG_LINES_KEPT)
@@ -163,7 +171,11 @@ class RunState:
         present = {(s.scope, s.file_name, r.id, ref) for s in project.sets for r in s.rows for ref in s.evaluator_refs}
         for key in [k for k in self.results if k not in present]:
             del self.results[key]
+        self._forget_counts()
+
+    def _forget_counts(self) -> None:
         self._verdicts.clear()
+        self._set_passed.clear()
 
     def drain(self) -> Changes:
         changes, self._changes = self._changes, Changes()
