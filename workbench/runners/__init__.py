@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..config import Config, ConfigError, resolve_runner_kind
+from ..config import Config, resolve_runner_kind
 from .base import LogSink, Runner, RunOutcome, RunRequest
 
 
@@ -13,9 +13,14 @@ def make_runner(config: Config) -> Runner:
         from .uip import UipRunner
 
         return UipRunner(config)
-    if kind in ("worker", "python"):
-        raise ConfigError(f"{config.describe_source()}: [runner] kind = {kind!r} is not available in this "
-                          "version; use kind = \"command\"")
+    if kind == "worker":
+        from .worker import WorkerRunner
+
+        return WorkerRunner(config)
+    if kind == "python":
+        from .python_target import PythonRunner
+
+        return PythonRunner(config)
     from .command import CommandRunner
 
     return CommandRunner(config)

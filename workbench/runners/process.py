@@ -166,8 +166,10 @@ async def run_process(
     finally:
         kill_group(proc.pid)
         if proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
+            # os.kill, not proc.kill(): Popen.kill() polls first, reaping the child behind asyncio's
+            # child watcher ("Unknown child process pid ..." on stderr, exit code reported as 255).
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(proc.pid, signal.SIGKILL)
             await asyncio.shield(proc.wait())
         if not io.done():
             io.cancel()

@@ -1,0 +1,76 @@
+"""Run the benchmark suite and print one table: `python benchmarks/run.py [--quick] [--only 1,3]`.
+
+Use the project's interpreter (`.venv/bin/python`), not a slow shim: benchmarks start child
+interpreters with `sys.executable`. `--quick` shrinks every benchmark for a smoke run; its numbers
+are not the ones to record in benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import bench_compare
+import bench_runner
+import bench_scale
+import bench_watch
+import bench_worker
+from common import Measure
+
+SUITE: dict[str, Callable[[bool], list[Measure]]] = {
+    "1": bench_compare.run,
+    "2": bench_runner.run,
+    "3": bench_worker.run,
+    "4": bench_watch.run,  # slot: the lead fills it with the watch loop
+    "5": bench_scale.run,  # includes the TUI first-paint slot
+}
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            names = [line.split(":", 1)[1].strip() for line in handle if line.startswith("model name")]
+        cpu = names[0] if names else cpu
+    except OSError:
+        pass
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    return (f"{platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} cores, "
+            f"Python {platform.python_version()}, load average {load}")
+
+
+def table(measures: list[Measure]) -> str:
+    headers = ("benchmark", "case", "measured", "target", "")
+    rows = [headers] + [(m.bench, m.case, m.value, m.target, m.status) for m in measures]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(headers))]
+    lines = [" | ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+             for row in rows]
+    lines.insert(1, "-+-".join("-" * width for width in widths))
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
+    parser.add_argument("--only", default="", help="comma-separated benchmark numbers, e.g. 1,3")
+    args = parser.parse_args()
+    chosen = [key for key in SUITE if not args.only or key in args.only.split(",")]
+    print(f"machine: {machine()}", flush=True)
+    measures: list[Measure] = []
+    started = time.perf_counter()
+    for key in chosen:
+        print(f"running benchmark {key}…", file=sys.stderr, flush=True)
+        measures.extend(SUITE[key](args.quick))
+    print(table(measures))
+    print(f"({time.perf_counter() - started:.0f}s)")
+    return 1 if any(m.ok is False for m in measures) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,394 @@
+"""`kind = "worker"`: long-lived target processes that speak JSON lines, one row at a time each.
+
+Per row, workbench writes `{"id": N, "inputs": {...}, "trace": "/path"}` + newline to a worker's
+stdin and waits for `{"id": N, "output": ...}` or `{"id": N, "error": "..."}` on its stdout.
+stderr is the log of the row in flight on that process. A stdout line that does not begin with `{`
+is logged too (a stray print); a line that begins with `{` but is not a reply to the row in flight
+breaks the protocol: that row is an ERROR and the process is replaced. So is a process that dies
+mid-row or runs past `timeout` (its whole process group is killed). A worker that cannot serve at
+all may print `{"fatal": "why"}`: every remaining row then fails with that reason, without restarts.
+
+The pool lives as long as the runner, which the engine creates per iteration: processes start on
+the first rows and are killed in `aclose`, so every file change gets fresh processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import shutil
+import signal
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import jsonio
+from ..config import Config
+from .base import LogSink, Runner, RunOutcome, RunRequest, describe_failure, expand_argv
+from .command import read_trace
+from .process import DRAIN_GRACE_S, LOG_KEEP_BYTES, kill_group
+
+# Worker deaths before any worker has answered a row, after which the pool stops restarting them.
+MAX_STARTUP_DEATHS = 3
+_LOG_LINE_FLUSH = 64 * 1024
+_IDLE_LOG_LINES = 200
+_SHOWN_LINE = 200
+
+
+def describe_exit(code: int | None) -> str:
+    if code is None:
+        return "stopped"
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with code {code}"
+
+
+@dataclass(slots=True)
+class _Reply:
+    output: Any = None
+    error: str | None = None  # the target's own error, from an `error` reply
+    failure: str | None = None  # workbench's reason the row has no usable reply
+
+
+@dataclass(slots=True)
+class _Row:
+    """The request in flight on one process, and the log lines it has produced so far."""
+
+    id: int
+    future: asyncio.Future[_Reply]
+    on_log: LogSink | None
+    lines: list[str] = field(default_factory=list)
+    size: int = 0
+    dropped: bool = False
+
+    def log(self, line: str) -> None:
+        self.lines.append(line)
+        self.size += len(line) + 1
+        while self.size > LOG_KEEP_BYTES and len(self.lines) > 1:
+            self.size -= len(self.lines.pop(0)) + 1
+            self.dropped = True
+        if self.on_log is not None:
+            self.on_log(line)
+
+    def text(self) -> str:
+        head = "[workbench] earlier log lines were dropped\n" if self.dropped else ""
+        return head + "\n".join(self.lines)
+
+    def settle(self, reply: _Reply) -> None:
+        if not self.future.done():
+            self.future.set_result(reply)
+
+
+class _Pipes(asyncio.SubprocessProtocol):
+    """Hands pipe data and exit to the Worker as it arrives (no reader tasks, no per-line awaits)."""
+
+    def __init__(self, worker: Worker) -> None:
+        self.worker = worker
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        if fd == 1:
+            self.worker.stdout_data(data)
+        else:
+            self.worker.stderr_data(data)
+
+    def process_exited(self) -> None:
+        self.worker.exited()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.worker.closed()
+
+
+class Worker:
+    """One target process. Serves one row at a time; once `dead`, it is replaced, never reused."""
+
+    def __init__(self, pool: WorkerRunner) -> None:
+        self.pool = pool
+        self.transport: asyncio.SubprocessTransport | None = None
+        self.pid = 0
+        self.row: _Row | None = None
+        self.idle_log: list[str] = []
+        self.dead = False
+        self.killed = False  # by workbench (timeout, protocol error, close), not by itself
+        self.gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._out = bytearray()
+        self._err = bytearray()
+        self._grace: asyncio.TimerHandle | None = None
+
+    async def start(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
+        loop = asyncio.get_running_loop()
+        transport, _ = await loop.subprocess_exec(
+            lambda: _Pipes(self), *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, cwd=cwd, env=env, start_new_session=True)
+        self.transport = transport
+        self.pid = transport.get_pid()
+
+    # -- one row -----------------------------------------------------------------------------------
+
+    async def call(self, row_id: int, message: bytes, on_log: LogSink | None, timeout: float) -> tuple[_Reply, _Row]:
+        loop = asyncio.get_running_loop()
+        row = _Row(row_id, loop.create_future(), on_log)
+        for line in self.idle_log:
+            row.log(line)
+        self.idle_log.clear()
+        self.row = row
+        timer = loop.call_later(timeout, self._time_out, row, timeout)
+        try:
+            stdin = self.transport.get_pipe_transport(0) if self.transport else None
+            if stdin is None or stdin.is_closing():
+                row.settle(_Reply(failure="the worker closed its stdin"))
+            else:
+                stdin.write(message)
+            reply = await row.future
+        except asyncio.CancelledError:
+            self.kill()
+            raise
+        finally:
+            timer.cancel()
+            self.row = None
+        return reply, row
+
+    def _time_out(self, row: _Row, timeout: float) -> None:
+        row.settle(_Reply(failure=f"timed out after {timeout:g}s; the worker's process group was killed "
+                                  "(a new worker takes the remaining rows)"))
+        self.kill()
+
+    # -- pipe callbacks ----------------------------------------------------------------------------
+
+    def stdout_data(self, data: bytes) -> None:
+        buffer = self._out
+        buffer += data
+        if b"\n" not in data:
+            if len(buffer) > self.pool.stdout_cap:
+                self._break(f"printed a stdout line longer than {self.pool.stdout_cap / 2**20:g} MiB "
+                            "(raise [runner] max_output_mb if that is expected)")
+            return
+        *lines, rest = buffer.split(b"\n")
+        self._out = bytearray(rest)
+        for line in lines:
+            self._stdout_line(line)
+
+    def _stdout_line(self, raw: bytes) -> None:
+        line = raw.strip()
+        if not line:
+            return
+        if not line.startswith(b"{"):
+            self._log("[stdout] " + raw.decode("utf-8", errors="replace").rstrip("\r"))
+            return
+        try:
+            message = jsonio.loads(line)
+        except jsonio.JsonError as exc:
+            self._break(f"printed a stdout line that begins with '{{' but is not one JSON object ({exc}): "
+                        f"{_shown(line)}. Each reply must be a single line")
+            return
+        if not isinstance(message, dict):  # e.g. `{}` is fine; `{...}garbage` was refused above
+            self._break(f"printed a stdout line that is not a reply: {_shown(line)}")
+            return
+        if "fatal" in message and "id" not in message:
+            self.pool.fatal = str(message["fatal"])
+            if self.row is not None:
+                self.row.settle(_Reply(failure=self.pool.fatal_reason()))
+            return
+        row = self.row
+        if row is None or row.future.done():
+            self._log(f"[workbench] ignored a stdout line while no row was waiting on this worker: {_shown(line)}")
+            return
+        if message.get("id") != row.id:
+            self._break(f"replied with id {jsonio.dumps(message.get('id'))[:_SHOWN_LINE]} while the row in "
+                        f"flight has id {row.id} (echo the request's id unchanged): {_shown(line)}")
+            return
+        if message.get("error") is not None:
+            error = message["error"]
+            reply = _Reply(error=error if isinstance(error, str) else jsonio.dumps(error))
+        elif "output" in message:
+            reply = _Reply(output=message["output"])
+        else:
+            self._break(f"replied without \"output\" or \"error\": {_shown(line)}")
+            return
+        self.pool.answered = True
+        row.settle(reply)
+
+    def stderr_data(self, data: bytes) -> None:
+        buffer = self._err
+        buffer += data
+        if b"\n" in data:
+            *lines, rest = buffer.split(b"\n")
+            self._err = bytearray(rest)
+            for line in lines:
+                self._log(line.decode("utf-8", errors="replace").rstrip("\r"))
+        elif len(buffer) > _LOG_LINE_FLUSH:
+            self._log(buffer.decode("utf-8", errors="replace"))
+            self._err = bytearray()
+
+    def _log(self, line: str) -> None:
+        if self.row is not None:
+            self.row.log(line)
+        else:
+            self.idle_log.append(line)
+            if len(self.idle_log) > _IDLE_LOG_LINES:
+                del self.idle_log[0]
+
+    def _break(self, what: str) -> None:
+        """The protocol broke: fail the row in flight and replace this process."""
+        if self.row is not None:
+            self.row.settle(_Reply(failure=f"the worker broke the protocol: it {what}. Print logs to stderr. "
+                                           "The worker was replaced for the remaining rows"))
+        else:
+            self.idle_log.append(f"[workbench] the worker broke the protocol: it {what}; it was replaced")
+        self._out = bytearray()
+        self.kill()
+
+    def exited(self) -> None:
+        kill_group(self.pid)  # grandchildren that still hold our pipes go with it
+        self.dead = True
+        self._grace = asyncio.get_running_loop().call_later(DRAIN_GRACE_S, self.closed)
+
+    def closed(self) -> None:
+        """The process is gone and its pipes are drained (or the grace period ran out)."""
+        if self.gone.done():
+            return
+        if self._grace is not None:
+            self._grace.cancel()
+        self.dead = True
+        for partial in (self._err, self._out):
+            if partial.strip():
+                self._log(partial.decode("utf-8", errors="replace"))
+        code = self.transport.get_returncode() if self.transport else None
+        if not self.killed and not self.pool.answered and self.pool.fatal is None:
+            self.pool.startup_death(code, self.row.text() if self.row else "\n".join(self.idle_log))
+        if self.row is not None and not self.row.future.done():
+            reason = f"the worker {describe_exit(code)} while running this row"
+            if self.pool.fatal is not None:
+                reason = self.pool.fatal_reason()
+            elif not self.pool.broken:
+                reason += " (a new worker takes the remaining rows)"
+            self.row.settle(_Reply(failure=reason))
+        self.gone.set_result(None)
+
+    def kill(self) -> None:
+        self.killed = True
+        self.dead = True
+        # Once reaped, the group was killed in `exited`; its id may since belong to someone else.
+        if self.transport is not None and self.transport.get_returncode() is None:
+            kill_group(self.pid)
+
+    async def close(self) -> None:
+        self.kill()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self.gone), DRAIN_GRACE_S + 1)
+        if self.transport is not None:
+            self.transport.close()
+
+
+def _shown(line: bytes) -> str:
+    text = line[:_SHOWN_LINE].decode("utf-8", errors="replace")
+    return repr(text + ("…" if len(line) > _SHOWN_LINE else ""))
+
+
+class WorkerRunner(Runner):
+    """A pool of `concurrency` workers, started lazily and killed in `aclose`."""
+
+    target = "the worker"
+
+    def __init__(self, config: Config, argv: list[str] | None = None) -> None:
+        super().__init__(config)
+        if argv is None:
+            assert config.runner.command
+            argv = expand_argv(config.runner.command)
+        self.argv = argv
+        self.fatal: str | None = None
+        self.broken: str | None = None
+        self.answered = False  # once any worker has answered, the target can start: deaths are per row
+        self._startup_deaths = 0
+        self._idle: asyncio.Queue[Worker | None] | None = None
+        self._workers: list[Worker] = []
+        self._ids = itertools.count(1)
+        self._trace_dir = Path(tempfile.mkdtemp(prefix="workbench-trace-"))
+        self._env = {**os.environ, **config.runner.env, "PYTHONUNBUFFERED": os.environ.get("PYTHONUNBUFFERED", "1")}
+        self._closed = False
+
+    def fatal_reason(self) -> str:
+        return f"{self.target} cannot run: {self.fatal}"
+
+    def startup_death(self, code: int | None, log: str) -> None:
+        """A worker died and none has ever answered; after a few of those, stop restarting."""
+        self._startup_deaths += 1
+        if self._startup_deaths >= MAX_STARTUP_DEATHS and self.broken is None:
+            self.broken = describe_failure(
+                f"{self.target} {describe_exit(code)} before answering any row, {self._startup_deaths} times; "
+                "workbench stopped restarting it for this iteration", log, b"")
+
+    def error_text(self, error: str) -> str:
+        return f"{self.target} reported an error: {error}"
+
+    async def run(self, request: RunRequest, on_log: LogSink | None = None) -> RunOutcome:
+        if self._idle is None:
+            self._idle = asyncio.Queue()
+            for _ in range(self.config.runner.concurrency):
+                self._idle.put_nowait(None)
+        refused = self._refusal()
+        if refused:
+            return RunOutcome(error=refused)
+        worker = await self._idle.get()
+        try:
+            if worker is None or worker.dead:
+                try:
+                    worker = await self._spawn()
+                except OSError as exc:
+                    self.broken = f"could not start {self.argv[0]!r}: {exc.strerror or exc}"
+                    return RunOutcome(error=self.broken)
+            refused = self._refusal()
+            if refused:
+                return RunOutcome(error=refused)
+            return await self._call(worker, request, on_log)
+        finally:
+            self._idle.put_nowait(worker if worker is not None and not worker.dead else None)
+
+    def _refusal(self) -> str | None:
+        if self._closed:
+            return "the iteration is closing"
+        if self.fatal is not None:
+            return self.fatal_reason()
+        return self.broken
+
+    async def _spawn(self) -> Worker:
+        worker = Worker(self)
+        await worker.start(self.argv, self.config.root, self._env)
+        self._workers.append(worker)
+        return worker
+
+    async def _call(self, worker: Worker, request: RunRequest, on_log: LogSink | None) -> RunOutcome:
+        """One row on a started worker. Its duration starts at the request, so startup is not counted."""
+        started = time.perf_counter()
+        row_id = next(self._ids)
+        trace_path = f"{self._trace_dir}/{row_id}.jsonl"
+        message = jsonio.dumps_bytes({"id": row_id, "inputs": request.inputs, "trace": trace_path}) + b"\n"
+        reply, row = await worker.call(row_id, message, on_log, self.config.runner.timeout)
+        trace: list[dict[str, Any]] = []
+        if os.path.exists(trace_path):  # most targets write none; skip the open() and its exception
+            trace, complaints = read_trace(Path(trace_path))
+            Path(trace_path).unlink(missing_ok=True)
+            for complaint in complaints:
+                row.log(f"[workbench] {complaint}")
+        log = row.text()
+        outcome = RunOutcome(duration_ms=(time.perf_counter() - started) * 1000, log=log, trace=trace)
+        if reply.failure is not None:
+            outcome.error = describe_failure(reply.failure, log, b"", log_name="log")
+        elif reply.error is not None:
+            outcome.error = describe_failure(self.error_text(reply.error), log, b"", log_name="log")
+        else:
+            outcome.output = reply.output
+        return outcome
+
+    async def aclose(self) -> None:
+        self._closed = True
+        workers, self._workers = self._workers, []
+        await asyncio.gather(*(worker.close() for worker in workers), return_exceptions=True)
+        shutil.rmtree(self._trace_dir, ignore_errors=True)
+

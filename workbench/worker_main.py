@@ -1,0 +1,213 @@
+"""The child side of `kind = "python"`: import the user's `module:function` and serve rows over the
+worker protocol (one JSON line in on stdin, one JSON line out on stdout).
+
+Run as a script (`python worker_main.py ROOT CALLABLE`); the engine never imports it. It imports
+as little as possible, so a worker is ready about 5 ms (CPU) after a bare interpreter would be: no
+workbench modules, no Textual, no orjson and not even the `json` package (see `_Codec`), asyncio
+only for async callables. Protocol output goes to a private copy of the original stdout; the user's
+own prints, and anything a C library writes to fd 1, land on stderr, which is the row's log.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Running as a script puts this file's folder (the workbench package) first on sys.path, where
+# its modules could shadow the user's; the project root goes there instead.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if sys.path and os.path.abspath(sys.path[0] or ".") == _HERE:
+    del sys.path[0]
+
+TYPE_CHECKING = False  # typing itself costs startup time
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+EXIT_FATAL = 3
+TRACE_ENV = "WORKBENCH_TRACE"
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _unserializable(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+class _Codec:
+    """JSON lines through the C accelerator `_json` itself: importing the `json` package pulls in `re`
+    and `enum`, which costs as much again as a bare interpreter's start-up. Falls back to `json`
+    wherever `_json` is missing or behaves differently (another interpreter via `command`)."""
+
+    # The attributes `_json.make_scanner` reads from its context object.
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = staticmethod(_not_json)
+
+    def __init__(self) -> None:
+        try:
+            import _json
+
+            self._scan = _json.make_scanner(self)
+            self._make_encoder = _json.make_encoder
+            self._escape = _json.encode_basestring_ascii
+            sample, text = {"a": [1, 2.5, "é\n", None, True, {}]}, '{"a":[1,2.5,"\\u00e9\\n",null,true,{}]}'
+            if self.dumps(sample) != text or self.loads(text) != sample:
+                raise ValueError("_json behaves differently here")
+        except Exception:  # anything odd: the documented, slower path
+            import json
+
+            self.loads = json.loads  # type: ignore[method-assign]
+            self.dumps = self._json_dumps  # type: ignore[method-assign]
+
+    def loads(self, text: str) -> Any:
+        value, _end = self._scan(text.strip(), 0)
+        return value
+
+    def dumps(self, value: Any) -> str:
+        # A fresh encoder per call, as `json` does: its circular-reference markers must start empty.
+        encode = self._make_encoder({}, _unserializable, self._escape, None, ":", ",", False, False, False)
+        return "".join(encode(value, 0))
+
+    @staticmethod
+    def _json_dumps(value: Any) -> str:
+        import json
+
+        return json.dumps(value, allow_nan=False, separators=(",", ":"))
+
+
+class _Channel:
+    """The protocol pipes, moved off fds 0 and 1 so user code can't read requests or garble replies."""
+
+    def __init__(self) -> None:
+        self.codec = _Codec()
+        self.reader = os.fdopen(os.dup(0), "rb")
+        self.writer = os.fdopen(os.dup(1), "wb")
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        os.dup2(2, 1)
+        sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+        sys.stdout = sys.stderr
+
+    def receive(self) -> dict[str, Any] | None:
+        """The next request, or None at end of input (workbench closed the pipe)."""
+        while True:
+            line = self.reader.readline()
+            if not line:
+                return None
+            if line.strip():
+                return self.codec.loads(line.decode("utf-8", "surrogatepass"))
+
+    def send(self, message: dict[str, Any]) -> None:
+        try:
+            data = self.codec.dumps(message)
+        except (TypeError, ValueError, RecursionError) as exc:
+            data = self.codec.dumps({"id": message.get("id"),
+                                     "error": f"the function returned a value that is not JSON: "
+                                              f"{type(exc).__name__}: {exc}"})
+        sys.stderr.flush()  # the row's log lines reach workbench before its reply
+        self.writer.write(data.encode("ascii") + b"\n")
+        self.writer.flush()
+
+
+def print_user_traceback(exc: BaseException) -> None:
+    """The traceback on stderr (the row's log), without this file's own frames on top."""
+    import traceback
+
+    tb = exc.__traceback__
+    plumbing = (__file__, os.sep + "asyncio" + os.sep)  # this file, and the loop an async callable runs on
+    while tb is not None and any(part in tb.tb_frame.f_code.co_filename for part in plumbing):
+        tb = tb.tb_next
+    traceback.print_exception(type(exc), exc, tb)
+
+
+def describe(exc: BaseException) -> str:
+    message = str(exc)
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+def _fatal(channel: _Channel, exc: BaseException) -> None:
+    print_user_traceback(exc)
+    channel.send({"fatal": describe(exc)})
+    sys.exit(EXIT_FATAL)
+
+
+def load(spec: str) -> Callable[[dict[str, Any]], Any]:
+    """`package.module:function` (or `module:Class.method`) to the object it names."""
+    module_name, sep, attr_path = spec.partition(":")
+    if not sep or not module_name or not attr_path:
+        raise ValueError(f"callable must look like 'package.module:function', not {spec!r}")
+    __import__(module_name)  # not importlib: importing that costs start-up time
+    target: Any = sys.modules[module_name]
+    for part in attr_path.split("."):
+        target = getattr(target, part)
+    if not callable(target):
+        raise TypeError(f"{spec} is a {type(target).__name__}, not a function")
+    return target
+
+
+class _Caller:
+    """Calls the function; coroutines run on one loop that lives across rows (clients stay warm)."""
+
+    def __init__(self, function: Callable[[dict[str, Any]], Any]) -> None:
+        self.function = function
+        self.loop: Any = None
+
+    def __call__(self, inputs: dict[str, Any]) -> Any:
+        result = self.function(inputs)
+        if hasattr(result, "__await__"):
+            if self.loop is None:
+                import asyncio
+
+                self.loop = asyncio.new_event_loop()
+                asyncio.set_event_loop(self.loop)
+            result = self.loop.run_until_complete(_awaited(result))
+        return result
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def serve(channel: _Channel, call: _Caller) -> None:
+    while (request := channel.receive()) is not None:
+        request_id = request.get("id")
+        trace = request.get("trace")
+        if trace:
+            os.environ[TRACE_ENV] = trace
+        try:
+            output = call(request.get("inputs", {}))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # SystemExit too: one row's failure must not end the worker
+            print_user_traceback(exc)
+            channel.send({"id": request_id, "error": describe(exc)})
+        else:
+            channel.send({"id": request_id, "output": output})
+        finally:
+            os.environ.pop(TRACE_ENV, None)
+
+
+def main(argv: list[str]) -> None:
+    channel = _Channel()
+    if len(argv) != 2:
+        channel.send({"fatal": "usage: worker_main.py PROJECT_ROOT package.module:function"})
+        sys.exit(EXIT_FATAL)
+    root, spec = argv
+    sys.path.insert(0, root)
+    try:
+        function = load(spec)
+    except BaseException as exc:  # anything the import raises (SyntaxError, SystemExit) is the user's to see
+        _fatal(channel, exc)
+        return
+    serve(channel, _Caller(function))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
