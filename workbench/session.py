@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from .config import Config
+from .config import Config, ConfigError
 from .engine import Engine, RunnerFactory, Selection
 from .events import Event, EventSink, IterationReport, Trigger
 from .history import HistoryError, HistoryStore
 from .progress import IterationSummary, LoopTracker
+from .project import ProjectError
 from .runners import make_runner
 from .watching import watch_changes
 
@@ -106,7 +107,12 @@ class Session:
             await _settle(task)  # a cancelled iteration's children are killed before the next one starts
         partial = selection is not None and (bool(selection.rows) or selection.row_keys is not None
                                              or bool(selection.sets))
-        report = await self.engine.run_iteration(trigger, selection, self._emit)
+        try:
+            report = await self.engine.run_iteration(trigger, selection, self._emit)
+        except (ConfigError, ProjectError) as exc:
+            # evals/ renamed away mid-checkout, a runner that can't start: say so and keep watching.
+            self.on_notice(f"iteration not run: {exc}")
+            return None
         if self.history is not None:
             try:
                 self.history.record(report, partial=partial)

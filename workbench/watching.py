@@ -33,16 +33,19 @@ class ChangeFilter(watchfiles.BaseFilter):
         super().__init__()
         self.root = root
         self.user_globs = list(ignore)
-        self._venv_cache: dict[str, bool] = {}
+        self._venvs: set[Path] = set()
 
     def _in_virtualenv(self, parts: tuple[str, ...]) -> bool:
+        # Only "is a virtualenv" is remembered: `python -m venv` creates bin/ and lib/ before it writes
+        # pyvenv.cfg, and a folder remembered as "not a virtualenv" would let every later pip install
+        # file through.
         folder = self.root
-        for part in parts[:-1]:
+        for part in parts:  # the last part too: the virtualenv folder itself
             folder = folder / part
-            key = str(folder)
-            if key not in self._venv_cache:
-                self._venv_cache[key] = (folder / "pyvenv.cfg").exists()
-            if self._venv_cache[key]:
+            if folder in self._venvs:
+                return True
+            if (folder / "pyvenv.cfg").exists():
+                self._venvs.add(folder)
                 return True
         return False
 

@@ -10,7 +10,7 @@ import click
 from .. import jsonio
 from ..config import STATE_DIR
 from ..history import DB_NAME, HistoryError, HistoryStore, IterationInfo, compare_results
-from ..model import Result
+from ..model import Result, ResultKey
 from ..report.text import format_result
 from ..textsafe import one_line
 from .common import EXIT_FAILED, fail, load_project_config, resolve_root
@@ -99,14 +99,26 @@ def _flip_lines(title: str, results: list[Result]) -> list[str]:
     return lines
 
 
+def _known_before(store: HistoryStore, number: int) -> tuple[int | None, list[Result]]:
+    """The newest iteration before `number` and every result known then: the last full iteration,
+    updated by the partial re-runs after it (a full run after `--row X` is not all "new")."""
+    earlier = [info for info in store.iterations() if info.number < number]
+    if not earlier:
+        return None, []
+    start = max((index for index, info in enumerate(earlier) if not info.partial), default=0)
+    known: dict[ResultKey, Result] = {}
+    for info in earlier[start:]:
+        known.update((result.key, result) for result in store.results(info.number))
+    return earlier[-1].number, list(known.values())
+
+
 def _show(store: HistoryStore, number: int, as_json: bool) -> None:
     info = store.iteration(number)
     if info is None:
         latest = store.latest_number()
         fail(f"no iteration {number} in history" + (f" (the newest is {latest})" if latest else ""), EXIT_FAILED)
     results = store.results(number)
-    previous_number = max((i.number for i in store.iterations() if i.number < number), default=None)
-    previous = store.results(previous_number) if previous_number is not None else []
+    previous_number, previous = _known_before(store, number)
     flips = compare_results(previous, results, only_current=info.partial)
     if as_json:
         doc = info.to_json() | {"previous": previous_number, "results": [r.to_json() for r in results],

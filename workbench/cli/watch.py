@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import sys
 
 import click
@@ -40,10 +42,21 @@ class PlainLoop:
         sys.stdout.flush()
 
     async def run(self) -> None:
+        """Watch until cancelled: Ctrl-C, or SIGTERM/SIGHUP (a closed terminal, `kill`), which would
+        otherwise leave the running targets orphaned in their own process groups."""
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        handled = []
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, task.cancel if task else lambda: None)
+                handled.append(sig)
         try:
             await self.session.watch()
         finally:
             await self.session.aclose()
+            for sig in handled:
+                loop.remove_signal_handler(sig)
 
 
 @click.command("watch")
@@ -79,5 +92,5 @@ def run_plain_loop(config: Config, verbose: bool) -> None:
     loop = PlainLoop(config, verbose)
     try:
         asyncio.run(loop.run())
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):
         click.echo("stopped")
