@@ -21,10 +21,11 @@ from .trace import trace_tokens
 
 BASELINE_VERSION = 1
 # What counts as a slowdown or a token increase when no gate is configured: report-only thresholds.
-DEFAULT_SLOWDOWN = 0.5
+DEFAULT_SLOWDOWN = 1.0
 DEFAULT_TOKEN_INCREASE = 0.25
-# Durations this close are noise, whatever the ratio (a 20 ms row taking 35 ms is not a slowdown).
-SLOWDOWN_FLOOR_MS = 50.0
+# Durations this close are noise, whatever the ratio (a 30 ms row taking 120 ms on a busy machine is
+# not a slowdown worth a line); a configured --max-slowdown still gates on the ratio beyond this.
+SLOWDOWN_FLOOR_MS = 100.0
 
 
 class BaselineError(Exception):

@@ -6,6 +6,7 @@ key, because a silently ignored setting is worse than a refusal.
 
 from __future__ import annotations
 
+import difflib
 import shlex
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -27,6 +28,15 @@ concurrency = 4                     # rows in flight"""
 
 class ConfigError(Exception):
     """A setting that can't be used; the message names the file and key."""
+
+
+def _check_callable(config: Config) -> None:
+    """`package.module:function` (or `module:Class.method`), else a ConfigError saying so."""
+    spec = config.runner.callable or ""
+    module, _, attr = spec.partition(":")
+    if not spec or not attr or not all(part.isidentifier() for part in [*module.split("."), *attr.split(".")]):
+        raise ConfigError(f"{config.describe_source()}: [runner] kind = \"python\" needs callable = "
+                          f"\"package.module:function\", not {spec!r}")
 
 
 @dataclass(slots=True)
@@ -78,9 +88,28 @@ class JudgeConfig:
 
 
 @dataclass(slots=True)
+class Overrides:
+    """Settings given on the command line; they win over the file every time it is re-read."""
+
+    command: list[str] | None = None
+    timeout: float | None = None
+    concurrency: int | None = None
+
+    def apply(self, config: Config) -> None:
+        if self.command:
+            config.runner.command = list(self.command)
+            config.runner.kind = "command"
+        if self.timeout is not None:
+            config.runner.timeout = self.timeout
+        if self.concurrency is not None:
+            config.runner.concurrency = self.concurrency
+
+
+@dataclass(slots=True)
 class Config:
     root: Path
     source: Path | None = None
+    overrides: Overrides = field(default_factory=Overrides)
     runner: RunnerConfig = field(default_factory=RunnerConfig)
     watch: WatchConfig = field(default_factory=WatchConfig)
     history: HistoryConfig = field(default_factory=HistoryConfig)
@@ -136,7 +165,9 @@ def load_config(root: Path) -> Config:
     prefix = "[tool.workbench." if source and source.name == "pyproject.toml" else "["
     for section, value in table.items():
         if section not in _SECTIONS:
-            raise ConfigError(f"{where}: unknown section {prefix}{section}]; known sections: "
+            close = difflib.get_close_matches(section, _SECTIONS, n=1)
+            hint = f"did you mean {prefix}{close[0]}]? " if close else ""
+            raise ConfigError(f"{where}: unknown section {prefix}{section}]; {hint}known sections: "
                               + ", ".join(_SECTIONS))
         if not isinstance(value, dict):
             raise ConfigError(f"{where}: {prefix}{section}] must be a table")
@@ -150,7 +181,9 @@ def _build(cls: type, values: dict[str, Any], where: str) -> Any:
     known = {f.name: f for f in fields(cls)}
     for key, value in values.items():
         if key not in known:
-            raise ConfigError(f"{where}: unknown key {key!r}; known keys: {', '.join(known)}")
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ConfigError(f"{where}: unknown key {key!r}; {hint}known keys: {', '.join(known)}")
         setattr(obj, key, _coerce(key, value, getattr(obj, key), known[key].type, where))
     return obj
 
@@ -210,6 +243,16 @@ def _validate(config: Config, where: str) -> None:
         raise ConfigError(f"{where}: [scoring] pass_threshold must be between 0 and 1")
 
 
+def reload_config(config: Config) -> Config:
+    """The project's settings as the files say now, with the same command-line overrides, checked
+    enough to run with. Raises ConfigError (naming the file and key) when they can't be used."""
+    fresh = load_config(config.root)
+    fresh.overrides = config.overrides
+    fresh.overrides.apply(fresh)
+    resolve_runner_kind(fresh)
+    return fresh
+
+
 def resolve_runner_kind(config: Config) -> str:
     """command / uip / worker / python, or ConfigError explaining the config to add."""
     runner = config.runner
@@ -217,13 +260,13 @@ def resolve_runner_kind(config: Config) -> str:
         if runner.kind in ("command", "worker") and not runner.command:
             raise ConfigError(f"{config.describe_source()}: [runner] kind = {runner.kind!r} needs "
                               "command = [\"program\", \"arg\", ...]")
-        if runner.kind == "python" and not runner.callable:
-            raise ConfigError(f"{config.describe_source()}: [runner] kind = \"python\" needs "
-                              "callable = \"package.module:function\"")
+        if runner.kind == "python":
+            _check_callable(config)
         return runner.kind
     if runner.command:
         return "command"
     if runner.callable:
+        _check_callable(config)
         return "python"
     if (config.root / runner.workflow).is_file():
         return "uip"

@@ -11,10 +11,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from .config import Config, ConfigError
+from .config import Config, ConfigError, reload_config
 from .engine import Engine, RunnerFactory, Selection
 from .events import Event, EventSink, IterationReport, Trigger
 from .history import HistoryError, HistoryStore
+from .model import Problem
 from .progress import IterationSummary, LoopTracker
 from .project import ProjectError
 from .runners import make_runner
@@ -107,12 +108,15 @@ class Session:
             await _settle(task)  # a cancelled iteration's children are killed before the next one starts
         partial = selection is not None and (bool(selection.rows) or selection.row_keys is not None
                                              or bool(selection.sets))
+        config_problem = await self._reload_config()
         try:
             report = await self.engine.run_iteration(trigger, selection, self._emit)
         except (ConfigError, ProjectError) as exc:
             # evals/ renamed away mid-checkout, a runner that can't start: say so and keep watching.
             self.on_notice(f"iteration not run: {exc}")
             return None
+        if config_problem is not None:
+            report.problems.insert(0, config_problem)
         if self.history is not None:
             try:
                 self.history.record(report, partial=partial)
@@ -123,6 +127,20 @@ class Session:
         self.last_report = report
         self.on_iteration(report, summary)
         return report
+
+    async def _reload_config(self) -> Problem | None:
+        """Settings are files too: re-read them for every iteration. Unusable settings are reported as a
+        problem of this iteration, which then runs with the last good ones."""
+        try:
+            fresh = await asyncio.to_thread(reload_config, self.config)
+        except ConfigError as exc:
+            source = self.config.source.name if self.config.source else "workbench.toml"
+            return Problem(source, f"{exc} — this iteration used the previous settings")
+        if fresh.watch != self.config.watch:
+            self.on_notice("[watch] settings changed; they take effect when workbench restarts")
+        self.config = fresh
+        self.engine.config = fresh
+        return None
 
     def _emit(self, event: Event) -> None:
         self.on_event(event)

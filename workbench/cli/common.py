@@ -10,7 +10,7 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
-from ..config import Config, ConfigError, load_config
+from ..config import Config, ConfigError, Overrides, load_config
 from ..project import find_project_root
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -52,10 +52,12 @@ def runner_options(func: F) -> F:
 
 def load_project_config(root: Path, *, command: str | None = None, timeout: float | None = None,
                         concurrency: int | None = None) -> Config:
+    """The project's config with the command-line overrides applied (and kept for later re-reads)."""
     try:
         config = load_config(root)
     except ConfigError as exc:
         fail(str(exc))
+    argv = None
     if command:
         try:
             argv = shlex.split(command)
@@ -63,10 +65,6 @@ def load_project_config(root: Path, *, command: str | None = None, timeout: floa
             fail(f"--command: {exc}")
         if not argv:
             fail("--command is empty")
-        config.runner.command = argv
-        config.runner.kind = "command"
-    if timeout is not None:
-        config.runner.timeout = timeout
-    if concurrency is not None:
-        config.runner.concurrency = concurrency
+    config.overrides = Overrides(command=argv, timeout=timeout, concurrency=concurrency)
+    config.overrides.apply(config)
     return config

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..config import Config, ConfigError
+from ..config import Config, resolve_runner_kind
 from .base import expand_argv
 from .worker import WorkerRunner
 
@@ -20,13 +20,8 @@ WORKER_MAIN = Path(__file__).resolve().parent.parent / "worker_main.py"
 
 def check_callable(config: Config) -> str:
     """`package.module:function` (or `module:Class.method`), else a ConfigError saying so."""
-    spec = config.runner.callable or ""
-    module, _, attr = spec.partition(":")
-    parts = [*module.split("."), *attr.split(".")]
-    if not all(part.isidentifier() for part in parts):
-        raise ConfigError(f"{config.describe_source()}: [runner] callable must look like "
-                          f"\"package.module:function\", not {spec!r}")
-    return spec
+    resolve_runner_kind(config)
+    return config.runner.callable or ""
 
 
 def python_argv(config: Config) -> list[str]:
