@@ -27,8 +27,8 @@ SUITE: dict[str, Callable[[bool], list[Measure]]] = {
     "1": bench_compare.run,
     "2": bench_runner.run,
     "3": bench_worker.run,
-    "4": bench_watch.run,  # slot: the lead fills it with the watch loop
-    "5": bench_scale.run,  # includes the TUI first-paint slot
+    "4": bench_watch.run,
+    "5": bench_scale.run,  # includes the TUI on 10,000 rows (bench_tui.py)
 }
 
 

@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 import sys
-from typing import NoReturn
 
 import click
 
 from ..history import DB_NAME, HistoryError, HistoryStore
 from ..project import ProjectError, load_project
 from ..textsafe import printable
-from ..writeback import WritebackError, apply_plan
+from ..writeback import WritebackError
 from ..writeback.accept import plan_accept
 from ..writeback.recorded import recorded_for_row
 from ..writeback.rows import find_row, find_set
-from .common import EXIT_FAILED, EXIT_OK, fail, load_project_config, project_argument, resolve_root
-
-
-def refuse(message: str) -> NoReturn:
-    click.echo(f"workbench: not written: {printable(message)}", err=True)
-    sys.exit(EXIT_FAILED)
+from .common import EXIT_OK, fail, load_project_config, project_argument, resolve_root
+from .writing import refuse, show_and_write
 
 
 @click.command("accept")
@@ -69,14 +64,7 @@ def accept_command(path: str | None, set_name: str, row_ref: str, evaluator: str
         click.echo(f"nothing to change: the expectations of {label!r} already hold the output of "
                    f"iteration {recorded.iteration}")
         sys.exit(EXIT_OK)
-    click.echo(printable(plan.diff()))
-    if dry_run:
-        click.echo("(dry run: nothing written)")
-        sys.exit(EXIT_OK)
-    try:
-        written = apply_plan(plan)
-    except WritebackError as exc:
-        refuse(str(exc))
+    written = show_and_write(plan, dry_run)
     refs = ", ".join(change.label for change in written.changes) or "nothing"
     click.echo(f"accepted the output of iteration {recorded.iteration} as the expectation of {label!r} "
                f"({refs}) in {written.display}")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 import uuid
 
 import click
@@ -12,11 +11,11 @@ from .. import jsonio
 from ..config import ConfigError, resolve_runner_kind
 from ..project import ProjectError, load_project
 from ..textsafe import printable
-from ..writeback import WritebackError, apply_plan
+from ..writeback import WritebackError
 from ..writeback.add_row import build_row, parse_inputs, plan_add_row, run_once
 from ..writeback.rows import find_set
-from .accept import refuse
-from .common import EXIT_OK, fail, load_project_config, project_argument, resolve_root
+from .common import fail, load_project_config, project_argument, resolve_root
+from .writing import refuse, show_and_write
 
 
 @click.command("add-row")
@@ -69,12 +68,5 @@ def add_row_command(path: str | None, set_name: str, name: str, inputs_text: str
         refuse(str(exc))
     for note in notes + plan.notes:
         click.echo(f"note: {printable(note)}", err=True)
-    click.echo(printable(plan.diff()))
-    if dry_run:
-        click.echo("(dry run: nothing written)")
-        sys.exit(EXIT_OK)
-    try:
-        written = apply_plan(plan)
-    except WritebackError as exc:
-        refuse(str(exc))
+    written = show_and_write(plan, dry_run)
     click.echo(f"added row {printable(name)!r} (id {row_id}) to {written.display}")
