@@ -98,6 +98,7 @@ class WorkbenchApp(App[None]):
         self.welcome = welcome
         self.watching = watch
         self.state = RunState()
+        self._notices: list[str] = []  # before the Session: opening the history may already notify
         self.session = Session(config, on_event=self._on_engine_event, on_iteration=self._on_iteration,
                                on_notice=self._on_notice, record=record, runner_factory=runner_factory)
         self.last_summary: IterationSummary | None = None
@@ -105,12 +106,11 @@ class WorkbenchApp(App[None]):
         self._update_pending = False
         self._last_update = 0.0
         self._closed = False
-        self._notices: list[str] = []
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information",
                timeout: float | None = None, markup: bool = False) -> None:
-        """Notifications carry file and row names: never read them as markup."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+        """Notifications carry file and row names: never read them as markup, never pass on escapes."""
+        super().notify(printable(message), title=printable(title), severity=severity, timeout=timeout, markup=markup)
 
     # -- layout --------------------------------------------------------------------------------------
 

@@ -155,7 +155,8 @@ class RowDetail(VerticalScroll, can_focus=True):
         eval_set, row = self.row
         key = (eval_set.scope, eval_set.file_name, row.id)
         heading = Text(one_line(row.label, 120), "bold")
-        heading.append(f"   {eval_set.scope}/{eval_set.file_name} · id {one_line(row.id, 60)}", "dim")
+        where = one_line(f"{eval_set.scope}/{eval_set.file_name}", 80)
+        heading.append(f"   {where} · id {one_line(row.id, 60)}", "dim")
         if self.state.status.get(key) == RUNNING:
             heading.append("   ◐ running", "bold cyan")
         title.update(heading)

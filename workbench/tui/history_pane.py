@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
 from ..history import HistoryError, HistoryStore, IterationInfo, compare_results
-from ..textsafe import one_line
+from ..textsafe import one_line, printable
 from .labels import plain, verdict_text
 
 SPARK_ITERATIONS = 120
@@ -118,7 +118,7 @@ class HistoryPane(Horizontal):
             earlier = [n for n in self.infos if n < number]
             previous = self.store.results(max(earlier)) if earlier else []
         except HistoryError as exc:
-            detail.update(Text(str(exc), "yellow"))
+            detail.update(Text(printable(str(exc)), "yellow"))
             return
         flips = compare_results(previous, results, only_current=info.partial)
         text = Text(f"iteration {info.number}", "bold")

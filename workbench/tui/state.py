@@ -154,9 +154,10 @@ class RunState:
             changes.finished = True
 
     def mark_queued(self, keys: list[RowKey]) -> None:
+        """Rows about to run keep showing their last verdict: relabelling 10,000 rows at the start of
+        every iteration would freeze the screen for half a second, so this changes no label."""
         for key in keys:
             self.status[key] = QUEUED
-        self._changes.rows.update(keys)
 
     def mark_cancelled(self) -> None:
         """The running iteration was cancelled: rows still running or queued go back to idle."""

@@ -97,8 +97,8 @@ class AddRowScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="add-row-box", classes="dialog"):
             title = Text("New row\n", "bold")
-            title.append(f"appended to {self.eval_set.scope}/{self.eval_set.file_name} · its expectations are "
-                         "built from the output of one run", "dim")
+            where = one_line(f"{self.eval_set.scope}/{self.eval_set.file_name}", 80)
+            title.append(f"appended to {where} · its expectations are built from the output of one run", "dim")
             yield Static(title)
             yield Label("Name")
             yield Input(placeholder="what this case checks, e.g. score 64 is a pass", id="add-name")
