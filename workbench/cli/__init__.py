@@ -1,25 +1,42 @@
-"""The `workbench` command line."""
+"""The `workbench` command line. Commands are imported when used, so `--version`, `--help` and quick
+commands don't pay for the whole engine."""
 
 from __future__ import annotations
+
+import importlib
 
 import click
 
 from .. import __version__
-from .accept import accept_command
-from .add_row import add_row_command
-from .demo import demo_command
-from .history import history_command
-from .init import init_command
-from .open import open_command
-from .run import run_command
-from .watch import watch_command
+
+# name -> (module in this package, click command attribute), in the order `--help` lists them
+COMMANDS: dict[str, tuple[str, str]] = {
+    "open": ("open", "open_command"),
+    "demo": ("demo", "demo_command"),
+    "run": ("run", "run_command"),
+    "watch": ("watch", "watch_command"),
+    "history": ("history", "history_command"),
+    "accept": ("accept", "accept_command"),
+    "add-row": ("add_row", "add_row_command"),
+    "init": ("init", "init_command"),
+}
 
 
 class WorkbenchGroup(click.Group):
-    """`workbench [PATH]` with no command opens the TUI (the `open` command)."""
+    """Lazily loaded commands; `workbench [PATH]` with no command opens the TUI (the `open` command)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, attribute = COMMANDS[cmd_name]
+        command: click.Command = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
+        return command
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if not args or (args[0] not in self.commands and not args[0].startswith("-")):
+        if not args or (args[0] not in COMMANDS and not args[0].startswith("-")):
             args = ["open", *args]
         return super().parse_args(ctx, args)
 
@@ -35,13 +52,3 @@ def main() -> None:
     `workbench [PATH]` with no command opens the TUI on the project; `workbench demo` opens it on a
     copy of the bundled example.
     """
-
-
-main.add_command(open_command)
-main.add_command(demo_command)
-main.add_command(run_command)
-main.add_command(watch_command)
-main.add_command(history_command)
-main.add_command(init_command)
-main.add_command(accept_command)
-main.add_command(add_row_command)
