@@ -119,7 +119,8 @@ class Session:
             report.problems.insert(0, config_problem)
         if self.history is not None:
             try:
-                self.history.record(report, partial=partial)
+                # In a thread: writing 10,000 results takes a moment the TUI should not freeze for.
+                await asyncio.to_thread(self.history.record, report, partial=partial)
             except HistoryError as exc:
                 self.on_notice(f"this iteration was not recorded: {exc}")
         summary = self.tracker.update(report, partial=partial)
