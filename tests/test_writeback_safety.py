@@ -22,6 +22,7 @@ from writeback_support import (
     recorded,
 )
 
+from workbench.model import Verdict
 from workbench.project import load_project
 from workbench.selection import MISSING
 from workbench.writeback import WritebackError, apply_plan
@@ -185,7 +186,7 @@ def test_an_equal_expectation_is_not_rewritten(tmp_path):
 
 def test_no_recorded_output_is_refused(two_space):
     root, path = two_space
-    errored = recorded("row-2", EXACT, None, {"grade": "FAIL"})
+    errored = recorded("row-2", EXACT, None, {"grade": "FAIL"}, verdict=Verdict.ERROR)
     errored.detail = "the target exited with status 3"
     with pytest.raises(WritebackError, match=r"no recorded output.*exited with status 3"):
         plan_accept(root, path, [errored], evaluators(root))

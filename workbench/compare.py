@@ -13,7 +13,6 @@ from decimal import Decimal
 from typing import Any
 
 import orjson
-from deepdiff import DeepDiff
 
 from . import jsonio
 from .selection import MISSING
@@ -139,8 +138,7 @@ def type_name(value: Any) -> str:
 def _show(value: Any, limit: int = 80) -> str:
     if value is MISSING:
         return "nothing"
-    text = jsonio.dumps(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return jsonio.preview(value, limit)
 
 
 def _is_identifier(key: str) -> bool:
@@ -202,6 +200,8 @@ def _focus(actual: Any, expected: Any, limit: int) -> list[tuple[Path, Any, Any]
 
 
 def _deepdiff_differences(base: Path, actual: Any, expected: Any) -> list[Difference]:
+    from deepdiff import DeepDiff  # imported on the first FAIL: it costs ~70 ms at start-up
+
     tree = DeepDiff(expected, actual, view="tree", ignore_order=False, verbose_level=2,
                     threshold_to_diff_deeper=0).tree
     out: list[Difference] = []

@@ -9,7 +9,10 @@ Where the two differ, and what we do about it:
 * ``NaN`` / ``Infinity``: not JSON. ``json`` accepts them; we refuse them with a clear message.
 * Lone surrogates (``"\\ud800"``): orjson refuses, ``json`` accepts; we accept (the text is valid JSON).
 * A UTF-8 byte order mark: orjson refuses; we accept it and report it (``had_bom``).
-* Nesting deeper than ~1000 levels: both refuse; we turn that into a clear error, never a RecursionError.
+* Nesting deeper than ~1000 levels: both refuse to parse it; we turn that into a clear error, never a
+  RecursionError. Writing never refuses: values nested deeper than either encoder goes (orjson stops at
+  255 levels, ``json`` at the recursion limit) are written by a small iterative encoder, so a deep
+  output is recorded and reported as what it is, never replaced by a placeholder.
 * Duplicate keys: both keep the last one, as JavaScript does.
 """
 
@@ -154,8 +157,71 @@ def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> str:
         text = json.dumps(value, indent=2 if indent else None, sort_keys=sort_keys, ensure_ascii=False,
                           default=_json_default)
     except RecursionError:
-        return json.dumps("<value nested too deeply to display>")
+        return _dumps_deep(value, indent=indent, sort_keys=sort_keys)
     return _DECIMAL_TOKEN.sub(lambda m: m.group(1), text) if _DECIMAL_MARK[1:] in text else text
+
+
+_END = object()
+_PRETTY_DEPTH = 64  # deeper than this, indented output goes on one line (indentation would be quadratic)
+
+
+def _scalar_text(value: Any) -> str:
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, (str, bool, int, float)) or value is None:
+        return json.dumps(value, ensure_ascii=False)
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
+def preview(value: Any, limit: int = 80) -> str:
+    """The start of `value` as compact JSON, at most `limit` characters (ending in … when cut). Cheap for
+    values too deep for the encoders: only what is shown is written."""
+    try:
+        text = orjson.dumps(value, default=_default).decode("utf-8")
+    except (TypeError, orjson.JSONEncodeError):
+        text = _dumps_deep(value, indent=False, sort_keys=False, limit=limit)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _dumps_deep(value: Any, *, indent: bool, sort_keys: bool, limit: int | None = None) -> str:
+    """JSON text for a value of any depth, without recursion (only used past the encoders' limits).
+    With `limit`, it stops soon after that many characters (for a preview)."""
+    out: list[str] = []
+    stack: list[list[Any]] = []  # [items iterator, closer, depth of the items, first item still to come]
+
+    def begin(node: Any, depth: int) -> None:
+        if isinstance(node, dict) and node:
+            items: Any = sorted(node.items()) if sort_keys else node.items()
+            out.append("{")
+            stack.append([iter(items), "}", depth + 1, True])
+        elif isinstance(node, list) and node:
+            out.append("[")
+            stack.append([iter(node), "]", depth + 1, True])
+        else:
+            out.append("{}" if isinstance(node, dict) else "[]" if isinstance(node, list) else _scalar_text(node))
+
+    begin(value, 0)
+    while stack:
+        if limit is not None and len(out) > limit:  # every piece holds a character at least
+            break
+        frame = stack[-1]
+        iterator, closer, depth, first = frame
+        pretty = indent and depth <= _PRETTY_DEPTH
+        item = next(iterator, _END)
+        if item is _END:
+            stack.pop()
+            out.append(f"\n{'  ' * (depth - 1)}{closer}" if pretty else closer)
+            continue
+        frame[3] = False
+        if not first:
+            out.append(",")
+        if pretty:
+            out.append("\n" + "  " * depth)
+        if closer == "}":
+            key, item = item
+            out.append(json.dumps(key, ensure_ascii=False) + (": " if indent else ":"))
+        begin(item, depth)
+    return "".join(out)
 
 
 def dumps_bytes(value: Any) -> bytes:

@@ -21,6 +21,9 @@ EVALUATORS_DIR = "evaluators"
 MAX_FILE_BYTES = 256 * 1024 * 1024
 
 
+_UNREADABLE = object()  # read_json's answer for a file it could not load (JSON `null` is a document)
+
+
 class ProjectError(Exception):
     """The project can't be used at all (no evals/ folder, unreadable root)."""
 
@@ -56,46 +59,62 @@ class _Loader:
         for entry in sorted(self.evals.iterdir()):
             if entry.name.startswith(".") or not entry.is_dir():
                 continue
-            if not self._inside(entry):
-                self.problem(entry, "is a link to a folder outside evals/; not read")
+            refusal = self._refusal(entry, "folder")
+            if refusal:
+                self.problem(entry, refusal)
                 continue
             yield entry
 
-    def _inside(self, path: Path) -> bool:
+    def _refusal(self, path: Path, what: str) -> str | None:
+        """Why `path` must not be read (it leads out of evals/ through a link), or None. Checked on the
+        real path, so a link anywhere along the way counts."""
         try:
-            return path.resolve().is_relative_to(self.evals_real)
+            real = path.resolve()
         except (OSError, RuntimeError):
-            return False
+            return "is a link that loops or cannot be followed; not read"
+        if not real.is_relative_to(self.evals_real):
+            return f"is a link to a {what} outside evals/; not read"
+        return None
 
-    def json_files(self, folder: Path) -> Iterator[Path]:
-        if not folder.is_dir():
+    def json_files(self, folder: Path, refused: dict[str, str] | None = None) -> Iterator[Path]:
+        """The JSON files of `folder`, minus those that lead out of evals/ (their stem and the reason
+        go to `refused`)."""
+        try:
+            if not folder.is_dir():
+                return
+            entries = sorted(folder.iterdir())
+        except OSError as exc:
+            self.problem(folder, f"cannot be listed: {exc.strerror or exc}")
             return
-        for path in sorted(folder.iterdir()):
+        for path in entries:
             if path.suffix != ".json" or path.name.startswith("."):
                 continue
-            if not self._inside(path):
-                self.problem(path, "is a link to a file outside evals/; not read")
+            refusal = self._refusal(path, "file")
+            if refusal:
+                self.problem(path, refusal)
+                if refused is not None:
+                    refused[path.stem] = refusal
                 continue
             if path.is_file():
                 yield path
 
     def read_json(self, path: Path) -> Any:
-        """The parsed document, or None after recording a problem."""
+        """The parsed document, or _UNREADABLE after recording a problem."""
         try:
             size = path.stat().st_size
             if size > MAX_FILE_BYTES:
                 self.problem(path, f"is {size / 1e6:.0f} MB; files over {MAX_FILE_BYTES // 2**20} MiB are not read")
-                return None
+                return _UNREADABLE
             data = path.read_bytes()
         except OSError as exc:
             self.problem(path, f"cannot be read: {exc.strerror or exc}")
-            return None
+            return _UNREADABLE
         try:
             parsed = jsonio.parse(data)
         except jsonio.JsonError as exc:
             where = f" at line {exc.line}, column {exc.column}" if exc.line is not None else ""
             self.problem(path, f"is not valid JSON{where}: {exc.message}")
-            return None
+            return _UNREADABLE
         if parsed.had_bom:
             self.problem(path, "starts with a UTF-8 byte order mark (BOM); workbench reads it, but "
                                "JavaScript tools such as Studio Web may not", "warning")
@@ -106,7 +125,7 @@ class _Loader:
     def load_evaluator(self, scope: str, path: Path) -> None:
         key = (scope, path.stem)
         doc = self.read_json(path)
-        if doc is None:
+        if doc is _UNREADABLE:
             self.project.broken_evaluators[key] = "the file could not be loaded (see problems)"
             return
         message = None
@@ -136,7 +155,7 @@ class _Loader:
 
     def load_set(self, scope: str, path: Path) -> None:
         doc = self.read_json(path)
-        if doc is None:
+        if doc is _UNREADABLE:
             return
         if not isinstance(doc, dict):
             self.problem(path, f"must be a JSON object with \"evaluations\", not {_json_type(doc)}")
@@ -252,8 +271,11 @@ def _load_project(root: Path) -> Project:
     except OSError as exc:
         raise ProjectError(f"cannot list {loader.evals}: {exc.strerror or exc}") from None
     for scope_dir in scopes:
-        for path in loader.json_files(scope_dir / EVALUATORS_DIR):
+        refused: dict[str, str] = {}
+        for path in loader.json_files(scope_dir / EVALUATORS_DIR, refused):
             loader.load_evaluator(scope_dir.name, path)
+        for stem, reason in refused.items():
+            loader.project.broken_evaluators[(scope_dir.name, stem)] = f"it {reason}"
         for path in loader.json_files(scope_dir / SETS_DIR):
             loader.load_set(scope_dir.name, path)
     if not loader.project.sets and not loader.project.problems:

@@ -19,11 +19,12 @@ IGNORED_DIRS = frozenset({
 })
 IGNORED_NAME_PATTERNS = (
     "*.pyc", "*.pyo", "*.swp", "*.swo", "*.swx", "*~", ".#*", "#*#", "4913", "*.tmp", "*.bak", "*.orig",
-    ".DS_Store", "flycheck_*", ".*.wb-tmp*",
+    ".DS_Store", "flycheck_*", ".*.wb-tmp*", ".*.workbench-tmp",
 )
 # The quiet time after the last change is `debounce_ms`; a stream of changes that never goes quiet is
 # still cut into batches at most this far apart, so a storm of events yields a bounded number of runs.
 MAX_BATCH_MS = 1000
+_GONE_POLL_S = 0.2  # how often a deleted watched folder is looked for again
 
 
 class ChangeFilter(watchfiles.BaseFilter):
@@ -76,24 +77,54 @@ def watch_paths(config: Config) -> list[Path]:
     return paths
 
 
+def _identity(paths: list[Path]) -> list[tuple[int, int] | None]:
+    """Which folder each watched path is right now (None when it is gone)."""
+    found: list[tuple[int, int] | None] = []
+    for path in paths:
+        try:
+            info = path.stat()
+        except OSError:
+            found.append(None)
+        else:
+            found.append((info.st_dev, info.st_ino))
+    return found
+
+
 async def watch_changes(config: Config, ready: asyncio.Event | None = None) -> AsyncIterator[list[str]]:
-    """Batches of changed files (project-relative, sorted), debounced."""
+    """Batches of changed files (project-relative, sorted), debounced.
+
+    A watched folder that is deleted takes its watch with it (`rm -rf evals && git checkout evals`): when
+    one is gone or replaced, the watcher waits for it to exist again, reports it as changed and watches
+    the new folder."""
     root = config.root
     quiet = max(1, config.watch.debounce_ms)
-    stop = asyncio.Event()
+    paths = watch_paths(config)
     watch_filter = ChangeFilter(root, config.watch.ignore)
-    changes = watchfiles.awatch(*watch_paths(config), watch_filter=watch_filter, step=quiet,
-                                debounce=max(MAX_BATCH_MS, quiet), stop_event=stop, yield_on_timeout=True,
-                                rust_timeout=200, recursive=True)
-    try:
-        async for batch in changes:
-            if ready is not None and not ready.is_set():
-                ready.set()  # the watcher is running: changes from now on are seen
-            files = _meaningful(batch)
-            if files:
-                yield sorted({_relative(root, path) for path in files})
-    finally:
-        stop.set()
+    while True:
+        identity = _identity(paths)
+        stop = asyncio.Event()
+        changes = watchfiles.awatch(*paths, watch_filter=watch_filter, step=quiet,
+                                    debounce=max(MAX_BATCH_MS, quiet), stop_event=stop, yield_on_timeout=True,
+                                    rust_timeout=200, recursive=True)
+        replaced: list[Path] = []
+        try:
+            async for batch in changes:
+                if ready is not None and not ready.is_set():
+                    ready.set()  # the watcher is running: changes from now on are seen
+                files = _meaningful(batch)
+                if files:
+                    yield sorted({_relative(root, path) for path in files})
+                now = _identity(paths)
+                if now != identity:
+                    replaced = [path for path, old, new in zip(paths, identity, now, strict=True) if old != new]
+                    break
+        finally:
+            stop.set()
+        if not replaced:
+            return
+        while None in _identity(paths):
+            await asyncio.sleep(_GONE_POLL_S)
+        yield sorted({_relative(root, str(path)) for path in replaced})
 
 
 def _meaningful(batch: set[tuple[watchfiles.Change, str]]) -> set[str]:

@@ -108,9 +108,10 @@ class _Channel:
         try:
             data = self.codec.dumps(message)
         except (TypeError, ValueError, RecursionError) as exc:
+            why = ("it is nested too deeply (JSON readers stop at about 1000 levels)"
+                   if isinstance(exc, RecursionError) else f"{type(exc).__name__}: {exc}")
             data = self.codec.dumps({"id": message.get("id"),
-                                     "error": f"the function returned a value that is not JSON: "
-                                              f"{type(exc).__name__}: {exc}"})
+                                     "error": f"the function returned a value that is not JSON: {why}"})
         sys.stderr.flush()  # the row's log lines reach workbench before its reply
         self.writer.write(data.encode("ascii") + b"\n")
         self.writer.flush()

@@ -59,15 +59,26 @@ class Runner(ABC):
         env = dict(os.environ)
         env.update(self.config.runner.env)
         env.update({
-            "WORKBENCH_ROW_ID": request.row_id,
-            "WORKBENCH_ROW_NAME": request.row_name,
-            "WORKBENCH_SET": request.set_file,
-            "WORKBENCH_SCOPE": request.scope,
+            "WORKBENCH_ROW_ID": env_value(request.row_id),
+            "WORKBENCH_ROW_NAME": env_value(request.row_name),
+            "WORKBENCH_SET": env_value(request.set_file),
+            "WORKBENCH_SCOPE": env_value(request.scope),
             "PYTHONUNBUFFERED": env.get("PYTHONUNBUFFERED", "1"),
         })
         if extra:
             env.update(extra)
         return env
+
+
+def env_value(text: str) -> str:
+    """`text` as an environment variable can hold it. A NUL byte or a lone surrogate (both legal in a
+    JSON string) would stop the target from starting at all; they are passed as visible escapes."""
+    text = text.replace("\x00", "\\x00")
+    try:
+        text.encode("utf-8", "surrogateescape")  # how os.environ encodes (keeps undecodable file names)
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 def expand_argv(argv: list[str]) -> list[str]:

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .reaper import REAPER
+
 LogSink = Callable[[str], None]
 
 # After the child exits, how long pipes may stay open (held by a process that escaped the group).
@@ -28,6 +30,7 @@ class ProcessResult:
     timed_out: bool = False
     stdout_overflow: bool = False
     start_error: str | None = None
+    start_errno: int | None = None
     duration_ms: float = 0.0
     log_truncated: bool = False
 
@@ -60,6 +63,20 @@ def _consume(future: asyncio.Future[object]) -> None:
 def kill_group(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
+
+
+class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """Stream pipes, plus a future that resolves when the child exits. `Process.wait()` also waits for
+    the pipes to close, which a grandchild holding them open would delay until the timeout."""
+
+    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=limit, loop=loop)
+        self.exited: asyncio.Future[None] = loop.create_future()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        if not self.exited.done():
+            self.exited.set_result(None)
 
 
 class _TailBuffer:
@@ -96,8 +113,10 @@ async def run_process(
 ) -> ProcessResult:
     started = time.perf_counter()
     result = ProcessResult()
+    loop = asyncio.get_running_loop()
     try:
-        proc = await asyncio.create_subprocess_exec(
+        transport, protocol = await loop.subprocess_exec(
+            lambda: _Protocol(_READ_CHUNK, loop),
             *argv,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
@@ -105,12 +124,14 @@ async def run_process(
             cwd=cwd,
             env=env,
             start_new_session=True,
-            limit=_READ_CHUNK,
         )
-    except OSError as exc:
-        result.start_error = f"could not start {argv[0]!r}: {exc.strerror or exc}"
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in an argument
+        result.start_error = f"could not start {argv[0]!r}: {getattr(exc, 'strerror', None) or exc}"
+        result.start_errno = getattr(exc, "errno", None)
         result.duration_ms = (time.perf_counter() - started) * 1000
         return result
+    proc = asyncio.subprocess.Process(transport, protocol, loop)
+    REAPER.track(proc.pid)
 
     stdout = bytearray()
     log = _TailBuffer(LOG_KEEP_BYTES)
@@ -150,7 +171,7 @@ async def run_process(
     io = asyncio.gather(feed(), read_stdout(), read_stderr())
     try:
         try:
-            await asyncio.wait_for(asyncio.shield(proc.wait()), timeout)
+            await asyncio.wait_for(asyncio.shield(protocol.exited), timeout)
         except TimeoutError:
             result.timed_out = True
         # Grandchildren that still hold our pipes die with the group; then the pipes reach EOF.
@@ -170,13 +191,12 @@ async def run_process(
             # child watcher ("Unknown child process pid ..." on stderr, exit code reported as 255).
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(proc.pid, signal.SIGKILL)
-            await asyncio.shield(proc.wait())
+            await asyncio.shield(protocol.exited)
         if not io.done():
             io.cancel()
         io.add_done_callback(_consume)
-        transport = getattr(proc, "_transport", None)
-        if transport is not None:
-            transport.close()
+        transport.close()
+        REAPER.untrack(proc.pid)
     result.exit_code = proc.returncode
     result.stdout = bytes(stdout)
     result.log = log.text()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import itertools
 import re
 import shutil
@@ -18,10 +19,13 @@ from typing import Any
 from .. import jsonio
 from ..config import Config
 from .base import LogSink, Runner, RunOutcome, RunRequest, describe_failure, expand_argv
-from .process import run_process
+from .process import LOG_KEEP_BYTES, _TailBuffer, run_process
 
 RESPONSE_LINE = re.compile(r'Response task evaluated successfully for "[^"]*": (\{.*\})\s*$')
+_MARKER = b"Response task evaluated successfully"
 _TAIL_INTERVAL_S = 0.1
+_LOG_CHUNK = 1024 * 1024
+_LOG_LINE_SHOWN = 64 * 1024
 
 
 class UipError(Exception):
@@ -35,6 +39,10 @@ def raw_output_from_log(log_text: str) -> Any:
         match = RESPONSE_LINE.search(line)
         if match:
             last = match.group(1)
+    return _response(last)
+
+
+def _response(last: str | None) -> Any:
     if last is None:
         raise UipError("the debug log has no 'Response task evaluated successfully' line "
                        "(did the workflow reach its Response?)")
@@ -58,29 +66,80 @@ def read_envelope(stdout: bytes) -> dict[str, Any]:
     return envelope
 
 
-class _LogTail:
-    """Streams lines appended to the debug log while uip runs, and whatever is left once it exits
-    (a run shorter than one polling interval must still show its log)."""
+class _DebugLog:
+    """Reads the debug log as uip appends to it, in bounded memory however much it writes: each line
+    goes to the row's live log, the last Response line (up to `cap` bytes) is kept for the output, and
+    the last LOG_KEEP_BYTES are kept as the row's log."""
 
-    def __init__(self, path: Path, on_log: LogSink) -> None:
+    def __init__(self, path: Path, cap: int, on_log: LogSink | None) -> None:
         self.path = path
+        self.cap = cap
         self.on_log = on_log
         self.offset = 0
-        self.pending = b""
+        self.line = bytearray()
+        self.skipping = False  # inside a line longer than `cap`: dropped up to its newline
+        self.last: str | None = None
+        self.overlong = False  # the last Response line was longer than `cap`
+        self.tail = _TailBuffer(LOG_KEEP_BYTES)
 
     def poll(self, *, final: bool = False) -> None:
-        with contextlib.suppress(OSError):
-            with self.path.open("rb") as handle:
-                handle.seek(self.offset)
-                chunk = handle.read()
-            self.offset += len(chunk)
-            self.pending += chunk
-        *lines, self.pending = self.pending.split(b"\n")
-        if final and self.pending:
-            lines.append(self.pending)
-            self.pending = b""
-        for line in lines:
-            self.on_log(line.decode("utf-8", errors="replace").rstrip("\r"))
+        """Take in what was appended since the last poll (everything, when `final`)."""
+        with contextlib.suppress(OSError), self.path.open("rb") as handle:
+            handle.seek(self.offset)
+            reads = 0
+            while final or reads < 4:  # a live poll takes a few MiB at most; the final one takes the rest
+                chunk = handle.read(_LOG_CHUNK)
+                if not chunk:
+                    break
+                reads += 1
+                self.offset += len(chunk)
+                self._feed(chunk)
+        if final and self.line and not self.skipping:
+            self._end_line(bytes(self.line))
+            self.line.clear()
+
+    def _feed(self, chunk: bytes) -> None:
+        self.tail.add(chunk)
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            piece = chunk[start:] if end < 0 else chunk[start:end]
+            if not self.skipping:
+                self.line += piece
+                if len(self.line) > self.cap:
+                    if _MARKER in self.line[:4096]:
+                        self.last, self.overlong = None, True
+                    self._show(bytes(self.line[:_LOG_LINE_SHOWN]) + b" [workbench: line too long; rest not read]")
+                    self.line.clear()
+                    self.skipping = True
+            if end < 0:
+                return
+            if not self.skipping:
+                self._end_line(bytes(self.line))
+            self.line.clear()
+            self.skipping = False
+            start = end + 1
+
+    def _end_line(self, raw: bytes) -> None:
+        self._show(raw[:_LOG_LINE_SHOWN] + (b"\xe2\x80\xa6" if len(raw) > _LOG_LINE_SHOWN else b""))
+        if _MARKER in raw:
+            match = RESPONSE_LINE.search(raw.decode("utf-8", errors="replace"))
+            if match:
+                self.last, self.overlong = match.group(1), False
+
+    def _show(self, raw: bytes) -> None:
+        if self.on_log is not None:
+            self.on_log(raw.decode("utf-8", errors="replace").rstrip("\r"))
+
+    def text(self) -> str:
+        text = self.tail.text()
+        return ("[workbench] the start of the debug log was dropped\n" + text) if self.tail.truncated else text
+
+    def output(self) -> Any:
+        if self.overlong:
+            raise UipError(f"the last Response line of the debug log is longer than {self.cap / 2**20:g} MiB "
+                           "(raise [runner] max_output_mb if that is expected)")
+        return _response(self.last)
 
     async def follow(self) -> None:
         while True:
@@ -104,29 +163,30 @@ class UipRunner(Runner):
     async def run(self, request: RunRequest, on_log: LogSink | None = None) -> RunOutcome:
         log_path = self._log_dir / f"{next(self._counter)}.log"
         timeout = self.config.runner.timeout
-        tail = _LogTail(log_path, on_log) if on_log else None
-        follower = asyncio.ensure_future(tail.follow()) if tail else None
+        debug_log = _DebugLog(log_path, self.stdout_cap, on_log)
+        follower = asyncio.ensure_future(debug_log.follow()) if on_log else None
+        argv = self.argv(request.inputs, log_path)
         try:
-            result = await run_process(self.argv(request.inputs, log_path), stdin=b"", cwd=self.config.root,
+            result = await run_process(argv, stdin=b"", cwd=self.config.root,
                                        env=self.child_env(request), timeout=timeout,
                                        stdout_cap=self.stdout_cap, on_log=on_log)
         finally:
             if follower is not None:
                 follower.cancel()
-        if tail is not None:
-            tail.poll(final=True)
-        try:
-            log_text = log_path.read_bytes().decode("utf-8", errors="replace")
-        except OSError:
-            log_text = ""
-        finally:
-            log_path.unlink(missing_ok=True)
+        debug_log.poll(final=True)
+        log_text = debug_log.text()
+        log_path.unlink(missing_ok=True)
         log = log_text + (f"\n[uip stderr]\n{result.log}" if result.log.strip() else "")
         outcome = RunOutcome(duration_ms=result.duration_ms, log=log)
         failure = result.failure(timeout, self.stdout_cap)
-        if result.start_error or result.timed_out or result.stdout_overflow:
+        # A uip that crashed or exited without printing anything: its exit is the story, not "no JSON".
+        if result.start_error or result.timed_out or result.stdout_overflow or (failure and not result.stdout.strip()):
             reason = f"uip {failure}"
-            if result.start_error:
+            if result.start_errno == errno.E2BIG:
+                size = len(argv[argv.index("--input-arguments") + 1].encode("utf-8", "surrogatepass"))
+                reason += (f": the row's inputs ({size / 1024:.0f} KiB as JSON) go on uip's command line "
+                           "(--input-arguments), and Linux allows at most 128 KiB in one argument")
+            elif result.start_error:
                 reason += ("; is the UiPath CLI installed and on PATH? To use another one, set "
                            "[runner] uip = [\"/path/to/uip\"] in workbench.toml")
             outcome.error = describe_failure(reason, result.log, result.stdout)
@@ -138,7 +198,7 @@ class UipRunner(Runner):
                 raise UipError(f"the run's Result is {envelope.get('Result')!r}, not 'Success': {message}")
             if failure:
                 raise UipError(f"uip reported Success but {failure}")
-            outcome.output = raw_output_from_log(log_text)
+            outcome.output = debug_log.output()
         except UipError as exc:
             outcome.error = describe_failure(str(exc), log_text or result.log, result.stdout,
                                              log_name="debug log" if log_text else "stderr")

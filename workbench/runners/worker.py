@@ -31,6 +31,7 @@ from ..config import Config
 from .base import LogSink, Runner, RunOutcome, RunRequest, describe_failure, expand_argv
 from .command import read_trace
 from .process import DRAIN_GRACE_S, LOG_KEEP_BYTES, kill_group
+from .reaper import REAPER
 
 # Worker deaths before any worker has answered a row, after which the pool stops restarting them.
 MAX_STARTUP_DEATHS = 3
@@ -55,6 +56,7 @@ class _Reply:
     output: Any = None
     error: str | None = None  # the target's own error, from an `error` reply
     failure: str | None = None  # workbench's reason the row has no usable reply
+    stopped: bool = False  # the worker exited with code 0 instead of answering: it stopped serving
 
 
 @dataclass(slots=True)
@@ -98,6 +100,10 @@ class _Pipes(asyncio.SubprocessProtocol):
         else:
             self.worker.stderr_data(data)
 
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 0:
+            self.worker.deaf = True
+
     def process_exited(self) -> None:
         self.worker.exited()
 
@@ -115,6 +121,7 @@ class Worker:
         self.row: _Row | None = None
         self.idle_log: list[str] = []
         self.dead = False
+        self.deaf = False  # it closed its stdin: it may still answer the row in flight, but no other
         self.killed = False  # by workbench (timeout, protocol error, close), not by itself
         self.gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._out = bytearray()
@@ -128,6 +135,7 @@ class Worker:
             stderr=asyncio.subprocess.PIPE, cwd=cwd, env=env, start_new_session=True)
         self.transport = transport
         self.pid = transport.get_pid()
+        REAPER.track(self.pid)
 
     # -- one row -----------------------------------------------------------------------------------
 
@@ -268,8 +276,9 @@ class Worker:
                 reason = self.pool.fatal_reason()
             elif not self.pool.broken:
                 reason += " (a new worker takes the remaining rows)"
-            self.row.settle(_Reply(failure=reason))
+            self.row.settle(_Reply(failure=reason, stopped=code == 0 and not self.killed))
         self.gone.set_result(None)
+        REAPER.untrack(self.pid)
 
     def kill(self) -> None:
         self.killed = True
@@ -337,17 +346,25 @@ class WorkerRunner(Runner):
             return RunOutcome(error=refused)
         worker = await self._idle.get()
         try:
-            if worker is None or worker.dead:
-                try:
-                    worker = await self._spawn()
-                except OSError as exc:
-                    self.broken = f"could not start {self.argv[0]!r}: {exc.strerror or exc}"
-                    return RunOutcome(error=self.broken)
-            refused = self._refusal()
-            if refused:
-                return RunOutcome(error=refused)
-            return await self._call(worker, request, on_log)
+            for attempt in range(2):
+                if worker is None or worker.dead:
+                    try:
+                        worker = await self._spawn()
+                    except OSError as exc:
+                        self.broken = f"could not start {self.argv[0]!r}: {exc.strerror or exc}"
+                        return RunOutcome(error=self.broken)
+                refused = self._refusal()
+                if refused:
+                    return RunOutcome(error=refused)
+                outcome, stopped = await self._call(worker, request, on_log)
+                # A worker that exits cleanly (one that recycles itself after some rows, say) may have
+                # quit before reading this row: the row gets one fresh worker before it counts as failed.
+                if not stopped or attempt:
+                    return outcome
+            return outcome
         finally:
+            if worker is not None and worker.deaf and not worker.dead:
+                worker.kill()  # it can't read another request; a fresh one takes the next row
             self._idle.put_nowait(worker if worker is not None and not worker.dead else None)
 
     def _refusal(self) -> str | None:
@@ -363,8 +380,9 @@ class WorkerRunner(Runner):
         self._workers.append(worker)
         return worker
 
-    async def _call(self, worker: Worker, request: RunRequest, on_log: LogSink | None) -> RunOutcome:
-        """One row on a started worker. Its duration starts at the request, so startup is not counted."""
+    async def _call(self, worker: Worker, request: RunRequest, on_log: LogSink | None) -> tuple[RunOutcome, bool]:
+        """One row on a started worker, and whether the worker stopped (exit 0) instead of answering.
+        Its duration starts at the request, so startup is not counted."""
         started = time.perf_counter()
         row_id = next(self._ids)
         trace_path = f"{self._trace_dir}/{row_id}.jsonl"
@@ -384,7 +402,7 @@ class WorkerRunner(Runner):
             outcome.error = describe_failure(self.error_text(reply.error), log, b"", log_name="log")
         else:
             outcome.output = reply.output
-        return outcome
+        return outcome, reply.stopped
 
     async def aclose(self) -> None:
         self._closed = True

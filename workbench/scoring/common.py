@@ -116,5 +116,4 @@ def show(value: Any, limit: int = 80) -> str:
     """A short JSON rendering of a value for details; MISSING reads as `nothing`."""
     if value is MISSING:
         return "nothing"
-    text = jsonio.dumps(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return jsonio.preview(value, limit)

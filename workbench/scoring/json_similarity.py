@@ -133,45 +133,53 @@ def string_similarity(expected: str, actual: str) -> tuple[float, bool]:
 
 
 def compare(expected: Any, actual: Any, base: Path = (), misses: list[Miss] | None = None) -> Similarity:
-    """Matched and total leaves of `expected` found in `actual`; records imperfect leaves in `misses`."""
-    result = Similarity()
-    stack: list[tuple[Path, Any, Any]] = [(base, expected, actual)]
+    """Matched and total leaves of `expected` found in `actual`; records imperfect leaves in `misses`.
 
-    def miss(path: Path, e: Any, a: Any, matched: float, leaves: float, why: str = "") -> None:
+    Iterative, and each node's path is kept as a link to its parent's (made into a tuple only for a
+    miss), so the cost stays linear however deep the values nest."""
+    result = Similarity()
+    Trail = tuple[Any, Any] | None  # (key, parent trail), innermost first
+    stack: list[tuple[Trail, Any, Any]] = [(None, expected, actual)]
+
+    def miss(trail: Trail, e: Any, a: Any, matched: float, leaves: float, why: str = "") -> None:
         if misses is not None and matched < leaves:
-            misses.append(Miss(path, e, a, matched, leaves, why))
+            keys: list[str | int] = []
+            while trail is not None:
+                key, trail = trail
+                keys.append(key)
+            misses.append(Miss((*base, *reversed(keys)), e, a, matched, leaves, why))
 
     while stack:
-        path, e, a = stack.pop()
+        trail, e, a = stack.pop()
         if a is MISSING:
             leaves = count_leaves(e)
             result.total += leaves
-            miss(path, e, a, 0.0, leaves, "missing from the actual output")
+            miss(trail, e, a, 0.0, leaves, "missing from the actual output")
         elif is_number(e) and is_number(a):
             score = number_similarity(e, a)
             result.matched += score
             result.total += 1
-            miss(path, e, a, score, 1)
+            miss(trail, e, a, score, 1)
         elif type_name(e) != type_name(a):
             leaves = count_leaves(e)
             result.total += leaves
-            miss(path, e, a, 0.0, leaves, f"expected {type_name(e)}, got {type_name(a)}")
+            miss(trail, e, a, 0.0, leaves, f"expected {type_name(e)}, got {type_name(a)}")
         elif isinstance(e, dict):
-            stack.extend(((*path, key), value, a.get(key, MISSING)) for key, value in reversed(e.items()))
+            stack.extend(((key, trail), value, a.get(key, MISSING)) for key, value in reversed(e.items()))
         elif isinstance(e, list):
-            stack.extend(((*path, i), item, a[i] if i < len(a) else MISSING)
+            stack.extend(((i, trail), item, a[i] if i < len(a) else MISSING)
                          for i, item in reversed(list(enumerate(e))))
         elif isinstance(e, str):
             score, approximate = string_similarity(e, a)
             result.approximate |= approximate
             result.matched += score
             result.total += 1
-            miss(path, e, a, score, 1)
+            miss(trail, e, a, score, 1)
         else:  # booleans and null
             score = 1.0 if e == a else 0.0
             result.matched += score
             result.total += 1
-            miss(path, e, a, score, 1)
+            miss(trail, e, a, score, 1)
     return result
 
 

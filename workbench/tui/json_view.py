@@ -19,6 +19,7 @@ from ..textsafe import printable
 
 MAX_LINES = 1500
 INDENT = "  "
+MAX_INDENT_LEVELS = 32  # deeper lines are not indented further (a 1,000-deep value would be 2,000 columns)
 
 STYLE_KEY = "bold #7aa2f7"
 STYLE_STRING = "#9ece6a"
@@ -101,7 +102,9 @@ def render_json(value: Any, *, highlight: Iterable[Path] = (), selected: list[Pa
         if count >= max_lines:
             out.append(f"… (more lines not shown; the value is longer than {max_lines} lines)\n", STYLE_DIM)
             break
-        row = Text(INDENT * line.depth)
+        row = Text(INDENT * min(line.depth, MAX_INDENT_LEVELS))
+        if line.depth > MAX_INDENT_LEVELS:
+            row.append(f"⋮{line.depth} ", STYLE_DIM)
         if line.closer:
             row.append(line.closer, STYLE_PUNCT)
         else:

@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import jsonio
 from ..compare import strict_equal
-from ..model import EvaluatorDef, Result
+from ..model import EvaluatorDef, Result, Verdict
 from ..selection import MISSING, WHOLE, select, set_path, split_path
 from . import expected as exp
 from .edit import Op, SetValue, apply_ops
@@ -45,6 +45,10 @@ def check_recorded(results: Sequence[Result], evaluators: Mapping[str, Evaluator
         raise WritebackError("internal error: accept got results of more than one row")
     for result in results:
         label = result.row_name or result.row_id
+        if result.actual is None and result.verdict is not Verdict.ERROR:  # recorded, but unreadable now
+            raise WritebackError(f"row {label!r}: its recorded output could not be read back from the history "
+                                 "(it is nested deeper than JSON readers go, about 1000 levels), so it can't "
+                                 "be written as an expectation either")
         if result.actual is None:
             raise WritebackError(f"row {label!r} has no recorded output to accept: its run ended in ERROR "
                                  f"({_first_line(result.detail)}). Fix the run first.")

@@ -6,6 +6,10 @@ if it no longer holds the bytes the edit was made from, someone else wrote it, s
 dropped and ConcurrentChange raised; the caller re-reads and patches the new text, or gives up.
 There is no portable lock on a plain file, so a writer landing in the microseconds between that
 last read and the rename could still be overwritten; everything else is detected.
+
+A workbench killed mid-write (SIGKILL, a power cut) leaves the file whole (old or new bytes) and, at
+worst, its temp file; the temp name carries the writer's pid, and the next write to that file removes
+temp files whose writer is gone.
 """
 
 from __future__ import annotations
@@ -47,6 +51,27 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+def _remove_stale_temps(path: Path) -> None:
+    """Temp files of earlier writes to `path` whose writing process no longer exists."""
+    prefix = f".{path.name}."
+    try:
+        candidates = [entry for entry in path.parent.iterdir()
+                      if entry.name.startswith(prefix) and entry.name.endswith(TEMP_SUFFIX)]
+    except OSError:
+        return
+    for entry in candidates:
+        pid_text = entry.name[len(prefix):].split(".", 1)[0]
+        if not pid_text.isdigit() or int(pid_text) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid_text), 0)
+        except ProcessLookupError:
+            with contextlib.suppress(OSError):
+                entry.unlink()
+        except OSError:
+            pass  # alive (perhaps someone else's): leave it
+
+
 def replace_atomically(path: Path, data: bytes, expected: bytes, *,
                        before_rename: Callable[[], None] | None = None) -> None:
     """Make `path` hold `data`, provided it still holds `expected`; otherwise ConcurrentChange.
@@ -55,9 +80,10 @@ def replace_atomically(path: Path, data: bytes, expected: bytes, *,
     tests use it to play the concurrent writer).
     """
     folder = path.parent
+    _remove_stale_temps(path)
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
-        fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=folder)
+        fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=folder)
     except OSError as exc:
         raise WritebackError(f"cannot write in {folder}: {exc.strerror or exc}") from None
     temp = Path(temp_name)

@@ -181,6 +181,9 @@ def apply_ops(data: bytes, doc: Any, ops: Sequence[Op], style: Style) -> bytes:
     try:
         written = jsonio.loads(data)
     except jsonio.JsonError as exc:
+        if "nested" in exc.message:
+            raise WritebackError("the new value would nest the file deeper than JSON readers go (about "
+                                 f"{jsonio.MAX_DEPTH_HINT} levels); nothing written") from None
         raise WritebackError(f"internal error: the edited file would not be valid JSON ({exc}); "
                              "nothing written") from None
     if not strict_equal(written, expected):
