@@ -8,16 +8,15 @@ nothing asserts on elapsed time: the machine is small and shared.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import watchfiles
 from conftest import eval_set, make_project, process_alive, row, tree_digest
+from watch_support import WAIT_S, watching
 
 from workbench.config import load_config
 from workbench.events import IterationReport, Trigger
@@ -26,7 +25,6 @@ from workbench.progress import IterationSummary, progress_line
 from workbench.session import Session
 from workbench.watching import ChangeFilter
 
-WAIT_S = 60.0  # for something that should happen; generous, only reached when a test fails
 QUIET_S = 1.5  # for something that should NOT happen: longer than the watcher's longest batch (1 s)
 
 TARGET_TEMPLATE = """\
@@ -72,70 +70,6 @@ def verdicts(report: IterationReport) -> dict[str, str]:
     return {r.row_name: r.verdict.value for r in report.results}
 
 
-class WatchHarness:
-    """Runs `Session.watch()` as a task; records what was requested and what completed."""
-
-    def __init__(self, root: Path) -> None:
-        self.completed: list[tuple[IterationReport, IterationSummary]] = []
-        self.requested: list[Trigger] = []
-        self.notices: list[str] = []
-        self.ready = asyncio.Event()
-        self._changed = asyncio.Event()
-        self.session = Session(load_config(root), on_iteration=self._on_iteration, on_notice=self.notices.append)
-        original = self.session.request
-
-        def request(trigger: Trigger, selection: Any = None, **options: Any) -> Any:
-            self.requested.append(trigger)
-            return original(trigger, selection, **options)
-
-        self.session.request = request  # type: ignore[method-assign]
-        self.task: asyncio.Task[None] | None = None
-
-    def _on_iteration(self, report: IterationReport, summary: IterationSummary) -> None:
-        self.completed.append((report, summary))
-        self._changed.set()
-
-    async def start(self) -> None:
-        self.task = asyncio.create_task(self.session.watch(ready=self.ready))
-        await self.until(self.ready.is_set, "the watcher to start")
-
-    async def wait_for(self, count: int) -> tuple[IterationReport, IterationSummary]:
-        """Until `count` iterations have completed; returns the last one."""
-        await self.until(lambda: len(self.completed) >= count, f"{count} completed iteration(s)")
-        return self.completed[count - 1]
-
-    async def until(self, condition: Any, what: str) -> None:
-        deadline = time.monotonic() + WAIT_S
-        while not condition():
-            assert self.task is not None
-            if self.task.done():
-                self.task.result()  # raises what stopped the watcher
-                pytest.fail(f"the watch loop ended while waiting for {what}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"timed out waiting for {what}; requested {self.requested}, "
-                            f"completed {[r.trigger for r, _ in self.completed]}, notices {self.notices}")
-            self._changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), 0.05)
-
-    async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.task
-        await self.session.aclose()
-
-
-@contextlib.asynccontextmanager
-async def watching(root: Path, *, wait_first: bool = True) -> AsyncIterator[WatchHarness]:
-    harness = WatchHarness(root)
-    try:
-        await harness.start()
-        if wait_first:
-            await harness.wait_for(1)
-        yield harness
-    finally:
-        await harness.stop()
 
 
 def recorded(root: Path) -> list[Trigger]:
