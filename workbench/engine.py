@@ -231,7 +231,7 @@ class Engine:
                 score=score.score,
                 detail=score.detail,
                 actual=output,
-                expected=score.expected if score.expected is not None else _criterion_expected(row, ref),
+                expected=score.expected if score.expected is not None else row.expected_for(ref),
                 duration_ms=outcome.duration_ms,
                 evaluator_type=evaluator.type_id if evaluator else None,
                 inputs=row.inputs,
@@ -257,11 +257,6 @@ class Engine:
         except Exception as exc:  # an evaluator bug must not stop the iteration
             return Score.error(f"evaluator {evaluator.type_id} failed: {type(exc).__name__}: {exc}")
         return score
-
-
-def _criterion_expected(row: Row, ref: str) -> Any:
-    criterion = row.criteria.get(ref)
-    return criterion.get("expectedOutput") if isinstance(criterion, dict) else None
 
 
 __all__ = ["Engine", "Selection", "Trigger", "Verdict", "missing_evaluator_message", "wrap_output"]

@@ -59,6 +59,11 @@ class Row:
     def label(self) -> str:
         return self.name or self.id
 
+    def expected_for(self, ref: str | None) -> Any:
+        """`evaluationCriterias[ref].expectedOutput` as written in the file, or None."""
+        criterion = self.criteria.get(ref) if ref else None
+        return criterion.get("expectedOutput") if isinstance(criterion, dict) else None
+
 
 @dataclass(slots=True)
 class EvalSet:

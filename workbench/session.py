@@ -15,7 +15,7 @@ from .config import Config, ConfigError, reload_config
 from .engine import Engine, RunnerFactory, Selection
 from .events import Event, EventSink, IterationReport, Trigger
 from .history import HistoryError, HistoryStore
-from .model import Problem
+from .model import Problem, Result
 from .progress import IterationSummary, LoopTracker
 from .project import ProjectError
 from .runners import make_runner
@@ -57,16 +57,16 @@ class Session:
         self.on_iteration = on_iteration or (lambda _report, _summary: None)
         self.on_notice = on_notice or (lambda _text: None)
         self.history: HistoryStore | None = None
-        known = []
+        self.remembered: list[Result] = []  # the newest full iteration's results, from history
         if record:
             try:
                 self.history = HistoryStore.open(config)
                 latest = self._latest_full()
-                known = self.history.results(latest) if latest is not None else []
+                self.remembered = self.history.results(latest) if latest is not None else []
             except HistoryError as exc:
                 self.history = None
                 self.on_notice(f"history is off: {exc}")
-        self.tracker = LoopTracker(config.watch.stall_after, known)
+        self.tracker = LoopTracker(config.watch.stall_after, self.remembered)
         self.paused = False
         self.pending_changes: set[str] = set()
         self.last_report: IterationReport | None = None

@@ -24,7 +24,6 @@ from .. import jsonio
 from ..config import Config
 from ..engine import RunnerFactory, Selection
 from ..events import Event, IterationReport, IterationStarted, RowKey, Trigger
-from ..history import HistoryError
 from ..model import EvalSet, EvaluatorDef, Verdict
 from ..progress import IterationSummary
 from ..project import ProjectError, load_project
@@ -167,14 +166,7 @@ class WorkbenchApp(App[None]):
         except ProjectError as exc:
             self.notify(str(exc), severity="error", timeout=30)
             project = None
-        known = []
-        if self.session.history is not None:
-            try:
-                latest = self.session.history.pass_counts(limit=1)
-                known = self.session.history.results(latest[-1][0]) if latest else []
-            except HistoryError:
-                known = []
-        self.state.seed(project, known)
+        self.state.seed(project, self.session.remembered)
         self._apply_changes()
         if self.watching:
             self.run_worker(self.session.watch(initial=True), group="watch", exclusive=True, exit_on_error=False,

@@ -182,7 +182,7 @@ class RowDetail(VerticalScroll, can_focus=True):
             meta.append(f"\ncompares {one_line(describe_target(target), 100)}", "dim")
         statics["meta"].update(meta)
         statics["explanation"].update(self._explanation(result))
-        expected = result.expected if result is not None else _criterion_expected(row, ref)
+        expected = result.expected if result is not None else row.expected_for(ref)
         actual = result.actual if result is not None else None
         highlight: list[Path] = []
         if result is not None and result.verdict is Verdict.FAIL and actual is not None:
@@ -219,8 +219,3 @@ class RowDetail(VerticalScroll, can_focus=True):
             else:
                 text.append(f"  {one_line(jsonio.dumps(event), 160)}\n", "dim")
         return text
-
-
-def _criterion_expected(row: Row, ref: str | None) -> Any:
-    criterion = row.criteria.get(ref) if ref else None
-    return criterion.get("expectedOutput") if isinstance(criterion, dict) else None
