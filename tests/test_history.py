@@ -179,7 +179,7 @@ async def test_a_cancelled_iteration_leaves_nothing_in_history_and_no_process_be
         assert not [pid for pid in pids if process_alive(pid)]
 
         (root / "slow.flag").unlink()
-        finished = await session.run_once(Trigger("manual"))
+        finished = await session.iterate_now(Trigger("manual"))
         assert finished is not None and finished.number == 1  # the cancelled one took no number
     finally:
         await session.aclose()
@@ -192,8 +192,8 @@ async def test_the_loop_records_under_dot_workbench_and_never_under_evals(tmp_pa
     evals_before = tree_digest(root / "evals")
     session = Session(load_config(root))
     try:
-        await session.run_once(Trigger("manual"))
-        await session.run_once(Trigger("change", ("target.py",)))
+        await session.iterate_now(Trigger("manual"))
+        await session.iterate_now(Trigger("change", ("target.py",)))
     finally:
         await session.aclose()
     assert tree_digest(root / "evals") == evals_before
@@ -208,7 +208,7 @@ async def test_a_session_without_recording_writes_nothing(tmp_path: Path) -> Non
                         files={"target.py": "import json; print(json.dumps({'answer': 'A'}))\n"})
     session = Session(load_config(root), record=False)
     try:
-        finished = await session.run_once(Trigger("manual"))
+        finished = await session.iterate_now(Trigger("manual"))
     finally:
         await session.aclose()
     assert finished is not None and finished.number is None
@@ -223,7 +223,7 @@ async def test_an_unwritable_history_is_a_notice_not_a_crash(tmp_path: Path) -> 
     notices: list[str] = []
     session = Session(load_config(root), on_notice=notices.append)
     try:
-        finished = await session.run_once(Trigger("manual"))
+        finished = await session.iterate_now(Trigger("manual"))
     finally:
         await session.aclose()
     assert finished is not None and [r.verdict for r in finished.results] == [Verdict.PASS]

@@ -140,14 +140,14 @@ async def test_a_new_session_remembers_the_last_iteration_so_the_first_fix_after
                         files={"target.py": "import json; print(json.dumps({'answer': 'wrong'}))\n"})
     session = Session(load_config(root))
     try:
-        await session.run_once(Trigger("manual"))
+        await session.iterate_now(Trigger("manual"))
     finally:
         await session.aclose()
     (root / "target.py").write_text("import json; print(json.dumps({'answer': 'A'}))\n", encoding="utf-8")
     summaries: list[IterationSummary] = []
     session = Session(load_config(root), on_iteration=lambda _report, summary: summaries.append(summary))
     try:
-        await session.run_once(Trigger("manual"))
+        await session.iterate_now(Trigger("manual"))
     finally:
         await session.aclose()
     assert progress_line(summaries[0]).startswith("iteration 2 (re-run): 1/1 rows pass (+1) in ")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.selection import MISSING
+from workbench.output_paths import MISSING
 from workbench.trace import tool_calls, trace_tokens
 
 

@@ -335,7 +335,7 @@ async def test_stall_defaults_to_three_iterations_without_more_passes(tmp_path: 
     session = Session(load_config(root), on_iteration=lambda _report, summary: summaries.append(summary))
     try:
         for _ in range(5):
-            await session.run_once(Trigger("manual"))
+            await session.iterate_now(Trigger("manual"))
     finally:
         await session.aclose()
     stalled = ["stalled: no improvement in passes for" in progress_line(s) for s in summaries]

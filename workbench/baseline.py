@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from . import jsonio
+from .errors import WorkbenchError
 from .model import Result, ResultKey
 from .trace import trace_tokens
 
@@ -28,7 +29,7 @@ DEFAULT_TOKEN_INCREASE = 0.25
 SLOWDOWN_FLOOR_MS = 100.0
 
 
-class BaselineError(Exception):
+class BaselineError(WorkbenchError):
     """The baseline file exists but can't be used; the message names it and what is wrong."""
 
 
@@ -127,7 +128,7 @@ class Regression:
     ratio: float = 0.0
 
     def describe(self) -> str:
-        name = f"{self.result.set_file} › {self.result.row_name or self.result.row_id} [{self.result.evaluator}]"
+        name = f"{self.result.set_file} › {self.result.label} [{self.result.evaluator}]"
         if self.kind == "newly_failing":
             return f"newly failing: {name} passed on the baseline, now {self.result.verdict.value}"
         if self.kind == "slowdown":

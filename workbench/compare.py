@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from . import jsonio
-from .selection import MISSING
+from .output_paths import MISSING
 
 _NUMBER = (int, float, Decimal)
 _SORT = orjson.OPT_SORT_KEYS

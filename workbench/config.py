@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from .errors import WorkbenchError
+
 CONFIG_FILE = "workbench.toml"
 STATE_DIR = ".workbench"
 RUNNER_KINDS = ("command", "uip", "worker", "python")
@@ -26,7 +28,7 @@ timeout = 60                        # seconds per row
 concurrency = 4                     # rows in flight"""
 
 
-class ConfigError(Exception):
+class ConfigError(WorkbenchError):
     """A setting that can't be used; the message names the file and key."""
 
 

@@ -15,20 +15,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .config import Config
+from .dialects import RowRun, dialect_for
 from .events import (
     EventSink,
     IterationFinished,
     IterationReport,
     IterationStarted,
     ResultReady,
-    RowKey,
     RowLog,
     RowStarted,
     Trigger,
 )
-from .model import EvalSet, EvaluatorDef, Project, Result, Row, Verdict
+from .model import EvalSet, EvaluatorDef, Project, Result, Row, RowKey, Verdict
 from .project import EVALS_DIR, EVALUATORS_DIR, load_project
-from .runners import Runner, RunOutcome, RunRequest, make_runner
+from .runners import RUNNER_FAULTS, Runner, RunOutcome, make_runner, outcome_from_exception
 from .scoring import CriterionError, Score, ScoreInput, scorer_for, unsupported_message
 from .scoring.exact_match import ExactMatch
 
@@ -38,7 +38,7 @@ RunnerFactory = Callable[[Config], Runner]
 
 
 @dataclass(slots=True)
-class Selection:
+class RowFilter:
     """Which rows an iteration runs: eval-set names, row ids/names, or exact row keys."""
 
     sets: tuple[str, ...] = ()
@@ -48,8 +48,15 @@ class Selection:
     def wants_set(self, eval_set: EvalSet) -> bool:
         return not self.sets or eval_set.stem in self.sets or eval_set.file_name in self.sets
 
+    tags: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+
     def wants_row(self, eval_set: EvalSet, row: Row) -> bool:
-        if self.row_keys is not None and (eval_set.scope, eval_set.file_name, row.id) not in self.row_keys:
+        if self.row_keys is not None and eval_set.key_of(row) not in self.row_keys:
+            return False
+        if self.tags and not any(tag in row.tags for tag in self.tags):
+            return False
+        if self.kinds and row.kind not in self.kinds:
             return False
         return not self.rows or row.id in self.rows or (bool(row.name) and row.name in self.rows)
 
@@ -109,12 +116,12 @@ class Engine:
         self.runner_factory = runner_factory
 
     def load(self) -> Project:
-        return load_project(self.config.root)
+        return load_project(self.config.root, self.config)
 
     async def run_iteration(
         self,
         trigger: Trigger,
-        selection: Selection | None = None,
+        selection: RowFilter | None = None,
         on_event: EventSink | None = None,
         project: Project | None = None,
     ) -> IterationReport:
@@ -122,20 +129,26 @@ class Engine:
         started = time.perf_counter()
         if project is None:
             project = await asyncio.to_thread(self.load)
-        selection = selection or Selection()
+        selection = selection or RowFilter()
         report = IterationReport(trigger=trigger, problems=list(project.problems), project=project)
         jobs = self._plan(project, selection)
         total_results = sum(len(job.plans) for job in jobs)
-        planned = tuple((job.eval_set.scope, job.eval_set.file_name, job.row.id) for job in jobs)
+        planned = tuple(job.eval_set.key_of(job.row) for job in jobs)
         emit(IterationStarted(trigger, project, len(jobs), total_results, planned))
-        runner = self.runner_factory(self.config)
+        runners: list[Runner] = []
+
+        def runner_source() -> Runner:
+            """The iteration's one runner, started when the first row needs a target."""
+            if not runners:
+                runners.append(self.runner_factory(self.config))
+            return runners[0]
         done = 0
         collected: list[tuple[int, int, Result]] = []
 
         async def consume(queue: Iterable[_Job]) -> None:
             nonlocal done
             for job in queue:
-                results = await self._run_job(job, runner, emit)
+                results = await self._run_job(job, runner_source, emit)
                 done += 1
                 for index, result in enumerate(results):
                     collected.append((job.position, index, result))
@@ -148,7 +161,8 @@ class Engine:
                 for _ in range(workers):
                     group.create_task(consume(shared))
         finally:
-            await asyncio.shield(runner.aclose())
+            for runner in runners:
+                await asyncio.shield(runner.aclose())
         collected.sort(key=lambda item: (item[0], item[1]))
         report.results = [result for _, _, result in collected]
         report.duration_s = time.perf_counter() - started
@@ -158,7 +172,7 @@ class Engine:
 
     # -- planning ----------------------------------------------------------------------------------
 
-    def _plan(self, project: Project, selection: Selection) -> list[_Job]:
+    def _plan(self, project: Project, selection: RowFilter) -> list[_Job]:
         jobs: list[_Job] = []
         for eval_set in project.sets:
             if not selection.wants_set(eval_set) or not eval_set.evaluator_refs:
@@ -182,7 +196,9 @@ class Engine:
         scorer = scorer_for(evaluator.type_id)
         if scorer is None:
             return _Plan(ref, evaluator, Score.error(unsupported_message(evaluator.type_id)))
-        config_problem = scorer.check_config(evaluator)
+        if row.problem is not None:
+            return _Plan(ref, evaluator, Score.error(row.problem))
+        config_problem = evaluator.target_error or scorer.check_config(evaluator)
         if config_problem:
             return _Plan(ref, evaluator, Score.error(f"{EVALUATORS_DIR}/{ref}.json: {config_problem}"))
         criterion = row.criteria.get(ref)
@@ -203,16 +219,18 @@ class Engine:
 
     # -- running -----------------------------------------------------------------------------------
 
-    async def _run_job(self, job: _Job, runner: Runner, emit: EventSink) -> list[Result]:
+    async def _run_job(self, job: _Job, runner_source: Callable[[], Runner], emit: EventSink) -> list[Result]:
         eval_set, row = job.eval_set, job.row
-        key: RowKey = (eval_set.scope, eval_set.file_name, row.id)
+        key: RowKey = eval_set.key_of(row)
         emit(RowStarted(key, row.name))
-        request = RunRequest(inputs=row.inputs, row_id=row.id, row_name=row.name,
-                             set_file=eval_set.file_name, scope=eval_set.scope)
-        try:
-            outcome = await runner.run(request, lambda line: emit(RowLog(key, line)))
-        except (OSError, ValueError, RuntimeError) as exc:
-            outcome = RunOutcome(error=f"the runner failed: {type(exc).__name__}: {exc}")
+        if row.problem is not None:
+            outcome = RunOutcome(error=row.problem)
+        else:
+            run = RowRun(eval_set, row, self.config, lambda line: emit(RowLog(key, line)), runner_source)
+            try:
+                outcome = await dialect_for(eval_set.dialect).execute(run)
+            except RUNNER_FAULTS as exc:
+                outcome = outcome_from_exception(exc)
         output = wrap_output(outcome.output) if outcome.ok else None
         results = []
         for plan in job.plans:
@@ -259,4 +277,4 @@ class Engine:
         return score
 
 
-__all__ = ["Engine", "Selection", "Trigger", "Verdict", "missing_evaluator_message", "wrap_output"]
+__all__ = ["Engine", "RowFilter", "Trigger", "Verdict", "missing_evaluator_message", "wrap_output"]

@@ -7,10 +7,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from .model import Problem, Project, Result, Summary
-
-RowKey = tuple[str, str, str]
-"""(scope, set file name, row id)."""
+from .model import Problem, Project, Result, RowKey, Summary
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,9 @@ from typing import Any
 
 from . import jsonio
 from .config import Config
+from .errors import WorkbenchError
 from .events import IterationReport, Trigger
-from .model import Problem, Result, ResultKey, Verdict
+from .model import Problem, Result, ResultKey, Verdict, results_by_row, row_passes
 
 DB_NAME = "history.sqlite3"
 SCHEMA_VERSION = 1
@@ -66,7 +67,7 @@ CREATE INDEX IF NOT EXISTS results_by_key ON results (scope, set_file, row_id, e
 """
 
 
-class HistoryError(Exception):
+class HistoryError(WorkbenchError):
     """History can't be read or written (read-only project, full disk, corrupt file)."""
 
 
@@ -110,11 +111,8 @@ class IterationInfo:
 
 def row_pass_counts(results: list[Result]) -> tuple[int, int]:
     """(rows passing, rows): a row passes when every one of its results passes."""
-    rows: dict[tuple[str, str, str], bool] = {}
-    for result in results:
-        key = (result.scope, result.set_file, result.row_id)
-        rows[key] = rows.get(key, True) and result.passed
-    return sum(rows.values()), len(rows)
+    rows = results_by_row(results)
+    return sum(row_passes(group) for group in rows.values()), len(rows)
 
 
 def _storable(text: str) -> str:

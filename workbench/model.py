@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
+
+from .output_paths import SelectionError, normalize_target
 
 
 class Verdict(StrEnum):
@@ -26,9 +29,41 @@ class Problem:
         return {"file": self.file, "message": self.message, "severity": self.severity}
 
 
+class RowKey(NamedTuple):
+    """A row's identity across iterations: equal (and hashing equal) to the plain tuple it replaces."""
+
+    scope: str
+    set_file: str
+    row_id: str
+
+    @classmethod
+    def of(cls, eval_set: EvalSet, row: Row) -> RowKey:
+        return cls(eval_set.scope, eval_set.file_name, row.id)
+
+
+class ResultKey(NamedTuple):
+    """A result's identity across iterations: its row, and the evaluator ref that scored it."""
+
+    scope: str
+    set_file: str
+    row_id: str
+    evaluator: str
+
+    @property
+    def row(self) -> RowKey:
+        return RowKey(self.scope, self.set_file, self.row_id)
+
+
+def display_name(name: str | None, row_id: str) -> str:
+    """What a person calls a row: its name when it has one, else its id."""
+    return name or row_id
+
+
 @dataclass(slots=True)
 class EvaluatorDef:
-    """One `evals/<scope>/evaluators/<ref>.json` file. `ref` is the file base name rows refer to."""
+    """One evaluator (for the UiPath dialect, one `evals/<scope>/evaluators/<ref>.json` file). `ref` is
+    the name rows refer to it by. `targetOutputKey` is parsed once here: `target_paths` holds the
+    output paths it selects, or `target_error` says why it can't be used."""
 
     scope: str
     ref: str
@@ -38,6 +73,14 @@ class EvaluatorDef:
     type_id: str
     config: dict[str, Any]
     raw: dict[str, Any]
+    target_paths: list[str] = field(default_factory=list)
+    target_error: str | None = None
+
+    def __post_init__(self) -> None:
+        try:
+            self.target_paths = normalize_target(self.target_output_key)
+        except SelectionError as exc:
+            self.target_paths, self.target_error = [], str(exc)
 
     @property
     def target_output_key(self) -> Any:
@@ -46,18 +89,29 @@ class EvaluatorDef:
 
 @dataclass(slots=True)
 class Row:
-    """One entry of an eval set's `evaluations` list."""
+    """One row of an eval set, whatever dialect wrote it: what to run (`inputs`) and what each
+    evaluator ref expects of it (`criteria`).
+
+    `problem`, when set, is why the row can't run at all (a scenario without `when`, a conversation
+    turn that breaks a rule): every result of the row is an ERROR with that detail. `source` is the
+    file the row lives in when that is not the set's own file (one scenario per file); `tags` and
+    `kind` are what `--tag` / `--type` select on.
+    """
 
     id: str
     name: str
     inputs: dict[str, Any]
     criteria: dict[str, Any]
     index: int
-    raw: dict[str, Any]
+    raw: Any
+    problem: str | None = None
+    source: Path | None = None
+    tags: tuple[str, ...] = ()
+    kind: str | None = None
 
     @property
     def label(self) -> str:
-        return self.name or self.id
+        return display_name(self.name, self.id)
 
     def expected_for(self, ref: str | None) -> Any:
         """`evaluationCriterias[ref].expectedOutput` as written in the file, or None."""
@@ -67,7 +121,11 @@ class Row:
 
 @dataclass(slots=True)
 class EvalSet:
-    """One `evals/<scope>/eval-sets/<file>.json` file."""
+    """A set of rows scored by the same evaluator refs: for the UiPath dialect one
+    `evals/<scope>/eval-sets/<file>.json` file; other dialects say what a set is (a conversations file,
+    a scenarios folder). `dialect` names the dialect that loaded it, which also runs its rows.
+    `short_name` replaces the file stem as the name `--set` selects it by, when the path's stem
+    isn't a good one (`greeting.eval.json` → `greeting`)."""
 
     scope: str
     path: Path
@@ -75,6 +133,8 @@ class EvalSet:
     name: str | None
     evaluator_refs: list[str]
     rows: list[Row]
+    dialect: str = "uipath"
+    short_name: str | None = None
 
     @property
     def file_name(self) -> str:
@@ -82,7 +142,14 @@ class EvalSet:
 
     @property
     def stem(self) -> str:
-        return self.path.stem
+        return self.short_name or self.path.stem
+
+    def key_of(self, row: Row) -> RowKey:
+        return RowKey(self.scope, self.file_name, row.id)
+
+    def source_of(self, row: Row) -> Path:
+        """The file to open to edit `row`."""
+        return row.source or self.path
 
 
 @dataclass(slots=True)
@@ -95,14 +162,19 @@ class Project:
     broken_evaluators: dict[tuple[str, str], str] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
+    extras: dict[str, Any] = field(default_factory=dict)  # per-dialect settings found while loading
+
     @property
     def scopes(self) -> list[str]:
         found = {s.scope for s in self.sets} | {scope for scope, _ in self.evaluators}
         return sorted(found)
 
+    def evaluators_of(self, scope: str) -> dict[str, EvaluatorDef]:
+        """The evaluators a set in `scope` may refer to, by ref."""
+        return {ref: ev for (where, ref), ev in self.evaluators.items() if where == scope}
 
-ResultKey = tuple[str, str, str, str]
-"""(scope, set file name, row id, evaluator ref): a result's identity across iterations."""
+    def find_set(self, scope: str, file_name: str) -> EvalSet | None:
+        return next((s for s in self.sets if s.scope == scope and s.file_name == file_name), None)
 
 
 @dataclass(slots=True)
@@ -125,9 +197,19 @@ class Result:
     log: str = ""
     inputs: dict[str, Any] = field(default_factory=dict)
 
+    reused: bool = False
+
     @property
     def key(self) -> ResultKey:
-        return (self.scope, self.set_file, self.row_id, self.evaluator)
+        return ResultKey(self.scope, self.set_file, self.row_id, self.evaluator)
+
+    @property
+    def row_key(self) -> RowKey:
+        return RowKey(self.scope, self.set_file, self.row_id)
+
+    @property
+    def label(self) -> str:
+        return display_name(self.row_name, self.row_id)
 
     @property
     def passed(self) -> bool:
@@ -149,7 +231,36 @@ class Result:
             "detail": self.detail,
             "duration_ms": round(self.duration_ms, 3),
             "trace": self.trace,
+            **({"reused": True} if self.reused else {}),
         }
+
+
+def results_by_row(results: Iterable[Result]) -> dict[RowKey, list[Result]]:
+    """Results grouped by row, rows in the order they first appear."""
+    rows: dict[RowKey, list[Result]] = {}
+    for result in results:
+        rows.setdefault(result.row_key, []).append(result)
+    return rows
+
+
+def row_passes(results: Iterable[Result]) -> bool:
+    """A row passes when it has results and every one of them passes."""
+    seen = False
+    for result in results:
+        if not result.passed:
+            return False
+        seen = True
+    return seen
+
+
+def row_verdict(verdicts: Iterable[Verdict]) -> Verdict | None:
+    """A row's one verdict: ERROR if any result errored, else FAIL if any failed, PASS if all passed."""
+    found = set(verdicts)
+    if not found:
+        return None
+    if Verdict.ERROR in found:
+        return Verdict.ERROR
+    return Verdict.FAIL if Verdict.FAIL in found else Verdict.PASS
 
 
 @dataclass(slots=True)

@@ -10,10 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .events import IterationReport, Trigger
-from .model import Problem, Result
+from .model import Problem, Result, RowKey, results_by_row, row_passes
 from .textsafe import one_line
 
-RowId = tuple[str, str, str]
 _NAMES_SHOWN = 3
 
 
@@ -45,16 +44,15 @@ class IterationSummary:
             p.severity == "error" for p in self.problems)
 
 
-def row_states(results: list[Result]) -> dict[RowId, RowState]:
+def row_states(results: list[Result]) -> dict[RowKey, RowState]:
     """Per row: passed when every result passed; the reason is the first failing result's first line."""
-    rows: dict[RowId, RowState] = {}
-    for result in results:
-        key = (result.scope, result.set_file, result.row_id)
-        state = rows.setdefault(key, RowState(result.row_name or result.row_id, True))
-        if not result.passed and state.passed:
-            state.passed = False
-            first = result.detail.strip().splitlines()[0] if result.detail.strip() else result.verdict.value
-            state.reason = first if result.verdict.value == "FAIL" else f"ERROR: {first}"
+    rows: dict[RowKey, RowState] = {}
+    for key, group in results_by_row(results).items():
+        state = rows[key] = RowState(group[0].label, row_passes(group))
+        failing = next((r for r in group if not r.passed), None)
+        if failing is not None:
+            first = failing.detail.strip().splitlines()[0] if failing.detail.strip() else failing.verdict.value
+            state.reason = first if failing.verdict.value == "FAIL" else f"ERROR: {first}"
     return rows
 
 
@@ -63,7 +61,7 @@ class LoopTracker:
 
     def __init__(self, stall_after: int = 3, known: list[Result] | None = None) -> None:
         self.stall_after = stall_after
-        self.known: dict[RowId, RowState] = row_states(known or [])
+        self.known: dict[RowKey, RowState] = row_states(known or [])
         self.best_passed: int | None = sum(s.passed for s in self.known.values()) if known else None
         self.without_progress = 0
 

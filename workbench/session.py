@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Callable
 
 from .config import Config, ConfigError, reload_config
-from .engine import Engine, RunnerFactory, Selection
+from .engine import Engine, RowFilter, RunnerFactory
 from .events import Event, EventSink, IterationReport, Trigger
 from .history import HistoryError, HistoryStore
 from .model import Problem, Result
@@ -83,7 +83,7 @@ class Session:
 
     # -- running iterations --------------------------------------------------------------------------
 
-    def request(self, trigger: Trigger, selection: Selection | None = None, *,
+    def request(self, trigger: Trigger, selection: RowFilter | None = None, *,
                 replace: bool = True) -> asyncio.Task[IterationReport | None]:
         """Start an iteration, cancelling every one in progress or queued (they are then not recorded)
         — or, with `replace=False`, queue it to start when those have finished."""
@@ -99,10 +99,10 @@ class Session:
     def _task(self) -> asyncio.Task[IterationReport | None] | None:
         return self._tasks[-1] if self._tasks else None
 
-    async def run_once(self, trigger: Trigger, selection: Selection | None = None) -> IterationReport | None:
+    async def iterate_now(self, trigger: Trigger, selection: RowFilter | None = None) -> IterationReport | None:
         return await self.request(trigger, selection)
 
-    async def _iterate(self, trigger: Trigger, selection: Selection | None,
+    async def _iterate(self, trigger: Trigger, selection: RowFilter | None,
                        earlier: list[asyncio.Task[IterationReport | None]]) -> IterationReport | None:
         for task in earlier:
             await _settle(task)  # a cancelled iteration's children are killed before the next one starts

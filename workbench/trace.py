@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .selection import MISSING
+from .output_paths import MISSING
 
 TRACE_ENV = "WORKBENCH_TRACE"
 TOOL_CALL = "tool_call"

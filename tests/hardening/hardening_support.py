@@ -18,7 +18,7 @@ from typing import Any
 from conftest import make_project, process_alive
 
 from workbench.config import Config, load_config
-from workbench.engine import Engine, Selection
+from workbench.engine import Engine, RowFilter
 from workbench.events import IterationReport, Trigger
 from workbench.runners.base import LogSink, Runner, RunOutcome, RunRequest
 
@@ -51,7 +51,7 @@ def faulty_project(root: Path, kind: str, rows: list[dict[str, Any]], **table: A
     return load_config(root)
 
 
-def run_iteration(config: Config, selection: Selection | None = None) -> IterationReport:
+def run_iteration(config: Config, selection: RowFilter | None = None) -> IterationReport:
     return asyncio.run(Engine(config).run_iteration(Trigger("run"), selection))
 
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from workbench import jsonio
 from workbench.compare import differences, explain, strict_equal
 from workbench.config import Config
-from workbench.engine import Engine, Selection
+from workbench.engine import Engine, RowFilter
 from workbench.events import Trigger
 from workbench.model import EvaluatorDef, Project, Verdict
 from workbench.project import load_project
@@ -94,7 +94,7 @@ def run_everything(root: Path) -> Project:
     assert all(isinstance(p.message, str) and p.message for p in project.problems)
     config = Config(root=root)
     engine = Engine(config, lambda c: Echo(c))
-    planned = sum(len(job.plans) for job in engine._plan(project, Selection()))
+    planned = sum(len(job.plans) for job in engine._plan(project, RowFilter()))
     report = asyncio.run(engine.run_iteration(Trigger("run"), project=project))
     assert len(report.results) == planned
     assert all(r.verdict in (Verdict.PASS, Verdict.FAIL, Verdict.ERROR) for r in report.results)

@@ -16,7 +16,7 @@ from conftest import COMMAND_CONFIG, EXACT, cli_env, evaluator, make_project, ro
 from hardening_support import assert_polite, deep_text
 
 from workbench.config import load_config
-from workbench.engine import Engine, Selection
+from workbench.engine import Engine, RowFilter
 from workbench.model import Project, Verdict
 from workbench.project import MAX_FILE_BYTES, load_project
 
@@ -47,7 +47,7 @@ def problems_for(project: Project, path: str) -> list[str]:
 def load(tmp_path: Path, content: Any, **kwargs: Any) -> Project:
     make_project(tmp_path, sets={"good": GOOD, "bad": content}, **kwargs)
     project = load_project(tmp_path)
-    Engine(load_config(tmp_path))._plan(project, Selection())  # planning every row never raises either
+    Engine(load_config(tmp_path))._plan(project, RowFilter())  # planning every row never raises either
     return project
 
 

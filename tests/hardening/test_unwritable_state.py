@@ -182,7 +182,7 @@ async def test_the_loop_keeps_iterating_when_history_writes_fail(tmp_path, full_
     FullDisk.full = True
     try:
         for _ in range(3):
-            await session.run_once(Trigger("manual"))
+            await session.iterate_now(Trigger("manual"))
     finally:
         await session.aclose()
     assert len(done) == 3 and all(len(r.results) == 2 for r in done)

@@ -12,7 +12,7 @@ from ..config import ConfigError, resolve_runner_kind
 from ..project import ProjectError, load_project
 from ..textsafe import printable
 from ..writeback import WritebackError
-from ..writeback.add_row import build_row, parse_inputs, plan_add_row, run_once
+from ..writeback.add_row import build_row, parse_inputs, plan_add_row, run_target_on
 from ..writeback.rows import find_set
 from .common import fail, load_project_config, project_argument, resolve_root
 from .writing import refuse, show_and_write
@@ -52,7 +52,7 @@ def add_row_command(path: str | None, set_name: str, name: str, inputs_text: str
     evaluators = {ref: ev for (scope, ref), ev in project.evaluators.items() if scope == eval_set.scope}
     row_id = str(uuid.uuid4())
     try:
-        outcome = asyncio.run(run_once(config, eval_set, name, inputs, row_id=row_id))
+        outcome = asyncio.run(run_target_on(config, eval_set, name, inputs, row_id=row_id))
     except ConfigError as exc:
         fail(str(exc))
     except KeyboardInterrupt:

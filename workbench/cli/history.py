@@ -95,7 +95,7 @@ def _flip_lines(title: str, results: list[Result]) -> list[str]:
     if not results:
         return []
     lines = [f"{title} ({len(results)}):"]
-    lines += [f"  {one_line(r.row_name or r.row_id, 80)} [{r.evaluator}] ({r.set_file})" for r in results]
+    lines += [f"  {one_line(r.label, 80)} [{r.evaluator}] ({r.set_file})" for r in results]
     return lines
 
 

@@ -22,7 +22,7 @@ from ..baseline import (
     write_baseline,
 )
 from ..config import Config, ConfigError, resolve_runner_kind
-from ..engine import Engine, Selection
+from ..engine import Engine, RowFilter
 from ..events import IterationReport, Trigger
 from ..gate import GateOutcome, GateSettings, evaluate_gate
 from ..history import HistoryError, HistoryStore
@@ -92,7 +92,7 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
         baseline = None if update_baseline else load_baseline(baseline_file)
     except (ConfigError, BaselineError) as exc:
         fail(str(exc))
-    selection = Selection(sets=sets, rows=rows)
+    selection = RowFilter(sets=sets, rows=rows)
     unmatched = selection.unmatched(project)
     if unmatched:
         fail(f"nothing matches {' and '.join(unmatched)} ({_known_names(project, selection)})")
@@ -150,7 +150,7 @@ class _Terminated(Exception):
     """SIGTERM arrived (a CI job cancelled, `timeout`, `kill`) and the iteration was cancelled."""
 
 
-def _run_iteration(engine: Engine, selection: Selection, reporter: TextReporter, project: Project) -> IterationReport:
+def _run_iteration(engine: Engine, selection: RowFilter, reporter: TextReporter, project: Project) -> IterationReport:
     """One iteration on a fresh event loop. The report leaves through a list, not as asyncio.run's
     return value, which Python 3.11 formats (repr) on the way out: seconds for 100,000 results."""
     box: list[IterationReport] = []
@@ -189,7 +189,7 @@ async def _stop_on_sigterm(work: Coroutine[Any, Any, T]) -> T:
         loop.remove_signal_handler(signal.SIGTERM)
 
 
-def _known_names(project: Project, selection: Selection, shown: int = 10) -> str:
+def _known_names(project: Project, selection: RowFilter, shown: int = 10) -> str:
     """What the user could have meant: the eval sets, and the rows of the selected sets."""
     text = "eval sets: " + (", ".join(s.stem for s in project.sets) or "none")
     if selection.rows:

@@ -30,7 +30,7 @@ def junit_xml(report: IterationReport) -> bytes:
         case = ET.SubElement(
             suites[suite_name], "testcase",
             classname=_xml_text(suite_name),
-            name=_xml_text(f"{result.row_name or result.row_id} [{result.evaluator}]"),
+            name=_xml_text(f"{result.label} [{result.evaluator}]"),
             time=f"{result.duration_ms / 1000:.3f}",
         )
         count = counts[suite_name]

@@ -7,8 +7,8 @@ import sys
 from typing import TextIO
 
 from .. import jsonio
-from ..events import Event, IterationReport, IterationStarted, ResultReady, RowKey, RowStarted
-from ..model import Problem, Result, Summary, Verdict
+from ..events import Event, IterationReport, IterationStarted, ResultReady, RowStarted
+from ..model import Problem, Result, RowKey, Summary, Verdict
 from ..textsafe import one_line, printable
 
 _COLORS = {Verdict.PASS: "32", Verdict.FAIL: "31", Verdict.ERROR: "33"}
@@ -32,7 +32,7 @@ def format_duration(ms: float) -> str:
 
 def result_label(result: Result, show_scope: bool) -> str:
     where = f"{result.scope}/{result.set_file}" if show_scope else result.set_file
-    name = result.row_name or result.row_id
+    name = result.label
     return one_line(f"{where} › {name} [{result.evaluator}]", 160)
 
 

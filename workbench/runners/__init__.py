@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..config import Config, resolve_runner_kind
-from .base import LogSink, Runner, RunOutcome, RunRequest
+from .base import RUNNER_FAULTS, LogSink, Runner, RunOutcome, RunRequest, outcome_from_exception
 
 
 def make_runner(config: Config) -> Runner:
@@ -26,4 +26,4 @@ def make_runner(config: Config) -> Runner:
     return CommandRunner(config)
 
 
-__all__ = ["LogSink", "RunOutcome", "RunRequest", "Runner", "make_runner"]
+__all__ = ["RUNNER_FAULTS", "LogSink", "RunOutcome", "RunRequest", "Runner", "make_runner", "outcome_from_exception"]

@@ -39,6 +39,15 @@ class RunOutcome:
         return self.error is None
 
 
+RUNNER_FAULTS = (OSError, ValueError, RuntimeError)
+"""What a runner may raise for one row; the row becomes an ERROR, the iteration goes on."""
+
+
+def outcome_from_exception(exc: BaseException) -> RunOutcome:
+    """A runner's exception as the row's ERROR outcome."""
+    return RunOutcome(error=f"the runner failed: {type(exc).__name__}: {exc}")
+
+
 class Runner(ABC):
     """Runs targets. One runner serves a whole iteration; `aclose` releases what it holds."""
 

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from .. import jsonio
 from ..model import EvaluatorDef, Result, Verdict
-from ..selection import MISSING, select
+from ..output_paths import MISSING, select
 from .base import CriterionError, Score, ScoreInput
 from .common import boolean, check_single_target, check_threshold, missing_output, require, selected, show, target_path
 

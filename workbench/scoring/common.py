@@ -8,7 +8,7 @@ from typing import Any
 from .. import jsonio
 from ..compare import is_number
 from ..model import EvaluatorDef, Verdict
-from ..selection import MISSING, WHOLE, SelectionError, normalize_target, select
+from ..output_paths import MISSING, WHOLE, SelectionError, normalize_target, select
 from .base import CriterionError, Score, ScoreInput
 
 DEFAULT_THRESHOLD = 1.0

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..model import EvaluatorDef
-from ..selection import MISSING
+from ..output_paths import MISSING
 from .base import CriterionError, Score, ScoreInput
 from .common import (
     as_text,

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 from .. import jsonio
 from ..compare import explain, strict_equal
 from ..model import EvaluatorDef
-from ..selection import MISSING, SelectionError, normalize_target, select_pairs
+from ..output_paths import MISSING, SelectionError, normalize_target, select_pairs
 from .base import CriterionError, Score, ScoreInput
 
 

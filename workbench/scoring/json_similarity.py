@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from ..compare import format_path, is_number, type_name
 from ..model import EvaluatorDef
-from ..selection import MISSING, SelectionError, normalize_target, select_pairs, split_path
+from ..output_paths import MISSING, SelectionError, normalize_target, select_pairs, split_path
 from .base import CriterionError, Score, ScoreInput
 from .common import check_threshold, graded, show
 from .exact_match import expected_output

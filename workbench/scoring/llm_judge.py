@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from .. import jsonio
 from ..compare import is_number, strict_equal
 from ..model import EvaluatorDef
-from ..selection import MISSING, WHOLE, select
+from ..output_paths import MISSING, WHOLE, select
 from .base import CriterionError, Score, ScoreInput
 from .common import check_single_target, check_threshold, graded, missing_output, selected, show
 from .exact_match import expected_output

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..compare import is_number, strict_equal, type_name
-from ..selection import MISSING
+from ..output_paths import MISSING
 from .base import CriterionError
 from .common import fold, show
 

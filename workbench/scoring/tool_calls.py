@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 from .. import jsonio
 from ..compare import strict_equal
 from ..model import EvaluatorDef
-from ..selection import MISSING
+from ..output_paths import MISSING
 from ..trace import ToolCall, tool_calls
 from .base import CriterionError, Score, ScoreInput
 from .common import check_flags, check_threshold, flag, graded, require, show

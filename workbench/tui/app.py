@@ -22,9 +22,9 @@ from textual.widgets import Footer, Input, TabbedContent, TabPane, Tree
 
 from .. import jsonio
 from ..config import Config
-from ..engine import RunnerFactory, Selection
-from ..events import Event, IterationReport, IterationStarted, RowKey, Trigger
-from ..model import EvalSet, EvaluatorDef, Verdict
+from ..engine import RowFilter, RunnerFactory
+from ..events import Event, IterationReport, IterationStarted, Trigger
+from ..model import EvalSet, EvaluatorDef, RowKey, Verdict
 from ..progress import IterationSummary
 from ..project import ProjectError, load_project
 from ..runners import make_runner
@@ -295,14 +295,14 @@ class WorkbenchApp(App[None]):
         tree = self.tree
         key = tree.selected_row
         if key is not None:
-            self.session.request(Trigger("row", (key[1],)), Selection(row_keys=frozenset({key})), replace=False)
+            self.session.request(Trigger("row", (key[1],)), RowFilter(row_keys=frozenset({key})), replace=False)
             self.notify(f"Re-running '{self._row_label(key)}'", timeout=2)
         elif tree.selected_set is not None:
             scope, file_name = tree.selected_set
             found = self.state.project.sets if self.state.project else []
             keys = frozenset((s.scope, s.file_name, r.id) for s in found
                              if (s.scope, s.file_name) == (scope, file_name) for r in s.rows)
-            self.session.request(Trigger("row", (file_name,)), Selection(row_keys=keys), replace=False)
+            self.session.request(Trigger("row", (file_name,)), RowFilter(row_keys=keys), replace=False)
             self.notify(f"Re-running {one_line(file_name, 60)}", timeout=2)
         else:
             self.notify("Select a row or a set to re-run it (R re-runs everything)", severity="warning")
@@ -317,7 +317,7 @@ class WorkbenchApp(App[None]):
         if not keys:
             self.notify("No failing rows to re-run")
             return
-        self.session.request(Trigger("row", ("failing rows",)), Selection(row_keys=keys), replace=False)
+        self.session.request(Trigger("row", ("failing rows",)), RowFilter(row_keys=keys), replace=False)
 
     def action_toggle_failures(self) -> None:
         tree = self.tree
@@ -453,7 +453,7 @@ class WorkbenchApp(App[None]):
         if not written or (self.watching and not self.session.paused):
             return
         if key is not None:
-            self.session.request(Trigger("row", (key[1],)), Selection(row_keys=frozenset({key})), replace=False)
+            self.session.request(Trigger("row", (key[1],)), RowFilter(row_keys=frozenset({key})), replace=False)
         else:
             self.session.request(Trigger("manual"))
 

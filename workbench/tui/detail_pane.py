@@ -14,8 +14,8 @@ from textual.widgets import Static, Tab, Tabs
 from .. import jsonio
 from ..compare import Path, differences
 from ..model import EvalSet, Result, Row, Verdict
+from ..output_paths import MISSING, SelectionError, describe_target, normalize_target, select, split_path
 from ..report.text import format_duration
-from ..selection import MISSING, SelectionError, describe_target, normalize_target, select, split_path
 from ..textsafe import one_line, printable
 from .json_view import render_json
 from .labels import plain, verdict_text

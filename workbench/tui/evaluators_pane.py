@@ -8,8 +8,8 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from ..model import Project
+from ..output_paths import describe_target
 from ..scoring import scorer_for
-from ..selection import describe_target
 from ..textsafe import one_line
 from .labels import plain
 

@@ -129,7 +129,7 @@ class HistoryPane(Horizontal):
             if items and (earlier or title not in ("new",)):
                 text.append(f"{title} ({len(items)})\n", f"bold {style}")
                 for result in items[:50]:
-                    name = one_line(result.row_name or result.row_id, 60)
+                    name = one_line(result.label, 60)
                     text.append(f"  {name} [{one_line(result.evaluator, 30)}]\n")
         if not earlier:
             text.append("(first recorded iteration)\n", "dim")
@@ -138,7 +138,7 @@ class HistoryPane(Horizontal):
         text.append("\nresults\n", "bold")
         for result in results[:500]:
             text.append_text(verdict_text(result.verdict))
-            text.append(f" {one_line(result.set_file, 30)} › {one_line(result.row_name or result.row_id, 60)} "
+            text.append(f" {one_line(result.set_file, 30)} › {one_line(result.label, 60)} "
                         f"[{one_line(result.evaluator, 30)}]\n")
         if len(results) > 500:
             text.append(f"… and {len(results) - 500} more\n", "dim")

@@ -8,7 +8,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Log
 
-from ..events import RowKey
+from ..model import RowKey
 from ..textsafe import one_line, printable
 
 

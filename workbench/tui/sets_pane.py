@@ -10,11 +10,10 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from ..events import RowKey
-from ..model import Problem
+from ..model import Problem, RowKey
 from ..textsafe import one_line
 from .labels import row_label, set_label
-from .state import RunState, row_key
+from .state import RunState
 
 SetKey = tuple[str, str]
 
@@ -83,7 +82,7 @@ class SetsTree(Tree[NodeRef]):
         show_scope = len(project.scopes) > 1
         for eval_set in project.sets:
             set_key = (eval_set.scope, eval_set.file_name)
-            rows = [(row_key(eval_set, row), row) for row in eval_set.rows]
+            rows = [(eval_set.key_of(row), row) for row in eval_set.rows]
             filtering = bool(self.name_filter) or self.failures_only
             rows = [(key, row) for key, row in rows if self._wanted(key, row.label)]
             if filtering and not rows:

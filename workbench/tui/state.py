@@ -9,16 +9,12 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from ..events import Event, IterationFinished, IterationStarted, ResultReady, RowKey, RowLog, RowStarted
-from ..model import EvalSet, Project, Result, ResultKey, Row, Verdict
+from ..events import Event, IterationFinished, IterationStarted, ResultReady, RowLog, RowStarted
+from ..model import EvalSet, Project, Result, ResultKey, Row, RowKey, Verdict, row_verdict
 
 LOG_LINES_KEPT = 2000
 
 QUEUED, RUNNING, DONE, IDLE = "queued", "running", "done", "idle"
-
-
-def row_key(eval_set: EvalSet, row: Row) -> RowKey:
-    return (eval_set.scope, eval_set.file_name, row.id)
 
 
 def structure_of(project: Project | None) -> tuple[object, ...]:
@@ -69,12 +65,9 @@ class RunState:
 
     def _compute_verdict(self, eval_set: EvalSet, row: Row) -> Verdict | None:
         results = self.row_results(eval_set, row)
-        if not results or any(r is None for r in results):
+        if any(r is None for r in results):
             return None
-        verdicts = {r.verdict for r in results if r is not None}
-        if Verdict.ERROR in verdicts:
-            return Verdict.ERROR
-        return Verdict.FAIL if Verdict.FAIL in verdicts else Verdict.PASS
+        return row_verdict(r.verdict for r in results if r is not None)
 
     def is_failing(self, eval_set: EvalSet, row: Row) -> bool:
         verdict = self.row_verdict(eval_set, row)
@@ -92,7 +85,7 @@ class RunState:
 
     def _set_project(self, project: Project) -> None:
         self.project = project
-        self._index = {row_key(s, r): (s, r) for s in project.sets for r in s.rows}
+        self._index = {s.key_of(r): (s, r) for s in project.sets for r in s.rows}
         self._forget_counts()
 
     def log_of(self, key: RowKey) -> list[str]:

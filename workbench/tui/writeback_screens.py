@@ -19,7 +19,7 @@ from ..engine import RunnerFactory
 from ..model import EvalSet, EvaluatorDef
 from ..textsafe import one_line, printable
 from ..writeback import WritebackError, WritePlan, apply_plan
-from ..writeback.add_row import build_row, parse_inputs, plan_add_row, run_once
+from ..writeback.add_row import build_row, parse_inputs, plan_add_row, run_target_on
 
 
 def diff_text(plan: WritePlan) -> Text:
@@ -155,7 +155,7 @@ class AddRowScreen(ModalScreen[bool]):
     @work(exclusive=True, group="add-row", exit_on_error=False)
     async def _run(self, name: str, inputs: dict[str, Any]) -> None:
         try:
-            outcome = await run_once(self.config, self.eval_set, name, inputs, runner_factory=self.runner_factory)
+            outcome = await run_target_on(self.config, self.eval_set, name, inputs, runner_factory=self.runner_factory)
         finally:
             self.query_one("#add-run", Button).disabled = False
         preview = self.query_one("#add-preview", Static)

@@ -16,7 +16,7 @@ from typing import Any
 from .. import jsonio
 from ..compare import strict_equal
 from ..model import EvaluatorDef, Result, Verdict
-from ..selection import MISSING, WHOLE, select, set_path, split_path
+from ..output_paths import MISSING, WHOLE, select, set_path, split_path
 from . import expected as exp
 from .edit import Op, SetValue, apply_ops
 from .errors import WritebackError
@@ -40,11 +40,11 @@ def check_recorded(results: Sequence[Result], evaluators: Mapping[str, Evaluator
     """Refuse up front what no file content could fix: no output, a missing evaluator, several rows."""
     if not results:
         raise WritebackError("nothing to accept: no recorded result for that row")
-    keys = {(r.scope, r.set_file, r.row_id) for r in results}
+    keys = {r.row_key for r in results}
     if len(keys) > 1:
         raise WritebackError("internal error: accept got results of more than one row")
     for result in results:
-        label = result.row_name or result.row_id
+        label = result.label
         if result.actual is None and result.verdict is not Verdict.ERROR:  # recorded, but unreadable now
             raise WritebackError(f"row {label!r}: its recorded output could not be read back from the history "
                                  "(it is nested deeper than JSON readers go, about 1000 levels), so it can't "
@@ -72,7 +72,7 @@ def _get(node: Any, *keys: str) -> Any:
 def _ops_for(result: Result, evaluator: EvaluatorDef, row: dict[str, Any],
             index: int) -> tuple[list[Op], Change | None]:
     """The edits that make this ref's expectation hold the recorded output, and what they change."""
-    ref, label = result.evaluator, result.row_name or result.row_id
+    ref, label = result.evaluator, result.label
     raw = _get(row, "evaluationCriterias", ref, "expectedOutput")
     if not exp.same(result.expected, raw, evaluator):
         raise WritebackError(f"row {label!r}: evaluationCriterias[{ref!r}].expectedOutput changed since this "
@@ -124,7 +124,7 @@ def accept_edit(results: Sequence[Result], evaluators: Mapping[str, EvaluatorDef
     """The edit (bytes → Edited) that accepts `results` (one row, one result per evaluator ref)."""
     check_recorded(results, evaluators)
     row_id = results[0].row_id
-    label = results[0].row_name or row_id
+    label = results[0].label
 
     def edit(data: bytes) -> Edited:
         try:

@@ -18,8 +18,8 @@ from .. import jsonio
 from ..config import Config
 from ..engine import wrap_output
 from ..model import EvalSet, EvaluatorDef
-from ..runners import LogSink, Runner, RunOutcome, RunRequest, make_runner
-from ..selection import MISSING
+from ..output_paths import MISSING
+from ..runners import RUNNER_FAULTS, LogSink, Runner, RunOutcome, RunRequest, make_runner, outcome_from_exception
 from . import expected as exp
 from .accept import Clock, utc_now
 from .edit import AppendItem, Op, SetValue, apply_ops
@@ -122,7 +122,7 @@ def plan_add_row(root: Path, set_path: Path, row: dict[str, Any], *, clock: Cloc
     return make_plan(root, set_path, add_row_edit(row, clock))
 
 
-async def run_once(config: Config, eval_set: EvalSet, name: str, inputs: dict[str, Any], *,
+async def run_target_on(config: Config, eval_set: EvalSet, name: str, inputs: dict[str, Any], *,
                    row_id: str = "", on_log: LogSink | None = None,
                    runner_factory: Callable[[Config], Runner] = make_runner) -> RunOutcome:
     """Run the target once on `inputs`, as the engine would for a row of `eval_set`."""
@@ -131,7 +131,7 @@ async def run_once(config: Config, eval_set: EvalSet, name: str, inputs: dict[st
                          scope=eval_set.scope)
     try:
         return await runner.run(request, on_log)
-    except (OSError, ValueError, RuntimeError) as exc:
-        return RunOutcome(error=f"the runner failed: {type(exc).__name__}: {exc}")
+    except RUNNER_FAULTS as exc:
+        return outcome_from_exception(exc)
     finally:
         await runner.aclose()

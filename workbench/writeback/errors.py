@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ..errors import WorkbenchError
 
-class WritebackError(Exception):
+
+class WritebackError(WorkbenchError):
     """A write-back that can't (or must not) happen; nothing was written."""
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from .. import jsonio
 from ..compare import strict_equal
 from ..model import EvaluatorDef
-from ..selection import MISSING, WHOLE, SelectionError, normalize_target, select, set_path
+from ..output_paths import MISSING, WHOLE, SelectionError, normalize_target, select, set_path
 from .errors import WritebackError
 from .render import inline, render
 from .style import Style

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.selection import (
+from workbench.output_paths import (
     MISSING,
     WHOLE,
     SelectionError,

@@ -1,0 +1,172 @@
+"""What a dialect is: one on-disk eval format turned into the engine's `Project` / sets / rows /
+evaluators, plus how one of its rows runs.
+
+A dialect reads files, reports what is wrong with them as `Problem`s through the `LoadContext` (the
+same way for every format), and never writes. The engine, history, reports and TUI only ever see the
+`Project` the dialects fill in, so a new format is one module here and a line in `dialects/__init__.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from .. import jsonio
+from ..model import EvalSet, Problem, Project, Row
+from ..runners.base import LogSink, Runner, RunOutcome, RunRequest
+
+if TYPE_CHECKING:
+    from ..config import Config
+
+EVALS_DIR = "evals"
+MAX_FILE_BYTES = 256 * 1024 * 1024
+
+UNREADABLE: Any = object()  # read_json's answer for a file it could not load (JSON `null` is a document)
+
+
+def relative(root: Path, path: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a value's type, for messages (`must be an object, not array`)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
+
+
+@dataclass(slots=True)
+class LoadContext:
+    """What every dialect loads with: the project being filled in, the settings (None when a caller
+    loads without them), and the shared ways to read a file and report a problem."""
+
+    root: Path
+    project: Project
+    config: Config | None = None
+    evals: Path = field(init=False)
+    evals_real: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.evals = self.root / EVALS_DIR
+        self.evals_real = self.evals.resolve()
+
+    def problem(self, path: Path | str, message: str, severity: str = "error") -> None:
+        where = path if isinstance(path, str) else relative(self.root, path)
+        self.project.problems.append(Problem(where, message, severity))  # type: ignore[arg-type]
+
+    def refusal(self, path: Path, what: str, inside: Path | None = None) -> str | None:
+        """Why `path` must not be read (it leads out of `inside`, evals/ by default, through a link), or
+        None. Checked on the real path, so a link anywhere along the way counts."""
+        inside_real = self.evals_real if inside is None else inside.resolve()
+        try:
+            real = path.resolve()
+        except (OSError, RuntimeError):
+            return "is a link that loops or cannot be followed; not read"
+        if not real.is_relative_to(inside_real):
+            where = "evals/" if inside is None else f"{relative(self.root, inside) or '.'}/"
+            return f"is a link to a {what} outside {where}; not read"
+        return None
+
+    def json_files(self, folder: Path, refused: dict[str, str] | None = None, *, suffix: str = ".json",
+                   inside: Path | None = None) -> Iterator[Path]:
+        """The files of `folder` whose names end in `suffix`, minus those that lead out of `inside`
+        (their stem and the reason go to `refused`)."""
+        try:
+            if not folder.is_dir():
+                return
+            entries = sorted(folder.iterdir())
+        except OSError as exc:
+            self.problem(folder, f"cannot be listed: {exc.strerror or exc}")
+            return
+        for path in entries:
+            if not path.name.endswith(suffix) or path.name.startswith("."):
+                continue
+            refusal = self.refusal(path, "file", inside)
+            if refusal:
+                self.problem(path, refusal)
+                if refused is not None:
+                    refused[path.stem] = refusal
+                continue
+            if path.is_file():
+                yield path
+
+    def read_json(self, path: Path) -> Any:
+        """The parsed document, or UNREADABLE after recording a problem that names the file."""
+        try:
+            if not path.is_file():
+                self.problem(path, "is not a regular file; not read")
+                return UNREADABLE
+            size = path.stat().st_size
+            if size > MAX_FILE_BYTES:
+                self.problem(path, f"is {size / 1e6:.0f} MB; files over {MAX_FILE_BYTES // 2**20} MiB are not read")
+                return UNREADABLE
+            data = path.read_bytes()
+        except OSError as exc:
+            self.problem(path, f"cannot be read: {exc.strerror or exc}")
+            return UNREADABLE
+        try:
+            parsed = jsonio.parse(data)
+        except jsonio.JsonError as exc:
+            where = f" at line {exc.line}, column {exc.column}" if exc.line is not None else ""
+            self.problem(path, f"is not valid JSON{where}: {exc.message}")
+            return UNREADABLE
+        if parsed.had_bom:
+            self.problem(path, "starts with a UTF-8 byte order mark (BOM); workbench reads it, but "
+                               "JavaScript tools such as Studio Web may not", "warning")
+        return parsed.value
+
+
+RunnerSource = Callable[[], Runner]
+
+
+@dataclass(slots=True)
+class RowRun:
+    """One row about to run: what a dialect's `execute` gets. `runner()` starts the iteration's runner
+    on first use, so a dialect that needs no target (scripted replays) never asks for one."""
+
+    eval_set: EvalSet
+    row: Row
+    config: Config
+    on_log: LogSink
+    runner_source: RunnerSource
+
+    def runner(self) -> Runner:
+        return self.runner_source()
+
+    def request(self, inputs: dict[str, Any]) -> RunRequest:
+        return RunRequest(inputs=inputs, row_id=self.row.id, row_name=self.row.name,
+                          set_file=self.eval_set.file_name, scope=self.eval_set.scope)
+
+
+class Dialect:
+    """One on-disk eval format. Subclasses set `name`, implement `present` and `load`, and override
+    `execute` when a row is more than one call of the target on `row.inputs`."""
+
+    name: ClassVar[str] = ""
+    expects: ClassVar[str] = ""  # where its files go, for "no eval sets found: expected ..."
+    needs_target: ClassVar[bool] = True  # False: rows run without the project's target (replays)
+
+    def present(self, root: Path, config: Config | None) -> bool:
+        """Whether `root` holds files of this format (decides whether `load` runs)."""
+        raise NotImplementedError
+
+    def load(self, ctx: LoadContext) -> None:
+        """Add this format's sets, evaluators and problems to `ctx.project`."""
+        raise NotImplementedError
+
+    def watched_dirs(self, root: Path, config: Config | None) -> list[Path]:
+        """Folders outside evals/ whose files are this format's rows (only evals/ by default)."""
+        return []
+
+    async def execute(self, run: RowRun) -> RunOutcome:
+        """Run one row: by default, the target once on the row's inputs."""
+        return await run.runner().run(run.request(run.row.inputs), run.on_log)

@@ -1,0 +1,187 @@
+"""The first dialect: UiPath API-workflow evals (seed 003), `evals/<SCOPE>/eval-sets/*.json` rows scored
+by `evals/<SCOPE>/evaluators/*.json`.
+
+Refs are evaluator *file base names* (seed 003 rule 1). Unknown fields are kept on `raw` and ignored.
+A broken file becomes a Problem naming the file and what is wrong; the other files still load, so one
+bad save never hides the rest of the suite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..model import EvalSet, EvaluatorDef, Row
+from .base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, json_type
+
+if TYPE_CHECKING:
+    from ..config import Config
+
+SETS_DIR = "eval-sets"
+EVALUATORS_DIR = "evaluators"
+EVAL_FILES_DIR = "eval-files"
+
+
+class UiPathDialect(Dialect):
+    name = "uipath"
+    expects = f"{EVALS_DIR}/<scope>/{SETS_DIR}/*.json"
+
+    def present(self, root: Path, config: Config | None) -> bool:
+        return (root / EVALS_DIR).is_dir()
+
+    def load(self, ctx: LoadContext) -> None:
+        loader = _Loader(ctx)
+        try:
+            scopes = list(loader.scopes())
+        except OSError as exc:
+            ctx.problem(ctx.evals, f"cannot be listed: {exc.strerror or exc}")
+            return
+        for scope_dir in scopes:
+            refused: dict[str, str] = {}
+            for path in ctx.json_files(scope_dir / EVALUATORS_DIR, refused):
+                loader.load_evaluator(scope_dir.name, path)
+            for stem, reason in refused.items():
+                ctx.project.broken_evaluators[(scope_dir.name, stem)] = f"it {reason}"
+            for path in ctx.json_files(scope_dir / SETS_DIR):
+                loader.load_set(scope_dir.name, path)
+
+
+class _Loader:
+    def __init__(self, ctx: LoadContext) -> None:
+        self.ctx = ctx
+
+    def scopes(self) -> Iterator[Path]:
+        for entry in sorted(self.ctx.evals.iterdir()):
+            if entry.name.startswith(".") or not entry.is_dir():
+                continue
+            refusal = self.ctx.refusal(entry, "folder")
+            if refusal:
+                self.ctx.problem(entry, refusal)
+                continue
+            yield entry
+
+    # -- evaluators ------------------------------------------------------------------------------
+
+    def load_evaluator(self, scope: str, path: Path) -> None:
+        key = (scope, path.stem)
+        doc = self.ctx.read_json(path)
+        if doc is UNREADABLE:
+            self.ctx.project.broken_evaluators[key] = "the file could not be loaded (see problems)"
+            return
+        message = None
+        if not isinstance(doc, dict):
+            message = f"must be a JSON object, not {json_type(doc)}"
+        elif not isinstance(doc.get("evaluatorTypeId"), str) or not doc["evaluatorTypeId"]:
+            message = "has no evaluatorTypeId (a string such as \"uipath-exact-match\")"
+        elif not isinstance(doc.get("evaluatorConfig", {}), dict):
+            message = f"evaluatorConfig must be an object, not {json_type(doc['evaluatorConfig'])}"
+        if message or not isinstance(doc, dict):
+            self.ctx.problem(path, message or "is not an evaluator")
+            self.ctx.project.broken_evaluators[key] = message or "is not an evaluator"
+            return
+        ident, name = doc.get("id"), doc.get("name")
+        self.ctx.project.evaluators[key] = EvaluatorDef(
+            scope=scope,
+            ref=path.stem,
+            path=path,
+            id=ident if isinstance(ident, str) else None,
+            name=name if isinstance(name, str) else None,
+            type_id=doc["evaluatorTypeId"],
+            config=doc.get("evaluatorConfig") or {},
+            raw=doc,
+        )
+
+    # -- eval sets -------------------------------------------------------------------------------
+
+    def load_set(self, scope: str, path: Path) -> None:
+        doc = self.ctx.read_json(path)
+        if doc is UNREADABLE:
+            return
+        if not isinstance(doc, dict):
+            self.ctx.problem(path, f"must be a JSON object with \"evaluations\", not {json_type(doc)}")
+            return
+        evaluations = doc.get("evaluations")
+        if evaluations is None:
+            self.ctx.problem(path, "has no \"evaluations\" list (write \"evaluations\": [] for an empty set)")
+            return
+        if not isinstance(evaluations, list):
+            self.ctx.problem(path, f"\"evaluations\" must be an array of rows, not {json_type(evaluations)}")
+            return
+        refs = self._refs(path, doc.get("evaluatorRefs"))
+        if refs is None:
+            return
+        rows = self._rows(path, evaluations, refs)
+        ident, name = doc.get("id"), doc.get("name")
+        self.ctx.project.sets.append(EvalSet(
+            scope=scope,
+            path=path,
+            id=ident if isinstance(ident, str) else None,
+            name=name if isinstance(name, str) else None,
+            evaluator_refs=refs,
+            rows=rows,
+        ))
+
+    def _refs(self, path: Path, refs: Any) -> list[str] | None:
+        if refs is None:
+            self.ctx.problem(path, "has no \"evaluatorRefs\": list the evaluator file base names that score "
+                               "its rows, e.g. [\"exact-match-evaluator\"]")
+            return None
+        if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
+            self.ctx.problem(path, "\"evaluatorRefs\" must be an array of strings (evaluator file base names)")
+            return None
+        unique = list(dict.fromkeys(refs))
+        if len(unique) != len(refs):
+            self.ctx.problem(path, "\"evaluatorRefs\" lists an evaluator twice; each is scored once", "warning")
+        if not unique:
+            self.ctx.problem(path, "\"evaluatorRefs\" is empty: no evaluator scores its rows", "warning")
+        return unique
+
+    def _rows(self, path: Path, evaluations: list[Any], refs: list[str]) -> list[Row]:
+        rows: list[Row] = []
+        seen_ids: dict[str, int] = {}
+        seen_names: dict[str, int] = {}
+        for index, entry in enumerate(evaluations):
+            where = f"evaluations[{index}]"
+            if not isinstance(entry, dict):
+                self.ctx.problem(path, f"{where} must be an object, not {json_type(entry)}; row skipped")
+                continue
+            raw_id, raw_name = entry.get("id"), entry.get("name")
+            name = raw_name if isinstance(raw_name, str) else ""
+            label = f"{where} ({name!r})" if name else where
+            if raw_name is not None and not isinstance(raw_name, str):
+                self.ctx.problem(path, f"{where}.name must be a string, not {json_type(raw_name)}", "warning")
+            inputs = entry.get("inputs")
+            if inputs is None:
+                inputs = {}
+            if not isinstance(inputs, dict):
+                self.ctx.problem(path, f"{label}.inputs must be an object, not {json_type(inputs)}; row skipped")
+                continue
+            criteria = entry.get("evaluationCriterias")
+            if criteria is None:
+                criteria = {}
+            if not isinstance(criteria, dict):
+                self.ctx.problem(path, f"{label}.evaluationCriterias must be an object keyed by evaluator "
+                                   f"ref, not {json_type(criteria)}; row skipped")
+                continue
+            if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) and str(raw_id):
+                row_id = str(raw_id)
+            else:
+                row_id = name or f"#{index}"
+                self.ctx.problem(path, f"{label} has no \"id\"; using {row_id!r} to track it", "warning")
+            if row_id in seen_ids:
+                first = seen_ids[row_id]
+                self.ctx.problem(path, f"{label} has the same id {row_id!r} as evaluations[{first}]; "
+                                   f"tracking it as {row_id}#{index}")
+                row_id = f"{row_id}#{index}"
+            seen_ids[row_id] = index
+            if name and name in seen_names:
+                self.ctx.problem(path, f"{label} has the same name as evaluations[{seen_names[name]}]; "
+                                   "select it by id", "warning")
+            seen_names.setdefault(name, index)
+            for key in criteria:
+                if key not in refs:
+                    self.ctx.problem(path, f"{label}.evaluationCriterias has {key!r}, which is not in "
+                                       f"evaluatorRefs, so it is not scored", "warning")
+            rows.append(Row(id=row_id, name=name, inputs=inputs, criteria=criteria, index=index, raw=entry))
+        return rows
