@@ -23,8 +23,8 @@ from writeback_support import (
 )
 
 from workbench.model import Verdict
-from workbench.project import load_project
 from workbench.output_paths import MISSING
+from workbench.project import load_project
 from workbench.writeback import WritebackError, apply_plan
 from workbench.writeback.accept import plan_accept
 from workbench.writeback.add_row import build_row, plan_add_row

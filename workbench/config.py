@@ -90,14 +90,60 @@ class JudgeConfig:
 
 
 @dataclass(slots=True)
+class EvalsConfig:
+    """Settings of the conversation dialect (seed 002)."""
+
+    judge_pass_threshold: float = 3.0  # a 1–5 llm_judge score passes at this or above
+
+
+@dataclass(slots=True)
+class ScenariosConfig:
+    """Settings of the scenario dialect (seed 000); None means `.appilotsrc`'s value, else the seed's default."""
+
+    dir: str | None = None
+    baseline: str | None = None
+    min_pass_rate: float | None = None
+    max_token_regression: float | None = None
+
+
+@dataclass(slots=True)
+class ReplayConfig:
+    """Settings of the scripted-replay dialect (seed 001)."""
+
+    tools: str = "tools.json"
+
+
+@dataclass(slots=True)
+class CacheConfig:
+    reuse: bool = True
+
+
+@dataclass(slots=True)
+class ClusterConfig:
+    engine: str | None = None
+    address: str | None = None
+    cpus_per_row: float = 1.0
+    max_in_flight: int | None = None
+    retries: int = 0
+
+
+@dataclass(slots=True)
 class Overrides:
     """Settings given on the command line; they win over the file every time it is re-read."""
 
     command: list[str] | None = None
     timeout: float | None = None
     concurrency: int | None = None
+    model: str | None = None  # --model: the model scenarios ask for when they name none
+    scenarios_dir: str | None = None  # --dir
+    cluster: str | None = None  # --cluster ADDRESS
 
     def apply(self, config: Config) -> None:
+        if self.scenarios_dir is not None:
+            config.scenarios.dir = self.scenarios_dir
+        if self.cluster is not None:
+            config.cluster.engine = "ray"
+            config.cluster.address = self.cluster
         if self.command:
             config.runner.command = list(self.command)
             config.runner.kind = "command"
@@ -118,6 +164,11 @@ class Config:
     baseline: BaselineConfig = field(default_factory=BaselineConfig)
     scoring: ScoringConfig = field(default_factory=ScoringConfig)
     judge: JudgeConfig = field(default_factory=JudgeConfig)
+    evals: EvalsConfig = field(default_factory=EvalsConfig)
+    scenarios: ScenariosConfig = field(default_factory=ScenariosConfig)
+    replay: ReplayConfig = field(default_factory=ReplayConfig)
+    cache: CacheConfig = field(default_factory=CacheConfig)
+    cluster: ClusterConfig = field(default_factory=ClusterConfig)
 
     @property
     def state_dir(self) -> Path:
@@ -134,6 +185,11 @@ _SECTIONS: dict[str, type] = {
     "baseline": BaselineConfig,
     "scoring": ScoringConfig,
     "judge": JudgeConfig,
+    "evals": EvalsConfig,
+    "scenarios": ScenariosConfig,
+    "replay": ReplayConfig,
+    "cache": CacheConfig,
+    "cluster": ClusterConfig,
 }
 
 
@@ -206,6 +262,10 @@ def _coerce(key: str, value: Any, default: Any, annotation: Any, where: str) -> 
         if not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
             raise ConfigError(f"{where}: {key} must be a table of strings")
         return value
+    if spec.startswith("bool"):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: {key} must be true or false, not {value!r}")
+        return value
     if spec.startswith("float"):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ConfigError(f"{where}: {key} must be a number, not {value!r}")
@@ -243,6 +303,22 @@ def _validate(config: Config, where: str) -> None:
         raise ConfigError(f"{where}: [judge] timeout must be more than 0 seconds")
     if not 0.0 <= config.scoring.pass_threshold <= 1.0:
         raise ConfigError(f"{where}: [scoring] pass_threshold must be between 0 and 1")
+    if not 1.0 <= config.evals.judge_pass_threshold <= 5.0:
+        raise ConfigError(f"{where}: [evals] judge_pass_threshold must be between 1 and 5")
+    scenarios = config.scenarios
+    if scenarios.min_pass_rate is not None and not 0.0 <= scenarios.min_pass_rate <= 1.0:
+        raise ConfigError(f"{where}: [scenarios] min_pass_rate must be between 0 and 1")
+    if scenarios.max_token_regression is not None and not 0.0 <= scenarios.max_token_regression <= 100.0:
+        raise ConfigError(f"{where}: [scenarios] max_token_regression must be between 0 and 100 (0.25 = +25%)")
+    cluster = config.cluster
+    if cluster.engine is not None and cluster.engine != "ray":
+        raise ConfigError(f"{where}: [cluster] engine must be \"ray\", not {cluster.engine!r}")
+    if not 0 < cluster.cpus_per_row <= 1024:
+        raise ConfigError(f"{where}: [cluster] cpus_per_row must be more than 0")
+    if cluster.max_in_flight is not None and cluster.max_in_flight < 1:
+        raise ConfigError(f"{where}: [cluster] max_in_flight must be at least 1")
+    if not 0 <= cluster.retries <= 10:
+        raise ConfigError(f"{where}: [cluster] retries must be between 0 and 10")
 
 
 def reload_config(config: Config) -> Config:
