@@ -32,7 +32,6 @@ class ProcessResult:
     start_error: str | None = None
     start_errno: int | None = None
     duration_ms: float = 0.0
-    log_truncated: bool = False
 
     def failure(self, timeout: float, stdout_cap: int) -> str | None:
         """Why this run did not produce usable stdout, or None."""
@@ -79,8 +78,8 @@ class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
             self.exited.set_result(None)
 
 
-class _TailBuffer:
-    """Keeps the last `limit` bytes of a stream and whether anything was dropped."""
+class TailBuffer:
+    """Keeps the last `limit` bytes of a stream; the text says when earlier bytes were dropped."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -98,7 +97,10 @@ class _TailBuffer:
         if len(data) > self.limit:
             data = data[-self.limit:]
             self.truncated = True
-        return data.decode("utf-8", errors="replace")
+        text = data.decode("utf-8", errors="replace")
+        if self.truncated:
+            text = f"[earlier output dropped: only the last {self.limit // 1024} KiB are kept]\n" + text
+        return text
 
 
 async def run_process(
@@ -134,7 +136,7 @@ async def run_process(
     REAPER.track(proc.pid)
 
     stdout = bytearray()
-    log = _TailBuffer(LOG_KEEP_BYTES)
+    log = TailBuffer(LOG_KEEP_BYTES)
     assert proc.stdin and proc.stdout and proc.stderr
 
     async def feed() -> None:
@@ -200,6 +202,5 @@ async def run_process(
     result.exit_code = proc.returncode
     result.stdout = bytes(stdout)
     result.log = log.text()
-    result.log_truncated = log.truncated
     result.duration_ms = (time.perf_counter() - started) * 1000
     return result

@@ -19,7 +19,7 @@ from typing import Any
 from .. import jsonio
 from ..config import Config
 from .base import LogSink, Runner, RunOutcome, RunRequest, describe_failure, expand_argv
-from .process import LOG_KEEP_BYTES, _TailBuffer, run_process
+from .process import LOG_KEEP_BYTES, TailBuffer, run_process
 
 RESPONSE_LINE = re.compile(r'Response task evaluated successfully for "[^"]*": (\{.*\})\s*$')
 _MARKER = b"Response task evaluated successfully"
@@ -80,7 +80,7 @@ class _DebugLog:
         self.skipping = False  # inside a line longer than `cap`: dropped up to its newline
         self.last: str | None = None
         self.overlong = False  # the last Response line was longer than `cap`
-        self.tail = _TailBuffer(LOG_KEEP_BYTES)
+        self.tail = TailBuffer(LOG_KEEP_BYTES)
 
     def poll(self, *, final: bool = False) -> None:
         """Take in what was appended since the last poll (everything, when `final`)."""

@@ -28,7 +28,6 @@ from .plan import Change, Edit, Edited, WritePlan, make_plan
 from .stamp import restamp
 from .style import detect
 
-ROW_KEYS = ("id", "name", "inputs", "evaluationCriterias")
 STAMP_KEYS = ("createdAt", "updatedAt")
 
 
