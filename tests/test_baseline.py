@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import cli_env, make_project, row, run_json, run_workbench
+from helpers.cli import cli_env, run_json, run_workbench
+from helpers.project import make_project, row
 
 from workbench.baseline import Baseline, BaselineEntry, compare_with_baseline
 from workbench.model import Result, Verdict

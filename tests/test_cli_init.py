@@ -6,7 +6,8 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from conftest import COMMAND_CONFIG, EXACT, make_project, run_json, run_workbench, toml_text
+from helpers.cli import run_json, run_workbench
+from helpers.project import COMMAND_CONFIG, EXACT, make_project, toml_text
 
 from workbench.cli import main
 from workbench.project import load_project

@@ -11,22 +11,9 @@ import time
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import (
-    COMMAND_CONFIG,
-    EXACT,
-    TARGET,
-    UIP_CONFIG,
-    WORKFLOW_JSON,
-    cli_env,
-    make_project,
-    process_alive,
-    result_for,
-    row,
-    run_json,
-    run_workbench,
-    tree_digest,
-    verdicts,
-)
+from helpers.checks import process_alive, tree_digest
+from helpers.cli import cli_env, result_for, run_json, run_workbench, verdicts
+from helpers.project import COMMAND_CONFIG, EXACT, TARGET, UIP_CONFIG, WORKFLOW_JSON, make_project, row
 
 from workbench.project import load_project
 

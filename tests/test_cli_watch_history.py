@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import cli_env, make_project, process_alive, row, run_workbench, tree_digest
+from helpers.checks import process_alive, tree_digest
+from helpers.cli import cli_env, run_workbench
+from helpers.project import make_project, row
 
 WAIT_S = 60.0
 RESAVE_S = 8.0

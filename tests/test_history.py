@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import make_project, process_alive, row, tree_digest
+from helpers.checks import process_alive, tree_digest
+from helpers.project import make_project, row
 
 from workbench.config import STATE_DIR, load_config
 from workbench.events import IterationReport, Trigger

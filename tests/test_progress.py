@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import make_project, row
+from helpers.project import make_project, row
 
 from workbench.config import load_config
 from workbench.events import IterationReport, Trigger

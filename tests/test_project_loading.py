@@ -7,15 +7,8 @@ import asyncio
 import json
 
 import pytest
-from conftest import (
-    COMMAND_CONFIG,
-    EXACT,
-    eval_set,
-    evaluator,
-    make_project,
-    row,
-    tree_digest,
-)
+from helpers.checks import tree_digest
+from helpers.project import COMMAND_CONFIG, EXACT, eval_set, evaluator, make_project, row
 
 from workbench.config import load_config
 from workbench.engine import Engine

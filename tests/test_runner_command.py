@@ -7,7 +7,8 @@ import sys
 import time
 
 import pytest
-from conftest import COMMAND_CONFIG, TARGET, make_project, process_alive, row
+from helpers.checks import process_alive
+from helpers.project import COMMAND_CONFIG, TARGET, make_project, row
 
 from workbench.config import load_config
 from workbench.engine import Engine

@@ -11,7 +11,8 @@ import json
 import time
 
 import pytest
-from conftest import UIP_CONFIG, WORKFLOW_JSON, make_project, process_alive
+from helpers.checks import process_alive
+from helpers.project import UIP_CONFIG, WORKFLOW_JSON, make_project
 
 from workbench.config import load_config
 from workbench.runners import RunRequest, make_runner

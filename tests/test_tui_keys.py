@@ -1,4 +1,4 @@
-"""Every key of the workbench TUI, driven with Pilot against a fake target (see tui_support)."""
+"""Every key of the workbench TUI, driven with Pilot against a fake target (see helpers/tui.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual.app import App
-from textual.widgets import Input, TabbedContent
-from tui_support import (
+from helpers.tui import (
     FAIL,
     PASS,
     SIZE,
@@ -28,6 +26,8 @@ from tui_support import (
     widget_text,
     write_project,
 )
+from textual.app import App
+from textual.widgets import Input, TabbedContent
 
 from workbench.tui.help_screen import HelpScreen
 

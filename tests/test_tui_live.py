@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import COMMAND_CONFIG, process_alive, row
-from textual.widgets import TabbedContent
-from tui_support import (
+from helpers.checks import process_alive
+from helpers.project import COMMAND_CONFIG, row
+from helpers.tui import (
     PASS,
     SIZE,
     FakeTarget,
@@ -26,6 +26,7 @@ from tui_support import (
     wait_until,
     write_project,
 )
+from textual.widgets import TabbedContent
 
 from workbench.tui.app import make_app
 from workbench.tui.log_pane import RunLog

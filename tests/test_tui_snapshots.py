@@ -14,15 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui_support import (
-    SIZE,
-    app_for,
-    example_project,
-    fixed_clock_recording,
-    seed_history,
-    settle,
-    wait_idle,
-)
+from helpers.tui import SIZE, app_for, example_project, fixed_clock_recording, seed_history, settle, wait_idle
 
 from workbench.tui.app import WorkbenchApp
 

@@ -8,8 +8,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from conftest import process_alive, row
-from tui_support import (
+from helpers.checks import process_alive
+from helpers.project import row
+from helpers.tui import (
     FAIL,
     PASS,
     SIZE,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from helpers.tui import FAIL, PASS, FakeTarget, app_for, grading_rows, wait_idle, wait_until, write_project
 from textual.widgets import Button, Input
-from tui_support import FAIL, PASS, FakeTarget, app_for, grading_rows, wait_idle, wait_until, write_project
 
 from workbench import jsonio
 from workbench.tui.writeback_screens import AcceptScreen, AddRowScreen

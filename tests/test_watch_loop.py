@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 import watchfiles
-from conftest import eval_set, make_project, process_alive, row, tree_digest
-from watch_support import WAIT_S, watching
+from helpers.checks import process_alive, tree_digest
+from helpers.project import eval_set, make_project, row
+from helpers.watch import WAIT_S, watching
 
 from workbench.config import load_config
 from workbench.events import IterationReport, Trigger

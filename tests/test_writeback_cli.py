@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import COMMAND_CONFIG, EXACT, make_project, row, run_json, run_workbench, verdicts
-from writeback_support import recorded
+from helpers.cli import run_json, run_workbench, verdicts
+from helpers.project import COMMAND_CONFIG, EXACT, make_project, row
+from helpers.writeback import recorded
 
 from workbench.model import EvalSet, EvaluatorDef, Row, Verdict
 from workbench.writeback import WritebackError

@@ -6,9 +6,9 @@ import json
 from typing import Any
 
 import pytest
+from helpers.writeback import changed_region
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from writeback_support import changed_region
 
 from workbench.writeback import jsonspan
 from workbench.writeback.edit import AppendItem, SetValue, apply_ops

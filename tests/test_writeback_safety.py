@@ -9,18 +9,8 @@ import stat
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
-from conftest import evaluator, make_project
-from writeback_support import (
-    DETAILS,
-    EXACT,
-    GRADE,
-    clock,
-    evaluators,
-    fixture_bytes,
-    load,
-    project,
-    recorded,
-)
+from helpers.project import evaluator, make_project
+from helpers.writeback import DETAILS, EXACT, GRADE, clock, evaluators, fixture_bytes, load, project, recorded
 
 from workbench.model import Verdict
 from workbench.output_paths import MISSING

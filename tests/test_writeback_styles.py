@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from writeback_support import (
+from helpers.writeback import (
     DETAILS,
     EXACT,
     GRADE,

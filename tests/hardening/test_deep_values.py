@@ -15,17 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXACT, make_project, row, run_workbench
-from hardening_support import (
-    RUNNER_KINDS,
-    FixedRunner,
-    assert_polite,
-    deep,
-    deep_text,
-    faulty_project,
-    run_iteration,
-)
-from tui_support import screen_text, settle, static_text, wait_idle
+from helpers.cli import run_workbench
+from helpers.hardening import RUNNER_KINDS, FixedRunner, assert_polite, deep, deep_text, faulty_project, run_iteration
+from helpers.project import EXACT, make_project, row
+from helpers.tui import screen_text, settle, static_text, wait_idle
 
 from workbench.config import load_config
 from workbench.engine import Engine

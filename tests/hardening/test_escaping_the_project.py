@@ -11,8 +11,10 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import COMMAND_CONFIG, EXACT, evaluator, make_project, row, run_json, run_workbench, tree_digest
-from hardening_support import assert_polite
+from helpers.checks import tree_digest
+from helpers.cli import run_json, run_workbench
+from helpers.hardening import assert_polite
+from helpers.project import COMMAND_CONFIG, EXACT, evaluator, make_project, row
 
 from workbench.project import load_project
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hardening_support import FixedRunner
+from helpers.hardening import FixedRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import COMMAND_CONFIG, EXACT, cli_env, evaluator, make_project, row, run_json
-from hardening_support import assert_polite, deep_text
+from helpers.cli import cli_env, run_json
+from helpers.hardening import assert_polite, deep_text
+from helpers.project import COMMAND_CONFIG, EXACT, evaluator, make_project, row
 
 from workbench.config import load_config
 from workbench.engine import Engine, RowFilter

@@ -11,9 +11,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import COMMAND_CONFIG, EXACT, cli_env, make_project, row, run_workbench
-from hardening_support import Lines, assert_polite
-from tui_support import FakeTarget, app_for, screen_text, settle, shown_rows, static_text, tree_lines, wait_idle
+from helpers.cli import cli_env, run_workbench
+from helpers.hardening import Lines, assert_polite
+from helpers.project import COMMAND_CONFIG, EXACT, make_project, row
+from helpers.tui import FakeTarget, app_for, screen_text, settle, shown_rows, static_text, tree_lines, wait_idle
 
 from workbench.config import load_config
 from workbench.tui.app import make_app

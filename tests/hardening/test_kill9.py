@@ -17,16 +17,10 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import EXACT, cli_env, make_project, row, run_workbench, tree_digest
-from hardening_support import (
-    RUNNER_KINDS,
-    WAIT_S,
-    assert_polite,
-    kill_all,
-    recorded_pids,
-    runner_table,
-    survivors,
-)
+from helpers.checks import tree_digest
+from helpers.cli import cli_env, run_workbench
+from helpers.hardening import RUNNER_KINDS, WAIT_S, assert_polite, kill_all, recorded_pids, runner_table, survivors
+from helpers.project import EXACT, make_project, row
 
 from workbench.project import load_project
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import row
-from hardening_support import RUNNER_KINDS, faulty_project, run_iteration
+from helpers.hardening import RUNNER_KINDS, faulty_project, run_iteration
+from helpers.project import row
 
 from workbench.model import Verdict
 

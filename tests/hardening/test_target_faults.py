@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import cli_env, row
-from hardening_support import faulty_project, kill_all, recorded_pids, run_iteration, survivors
+from helpers.cli import cli_env
+from helpers.hardening import faulty_project, kill_all, recorded_pids, run_iteration, survivors
+from helpers.project import row
 
 from workbench.model import Verdict
 from workbench.runners.process import LOG_KEEP_BYTES

@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from conftest import COMMAND_CONFIG, cli_env, make_project, row, run_json, run_workbench, tree_digest
-from hardening_support import WAIT_S, FixedRunner, Lines, assert_polite
-from tui_support import screen_text, settle, wait_idle
+from helpers.checks import tree_digest
+from helpers.cli import cli_env, run_json, run_workbench
+from helpers.hardening import WAIT_S, FixedRunner, Lines, assert_polite
+from helpers.project import COMMAND_CONFIG, make_project, row
+from helpers.tui import screen_text, settle, wait_idle
 
 import workbench.history
 from workbench.cli import main as cli_main

@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import EXACT, make_project, row
-from hardening_support import FixedRunner
-from watch_support import WAIT_S, watching
+from helpers.hardening import FixedRunner
+from helpers.project import EXACT, make_project, row
+from helpers.watch import WAIT_S, watching
 
 pytestmark = pytest.mark.hardening
 

@@ -15,15 +15,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from conftest import make_project, process_alive
+from helpers.checks import process_alive
+from helpers.project import make_project
 
 from workbench.config import Config, load_config
 from workbench.engine import Engine, RowFilter
 from workbench.events import IterationReport, Trigger
 from workbench.runners.base import LogSink, Runner, RunOutcome, RunRequest
 
-HERE = Path(__file__).resolve().parent
-FAULTY = HERE / "faulty_target.py"
+FAULTY = Path(__file__).resolve().parent.parent / "hardening" / "faulty_target.py"
 RUNNER_KINDS = ("command", "worker", "python", "uip")
 WAIT_S = 30.0  # a guard against hangs, never a timing assertion
 

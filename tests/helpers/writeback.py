@@ -13,13 +13,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from conftest import evaluator, make_project
+from helpers.project import evaluator, make_project
 
 from workbench.jsonio import UTF8_BOM
 from workbench.model import EvaluatorDef, Result, Verdict
 from workbench.project import load_project
 
-FIXTURES = Path(__file__).parent / "fixtures" / "writeback"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "writeback"
 STYLES = ["two_space", "four_space", "tabs", "compact", "escaped", "string_expected"]
 EXACT, GRADE, DETAILS = "exact-match-evaluator", "grade-only", "score-details"
 NOW = datetime(2025, 6, 1, 12, 0, 0, 456789, tzinfo=UTC)

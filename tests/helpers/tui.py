@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from conftest import evaluator, make_project, row
+from helpers.project import evaluator, make_project, row
 from rich.text import Text
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -47,7 +47,7 @@ WAIT_S = 30.0  # a guard against hangs, not a timing assertion: a passing test n
 DURATION_MS = 12.0
 FIXED_START = datetime(2025, 3, 14, 9, 30, 0, tzinfo=UTC)
 SCOPE = "default"
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "grading"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "grading"
 
 
 # -- the fake target ---------------------------------------------------------------------------------
@@ -134,7 +134,7 @@ def grading_rows() -> list[dict[str, Any]]:
 
 
 def write_project(root: Path, sets: Mapping[str, Any] | None = None, **kwargs: Any) -> Config:
-    """A fixture project (conftest.make_project) and its Config. The config names a command runner so it
+    """A fixture project (helpers.project.make_project) and its Config. The config names a command runner so it
     is valid on its own; tests replace the runner with a FakeTarget."""
     kwargs.setdefault("config", {"kind": "command", "command": ["{python}", "-c", "pass"], "timeout": 20})
     make_project(root, sets={"grading": grading_rows()} if sets is None else sets, **kwargs)

@@ -1,0 +1,32 @@
+"""Checks made from outside the code under test: did a folder change, is a process still running."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+
+def tree_digest(folder: Path) -> dict[str, str]:
+    """{relative path: sha256} of every file under `folder`, plus its directories (to catch new ones)."""
+    out: dict[str, str] = {}
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder).as_posix()
+        out[rel] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "<dir>"
+    return out
+
+
+def process_alive(pid: int) -> bool:
+    """True while `pid` runs. A killed process nobody has reaped yet (a zombie) counts as gone: in a
+    container whose init does not reap, `os.kill(pid, 0)` keeps succeeding for it."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True  # no /proc (macOS): os.kill said it exists
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
