@@ -1,0 +1,11 @@
+"""Helpers the tests import (`tests/` is on sys.path through its conftest.py, so `from helpers.project import
+make_project`). One module per job:
+
+* `project` — write fixture projects: evaluators, eval sets, `workbench.toml`, targets
+* `cli` — run the real `workbench` CLI in a fresh interpreter and read its `--json` document
+* `checks` — look from outside: did a folder change (`tree_digest`), is a process still running
+* `tui` — a scripted fake target, Pilot waits that fail instead of hanging, reading the screen
+* `watch` — drive `Session.watch()` in-process and wait on what it requested and completed
+* `writeback` — write-back fixtures in several JSON styles and checks independent of the scanner
+* `hardening` — the misbehaving target's configs, pid checks, deep values, "failed politely" asserts
+"""
