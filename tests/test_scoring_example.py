@@ -29,8 +29,11 @@ def run(root: Path) -> IterationReport:
 
 
 @pytest.fixture(scope="module")
-def report() -> IterationReport:
-    return run(EXAMPLE)
+def report(tmp_path_factory: pytest.TempPathFactory) -> IterationReport:
+    """A copy, not the example in place: parallel workers may each build this fixture at once."""
+    root = tmp_path_factory.mktemp("example") / "agent-tools"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".workbench", "__pycache__"))
+    return run(root)
 
 
 def test_every_evaluator_type_scores_every_row(report: IterationReport):
