@@ -6,6 +6,7 @@ import os
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,10 @@ class RunRequest:
     row_name: str
     set_file: str
     scope: str
+    timeout: float | None = None  # seconds for this request, instead of [runner] timeout (a conversation turn)
+
+    def time_limit(self, default: float) -> float:
+        return self.timeout if self.timeout is not None else default
 
 
 @dataclass(slots=True)
@@ -59,6 +64,12 @@ class Runner(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - most runners hold nothing
         """Release processes or files held across rows."""
+
+    def hold(self) -> AbstractAsyncContextManager[Runner]:
+        """A runner that sends every request to the same target process until the block ends, for a row
+        that asks the target several times (a conversation's turns) of a target keeping state in memory.
+        Runners without long-lived processes have nothing to pin and hand back themselves."""
+        return nullcontext(self)
 
     @property
     def stdout_cap(self) -> int:

@@ -50,7 +50,7 @@ class CommandRunner(Runner):
 
     async def run(self, request: RunRequest, on_log: LogSink | None = None) -> RunOutcome:
         trace_path = self._trace_dir / f"{next(self._counter)}.jsonl"
-        timeout = self.config.runner.timeout
+        timeout = request.time_limit(self.config.runner.timeout)
         result = await run_process(
             self.argv,
             stdin=jsonio.dumps_bytes(request.inputs),

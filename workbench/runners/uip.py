@@ -162,7 +162,7 @@ class UipRunner(Runner):
 
     async def run(self, request: RunRequest, on_log: LogSink | None = None) -> RunOutcome:
         log_path = self._log_dir / f"{next(self._counter)}.log"
-        timeout = self.config.runner.timeout
+        timeout = request.time_limit(self.config.runner.timeout)
         debug_log = _DebugLog(log_path, self.stdout_cap, on_log)
         follower = asyncio.ensure_future(debug_log.follow()) if on_log else None
         argv = self.argv(request.inputs, log_path)

@@ -22,6 +22,7 @@ import shutil
 import signal
 import tempfile
 import time
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -337,35 +338,51 @@ class WorkerRunner(Runner):
         return f"{self.target} reported an error: {error}"
 
     async def run(self, request: RunRequest, on_log: LogSink | None = None) -> RunOutcome:
+        refused = self._refusal()
+        if refused:
+            return RunOutcome(error=refused)
+        slot = _Slot(await self._pool().get())
+        try:
+            return await self._run_in(slot, request, on_log)
+        finally:
+            self._check_in(slot)
+
+    def hold(self) -> AbstractAsyncContextManager[Runner]:
+        return _Held(self)
+
+    def _pool(self) -> asyncio.Queue[Worker | None]:
         if self._idle is None:
             self._idle = asyncio.Queue()
             for _ in range(self.config.runner.concurrency):
                 self._idle.put_nowait(None)
-        refused = self._refusal()
-        if refused:
-            return RunOutcome(error=refused)
-        worker = await self._idle.get()
-        try:
-            for attempt in range(2):
-                if worker is None or worker.dead:
-                    try:
-                        worker = await self._spawn()
-                    except OSError as exc:
-                        self.broken = f"could not start {self.argv[0]!r}: {exc.strerror or exc}"
-                        return RunOutcome(error=self.broken)
-                refused = self._refusal()
-                if refused:
-                    return RunOutcome(error=refused)
-                outcome, stopped = await self._call(worker, request, on_log)
-                # A worker that exits cleanly (one that recycles itself after some rows, say) may have
-                # quit before reading this row: the row gets one fresh worker before it counts as failed.
-                if not stopped or attempt:
-                    return outcome
-            return outcome
-        finally:
-            if worker is not None and worker.deaf and not worker.dead:
-                worker.kill()  # it can't read another request; a fresh one takes the next row
-            self._idle.put_nowait(worker if worker is not None and not worker.dead else None)
+        return self._idle
+
+    async def _run_in(self, slot: _Slot, request: RunRequest, on_log: LogSink | None) -> RunOutcome:
+        """One request on the slot's worker, started (or replaced, when it died) as needed."""
+        if slot.worker is not None and slot.worker.deaf and not slot.worker.dead:
+            slot.worker.kill()  # it can't read another request; a fresh one takes this one
+        for attempt in range(2):
+            if slot.worker is None or slot.worker.dead:
+                try:
+                    slot.worker = await self._spawn()
+                except OSError as exc:
+                    self.broken = f"could not start {self.argv[0]!r}: {exc.strerror or exc}"
+                    return RunOutcome(error=self.broken)
+            refused = self._refusal()
+            if refused:
+                return RunOutcome(error=refused)
+            outcome, stopped = await self._call(slot.worker, request, on_log)
+            # A worker that exits cleanly (one that recycles itself after some rows, say) may have
+            # quit before reading this row: the row gets one fresh worker before it counts as failed.
+            if not stopped or attempt:
+                return outcome
+        return outcome
+
+    def _check_in(self, slot: _Slot) -> None:
+        worker = slot.worker
+        if worker is not None and worker.deaf and not worker.dead:
+            worker.kill()  # it can't read another request; a fresh one takes the next row
+        self._pool().put_nowait(worker if worker is not None and not worker.dead else None)
 
     def _refusal(self) -> str | None:
         if self._closed:
@@ -387,7 +404,7 @@ class WorkerRunner(Runner):
         row_id = next(self._ids)
         trace_path = f"{self._trace_dir}/{row_id}.jsonl"
         message = jsonio.dumps_bytes({"id": row_id, "inputs": request.inputs, "trace": trace_path}) + b"\n"
-        reply, row = await worker.call(row_id, message, on_log, self.config.runner.timeout)
+        reply, row = await worker.call(row_id, message, on_log, request.time_limit(self.config.runner.timeout))
         trace: list[dict[str, Any]] = []
         if os.path.exists(trace_path):  # most targets write none; skip the open() and its exception
             trace, complaints = read_trace(Path(trace_path))
@@ -410,3 +427,31 @@ class WorkerRunner(Runner):
         await asyncio.gather(*(worker.close() for worker in workers), return_exceptions=True)
         shutil.rmtree(self._trace_dir, ignore_errors=True)
 
+
+@dataclass(slots=True)
+class _Slot:
+    """A place in the pool: the worker serving it, or None until one is started."""
+
+    worker: Worker | None
+
+
+class _Held(Runner):
+    """One slot of the pool kept for a block of requests, so they all reach the same process."""
+
+    def __init__(self, pool: WorkerRunner) -> None:
+        super().__init__(pool.config)
+        self.pool = pool
+        self.slot = _Slot(None)
+
+    async def __aenter__(self) -> _Held:
+        self.slot = _Slot(await self.pool._pool().get())
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.pool._check_in(self.slot)
+
+    async def run(self, request: RunRequest, on_log: LogSink | None = None) -> RunOutcome:
+        refused = self.pool._refusal()
+        if refused:
+            return RunOutcome(error=refused)
+        return await self.pool._run_in(self.slot, request, on_log)
