@@ -1,5 +1,5 @@
-"""The row detail: inputs, expected vs actual side by side with the differences highlighted and the
-evaluator's targetOutputKey selection made visible, the error detail for ERROR rows, and the trace."""
+"""The row detail pane: the row's heading, one tab per evaluator, and below them the body drawn by the
+view registered for the row's dialect (`detail_views`; by default expected vs actual)."""
 
 from __future__ import annotations
 
@@ -8,42 +8,16 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static, Tab, Tabs
 
-from .. import jsonio
-from ..compare import Path, differences
-from ..model import EvalSet, Result, Row, Verdict
-from ..output_paths import MISSING, SelectionError, describe_target, normalize_target, select, split_path
-from ..report.text import format_duration
-from ..textsafe import one_line, printable
-from .json_view import render_json
-from .labels import plain, verdict_text
+from ..model import EvalSet, Result, ResultKey, Row, RowKey
+from ..textsafe import one_line
+from .detail_views import DEFAULT_VIEW, DetailContext, DetailView, view_for
+from .labels import plain
 from .state import RUNNING, RunState
 
-
-def _selected_paths(target: Any) -> list[Path] | None:
-    """The paths a targetOutputKey selects, or None when it selects the whole value."""
-    try:
-        paths = normalize_target(target)
-    except SelectionError:
-        return None
-    if any(not split_path(p) for p in paths):
-        return None
-    return [tuple(split_path(p)) for p in paths]
-
-
-def diff_paths(actual: Any, expected: Any, selected: list[Path] | None) -> list[Path]:
-    """Absolute paths where the two sides differ, within the selection."""
-    found: list[Path] = []
-    for base in selected if selected is not None else [()]:
-        dotted = ".".join(str(part) for part in base) or "*"
-        a, e = select(actual, dotted), select(expected, dotted)
-        if a is MISSING or e is MISSING:
-            found.append(base)
-            continue
-        found.extend((*base, *d.path) for d in differences(a, e, limit=50))
-    return found
+NOTHING_SELECTED = "Select a row to see its inputs, expected and actual output."
 
 
 class RowDetail(VerticalScroll, can_focus=True):
@@ -61,23 +35,18 @@ class RowDetail(VerticalScroll, can_focus=True):
         self.row: tuple[EvalSet, Row] | None = None
         self.evaluator_index = 0
         self._generation = 0
+        self._view: DetailView = DEFAULT_VIEW(classes="detail-view")
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("Select a row to see its inputs, expected and actual output.", "dim"), id="detail-title")
+        yield Static(Text(NOTHING_SELECTED, "dim"), id="detail-title")
         with Vertical(id="detail-body"):
             yield Tabs(id="detail-evaluators")
-            yield Static(id="detail-meta")
-            yield Static(id="detail-explanation")
-            yield Static(Text("Inputs", "bold"), classes="detail-heading")
-            yield Static(id="detail-inputs")
-            with Horizontal(id="detail-sides"):
-                with Vertical(classes="detail-side"):
-                    yield Static(Text("Expected", "bold"), classes="detail-heading")
-                    yield Static(id="detail-expected")
-                with Vertical(classes="detail-side"):
-                    yield Static(Text("Actual", "bold"), classes="detail-heading")
-                    yield Static(id="detail-actual")
-            yield Static(id="detail-trace")
+            yield self._view
+
+    @property
+    def view(self) -> DetailView:
+        """The body showing the selected row (its dialect's view)."""
+        return self._view
 
     # -- showing -------------------------------------------------------------------------------------
 
@@ -94,7 +63,17 @@ class RowDetail(VerticalScroll, can_focus=True):
         if changed:
             self.evaluator_index = 0
             self._rebuild_tabs()
+        if found is not None:
+            self._use_view(view_for(found[0].dialect))
         self.refresh_detail()
+
+    def _use_view(self, wanted: type[DetailView]) -> None:
+        """Swap the body for the view of the selected row's dialect (only when it differs)."""
+        if type(self._view) is wanted:
+            return
+        self._view.remove()
+        self._view = wanted(classes="detail-view")
+        self.query_one("#detail-body").mount(self._view)
 
     def _rebuild_tabs(self) -> None:
         tabs = self.query_one("#detail-evaluators", Tabs)
@@ -123,7 +102,7 @@ class RowDetail(VerticalScroll, can_focus=True):
         if self.row is None or ref is None:
             return None
         eval_set, row = self.row
-        return self.state.results.get((eval_set.scope, eval_set.file_name, row.id, ref))
+        return self.state.results.get(ResultKey(*RowKey.of(eval_set, row), ref))
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         event.stop()
@@ -145,77 +124,34 @@ class RowDetail(VerticalScroll, can_focus=True):
         self.app.action_focus_rows()  # type: ignore[attr-defined]
 
     def refresh_detail(self) -> None:
-        title = self.query_one("#detail-title", Static)
-        statics = {name: self.query_one(f"#detail-{name}", Static) for name in
-                   ("meta", "explanation", "inputs", "expected", "actual", "trace")}
         if self.row is None:
-            self.show_message(Text("Select a row to see its inputs, expected and actual output.", "dim"))
+            self.show_message(Text(NOTHING_SELECTED, "dim"))
             return
         self.query_one("#detail-body").display = True
+        context = self.context()
+        self.query_one("#detail-title", Static).update(self._heading(context))
+        self.view.show(context)
+
+    def context(self) -> DetailContext:
+        """What the view draws for the selected row and evaluator."""
+        assert self.row is not None
         eval_set, row = self.row
-        key = (eval_set.scope, eval_set.file_name, row.id)
+        key = RowKey.of(eval_set, row)
+        ref = self.current_ref
+        project = self.state.project
+        results = {r: found for r in eval_set.evaluator_refs
+                   if (found := self.state.results.get(ResultKey(*key, r))) is not None}
+        return DetailContext(
+            project=project, eval_set=eval_set, row=row, ref=ref, result=results.get(ref) if ref else None,
+            evaluator=project.evaluators.get((eval_set.scope, ref)) if project and ref else None,
+            results=results, running=self.state.status.get(key) == RUNNING)
+
+    @staticmethod
+    def _heading(context: DetailContext) -> Text:
+        eval_set, row = context.eval_set, context.row
         heading = Text(one_line(row.label, 120), "bold")
         where = one_line(f"{eval_set.scope}/{eval_set.file_name}", 80)
         heading.append(f"   {where} · id {one_line(row.id, 60)}", "dim")
-        if self.state.status.get(key) == RUNNING:
+        if context.running:
             heading.append("   ◐ running", "bold cyan")
-        title.update(heading)
-        statics["inputs"].update(render_json(row.inputs))
-        result = self.current_result
-        ref = self.current_ref
-        evaluator = self.state.project.evaluators.get((eval_set.scope, ref)) if self.state.project and ref else None
-        target = evaluator.target_output_key if evaluator else "*"
-        selected = _selected_paths(target)
-        meta = Text()
-        if ref is None:
-            meta.append("This set has no evaluatorRefs: nothing scores its rows.", "yellow")
-        elif result is None:
-            meta.append_text(verdict_text(None))
-            meta.append(f" {one_line(ref, 40)}: not run yet", "dim")
-        else:
-            meta.append_text(verdict_text(result.verdict, word=True))
-            meta.append(f"  {one_line(ref, 40)}", "bold")
-            if result.evaluator_type:
-                meta.append(f" ({one_line(result.evaluator_type, 50)})", "dim")
-            meta.append(f"  score {result.score:.2f}  ·  {format_duration(result.duration_ms)}")
-        if evaluator is not None:
-            meta.append(f"\ncompares {one_line(describe_target(target), 100)}", "dim")
-        statics["meta"].update(meta)
-        statics["explanation"].update(self._explanation(result))
-        expected = result.expected if result is not None else row.expected_for(ref)
-        actual = result.actual if result is not None else None
-        highlight: list[Path] = []
-        if result is not None and result.verdict is Verdict.FAIL and actual is not None:
-            try:
-                highlight = diff_paths(actual, expected, selected)
-            except (RecursionError, TypeError):
-                highlight = []
-        statics["expected"].update(render_json(expected, highlight=highlight, selected=selected)
-                                   if expected is not None else Text("(no expectedOutput)", "dim"))
-        statics["actual"].update(render_json(actual, highlight=highlight, selected=selected)
-                                 if actual is not None else Text("(no output)", "dim"))
-        statics["trace"].update(self._trace(result))
-
-    @staticmethod
-    def _explanation(result: Result | None) -> Text:
-        if result is None or result.verdict is Verdict.PASS or not result.detail:
-            return Text("")
-        style = "red" if result.verdict is Verdict.FAIL else "yellow"
-        heading = "Differences" if result.verdict is Verdict.FAIL else "Error"
-        text = Text(f"{heading}\n", f"bold {style}")
-        text.append(printable(result.detail), style)
-        return text
-
-    @staticmethod
-    def _trace(result: Result | None) -> Text:
-        if result is None or not result.trace:
-            return Text("")
-        text = Text(f"Trace ({len(result.trace)} events)\n", "bold")
-        for event in result.trace[:200]:
-            kind = event.get("type", "?") if isinstance(event, dict) else "?"
-            if kind == "tool_call":
-                text.append(f"  tool_call {one_line(str(event.get('name')), 60)}", "cyan")
-                text.append(f"  args {one_line(jsonio.dumps(event.get('args', {})), 120)}\n", "dim")
-            else:
-                text.append(f"  {one_line(jsonio.dumps(event), 160)}\n", "dim")
-        return text
+        return heading

@@ -1,0 +1,84 @@
+"""The default row detail: inputs, expected vs actual side by side with the differences highlighted and
+the evaluator's targetOutputKey selection made visible, the error detail for ERROR rows, and the trace.
+This is the view for the UiPath dialect and for any dialect that registers none of its own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Static
+
+from ...compare import Path, differences
+from ...model import Verdict
+from ...output_paths import MISSING, SelectionError, normalize_target, select, split_path
+from ..json_view import render_json
+from .base import DetailContext, DetailView
+from .common import explanation_text, meta_text, trace_text
+
+
+def selected_paths(target: Any) -> list[Path] | None:
+    """The paths a targetOutputKey selects, or None when it selects the whole value."""
+    try:
+        paths = normalize_target(target)
+    except SelectionError:
+        return None
+    if any(not split_path(p) for p in paths):
+        return None
+    return [tuple(split_path(p)) for p in paths]
+
+
+def diff_paths(actual: Any, expected: Any, selected: list[Path] | None) -> list[Path]:
+    """Absolute paths where the two sides differ, within the selection."""
+    found: list[Path] = []
+    for base in selected if selected is not None else [()]:
+        dotted = ".".join(str(part) for part in base) or "*"
+        a, e = select(actual, dotted), select(expected, dotted)
+        if a is MISSING or e is MISSING:
+            found.append(base)
+            continue
+        found.extend((*base, *d.path) for d in differences(a, e, limit=50))
+    return found
+
+
+class ExpectedActualView(DetailView):
+    """Inputs, then what the row expects beside what the target produced."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="detail-meta")
+        yield Static(id="detail-explanation")
+        yield Static(Text("Inputs", "bold"), classes="detail-heading")
+        yield Static(id="detail-inputs")
+        with Horizontal(id="detail-sides"):
+            with Vertical(classes="detail-side"):
+                yield Static(Text("Expected", "bold"), classes="detail-heading")
+                yield Static(id="detail-expected")
+            with Vertical(classes="detail-side"):
+                yield Static(Text("Actual", "bold"), classes="detail-heading")
+                yield Static(id="detail-actual")
+        yield Static(id="detail-trace")
+
+    def show_row(self, context: DetailContext) -> None:
+        result, row = context.result, context.row
+        target = context.evaluator.target_output_key if context.evaluator else "*"
+        selected = selected_paths(target)
+        self.query_one("#detail-meta", Static).update(meta_text(context))
+        self.query_one("#detail-explanation", Static).update(explanation_text(result))
+        self.query_one("#detail-inputs", Static).update(render_json(row.inputs))
+        expected = result.expected if result is not None else row.expected_for(context.ref)
+        actual = result.actual if result is not None else None
+        highlight: list[Path] = []
+        if result is not None and result.verdict is Verdict.FAIL and actual is not None:
+            try:
+                highlight = diff_paths(actual, expected, selected)
+            except (RecursionError, TypeError):
+                highlight = []
+        self.query_one("#detail-expected", Static).update(
+            render_json(expected, highlight=highlight, selected=selected)
+            if expected is not None else Text("(no expectedOutput)", "dim"))
+        self.query_one("#detail-actual", Static).update(
+            render_json(actual, highlight=highlight, selected=selected)
+            if actual is not None else Text("(no output)", "dim"))
+        self.query_one("#detail-trace", Static).update(trace_text(result))
