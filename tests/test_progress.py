@@ -81,9 +81,9 @@ def test_all_green_and_file_problems_are_said() -> None:
     assert line(LoopTracker(), result("a")).endswith("1/1 rows pass in 0.8s — all green")
     problem = Problem("evals/default/eval-sets/qa.json", "not valid JSON", "error")
     text = line(LoopTracker(), result("a"), problems=[problem])
-    assert "1 file problem" in text and "all green" not in text
+    assert "problem: evals/default/eval-sets/qa.json: not valid JSON" in text and "all green" not in text
     text = line(LoopTracker(), result("a"), problems=[problem, problem])
-    assert "2 file problems" in text
+    assert "(+1 more file problem)" in text
 
 
 def test_the_changed_files_are_named_and_long_lists_shortened() -> None:
@@ -103,12 +103,16 @@ def test_stalled_after_the_configured_number_of_iterations_without_more_passes()
     assert "stalled" not in line(tracker, result("a"), result("b"), number=6)
 
 
-def test_going_back_up_to_the_best_count_is_not_progress() -> None:
-    tracker = LoopTracker(stall_after=2)
+def test_an_iteration_that_improves_ends_the_stall_even_below_the_best_count() -> None:
+    tracker = LoopTracker(stall_after=1)
     line(tracker, result("a"), result("b", "FAIL", detail="d"))
-    line(tracker, result("a", "FAIL", detail="d"), result("b", "FAIL", detail="d"), number=2)
+    dropped = line(tracker, result("a", "FAIL", detail="d"), result("b", "FAIL", detail="d"), number=2)
+    assert "stalled: no improvement in passes for 1 iterations" in dropped
     text = line(tracker, result("a"), result("b", "FAIL", detail="d"), number=3)
-    assert "fixed: 'a'" in text and "stalled: no improvement in passes for 2 iterations" in text
+    assert "(+1)" in text and "fixed: 'a'" in text and "stalled" not in text
+    # Staying at that count is no improvement again.
+    assert "stalled: no improvement in passes for 1 iterations" in line(
+        tracker, result("a"), result("b", "FAIL", detail="d"), number=4)
 
 
 def test_all_green_is_never_stalled() -> None:

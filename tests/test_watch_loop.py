@@ -177,7 +177,7 @@ async def test_a_malformed_save_is_reported_and_the_next_good_save_recovers(tmp_
         set_file.write_text(good[: len(good) // 2], encoding="utf-8")  # caught half-written
         report, summary = await loop.wait_for(2)
         assert [Path(p.file).name for p in report.error_problems] == ["qa.json"], report.problems
-        assert "1 file problem" in progress_line(summary)
+        assert "problem: evals/default/eval-sets/qa.json: is not valid JSON" in progress_line(summary)
         assert not loop.task.done()  # still watching
 
         set_file.write_text(good, encoding="utf-8")

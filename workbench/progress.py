@@ -1,7 +1,9 @@
-"""The loop's memory between iterations: what got fixed, what broke, and whether it is stalled.
+"""The loop's memory between iterations: what got fixed, what broke, whether it is stalled, when it
+should stop, and the per-row state it ends on.
 
 Feeds the one-line-per-iteration report of the watch loop (in the spirit of seed 003's
-"iteration 2: 3/4 rows pass; fixing row 'unpaid invoice' (expected status `unpaid`, got `paid`)").
+"iteration 2: 3/4 rows pass; fixing row 'unpaid invoice' (expected status `unpaid`, got `paid`)") and
+the loop's stop rules (§3: stop on all green, stop on no progress, always end with a per-row summary).
 Rows are the unit here: a row passes when every evaluator on it passes.
 """
 
@@ -10,17 +12,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .events import IterationReport, Trigger
-from .model import Problem, Result, RowKey, results_by_row, row_passes
+from .model import Problem, Result, RowKey, Verdict, results_by_row, row_passes, row_verdict
 from .textsafe import one_line
 
 _NAMES_SHOWN = 3
+_PASSING_ROWS_LISTED = 50  # the final summary lists every failing row, and passing ones up to this many
 
 
 @dataclass(slots=True)
 class RowState:
     label: str
     passed: bool
-    reason: str = ""
+    reason: str = ""  # the first line of the first non-passing result's detail
+    verdict: Verdict = Verdict.PASS
+
+    @property
+    def why(self) -> str:
+        """The reason as the progress line gives it: an ERROR says so."""
+        return f"ERROR: {self.reason}" if self.verdict is Verdict.ERROR else self.reason
 
 
 @dataclass(slots=True)
@@ -49,21 +58,27 @@ def row_states(results: list[Result]) -> dict[RowKey, RowState]:
     rows: dict[RowKey, RowState] = {}
     for key, group in results_by_row(results).items():
         state = rows[key] = RowState(group[0].label, row_passes(group))
+        state.verdict = row_verdict(r.verdict for r in group) or Verdict.ERROR
         failing = next((r for r in group if not r.passed), None)
         if failing is not None:
-            first = failing.detail.strip().splitlines()[0] if failing.detail.strip() else failing.verdict.value
-            state.reason = first if failing.verdict.value == "FAIL" else f"ERROR: {first}"
+            detail = failing.detail.strip()
+            state.reason = detail.splitlines()[0] if detail else failing.verdict.value
     return rows
 
 
 class LoopTracker:
-    """Compares each iteration with what the loop knew before it, and counts stalls."""
+    """Compares each iteration with what the loop knew before it, and counts stalls.
+
+    A stall is a run of full iterations that each pass no more rows than the one before and no more
+    than the best count so far; any iteration that passes more rows than the one before ends it.
+    """
 
     def __init__(self, stall_after: int = 3, known: list[Result] | None = None) -> None:
         self.stall_after = stall_after
         self.known: dict[RowKey, RowState] = row_states(known or [])
         self.best_passed: int | None = sum(s.passed for s in self.known.values()) if known else None
         self.without_progress = 0
+        self.last: IterationSummary | None = None  # the newest full iteration's summary
 
     def update(self, report: IterationReport, partial: bool = False) -> IterationSummary:
         current = row_states(report.results)
@@ -79,28 +94,78 @@ class LoopTracker:
             elif not state.passed:
                 if before is not None and before.passed:
                     summary.broke.append(state.label)
-                summary.failing.append((state.label, state.reason))
+                summary.failing.append((state.label, state.why))
         if partial:
             self.known = {**previous, **current}
             return summary
         if previous:
             summary.change = summary.rows_passed - sum(s.passed for s in previous.values())
         self.known = current
-        if summary.all_green:
-            self.without_progress = 0
-        elif self.best_passed is not None and summary.rows_passed <= self.best_passed:
-            self.without_progress += 1
-        else:
-            self.without_progress = 0
+        improved = (summary.change or 0) > 0 or self.best_passed is None or summary.rows_passed > self.best_passed
+        self.without_progress = 0 if summary.all_green or improved else self.without_progress + 1
         self.best_passed = max(self.best_passed or 0, summary.rows_passed)
         if self.without_progress >= self.stall_after:
             summary.stalled_for = self.without_progress
+        self.last = summary
         return summary
+
+
+# -- when the loop stops -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LoopEnd:
+    """Why the loop stopped, and the exit status that says whether it ended green."""
+
+    reason: str
+    exit_code: int
+
+
+@dataclass(frozen=True, slots=True)
+class StopRules:
+    """`--until-green`, `--max-iterations N`, `--stop-on-stall`. Only full iterations count."""
+
+    until_green: bool = False
+    max_iterations: int | None = None
+    stop_on_stall: bool = False
+
+    @property
+    def any(self) -> bool:
+        return self.until_green or self.max_iterations is not None or self.stop_on_stall
+
+    def check(self, summary: IterationSummary, completed: int) -> LoopEnd | None:
+        """The end of the loop after `summary` (the `completed`-th full iteration), or None to go on."""
+        if summary.partial:
+            return None
+        if self.until_green and summary.all_green:
+            return LoopEnd("all green", 0)
+        if self.stop_on_stall and summary.stalled_for:
+            return LoopEnd(f"stalled: no improvement in passes for {summary.stalled_for} iterations", 1)
+        if self.max_iterations is not None and completed >= self.max_iterations:
+            green = summary.all_green
+            reason = f"reached --max-iterations {self.max_iterations}" + (" (all green)" if green else " (not green)")
+            return LoopEnd(reason, 0 if green else 1)
+        return None
+
+
+# -- what gets printed -------------------------------------------------------------------------------
 
 
 def _names(labels: list[str]) -> str:
     shown = "; ".join(f"'{one_line(label, 60)}'" for label in labels[:_NAMES_SHOWN])
     return shown + (f" (+{len(labels) - _NAMES_SHOWN} more)" if len(labels) > _NAMES_SHOWN else "")
+
+
+def _problems_part(problems: list[Problem]) -> str | None:
+    """The first file error, named with its message (`run` prints the same), and how many more."""
+    errors = [p for p in problems if p.severity == "error"]
+    if not errors:
+        return None
+    first = errors[0]
+    text = f"problem: {one_line(first.file, 80)}: {one_line(first.message, 160)}"
+    if len(errors) > 1:
+        text += f" (+{len(errors) - 1} more file problem{'s' if len(errors) > 2 else ''})"
+    return text
 
 
 def progress_line(summary: IterationSummary) -> str:
@@ -124,11 +189,42 @@ def progress_line(summary: IterationSummary) -> str:
         if len(still) > 1:
             text += f" (+{len(still) - 1} more)"
         parts.append(text)
-    errors = [p for p in summary.problems if p.severity == "error"]
-    if errors:
-        parts.append(f"{len(errors)} file problem{'s' if len(errors) != 1 else ''}")
+    problems = _problems_part(summary.problems)
+    if problems:
+        parts.append(problems)
     if summary.all_green:
         parts.append("all green")
     if summary.stalled_for:
         parts.append(f"stalled: no improvement in passes for {summary.stalled_for} iterations")
     return " — ".join(parts)
+
+
+def final_summary(tracker: LoopTracker, end: str | None = None) -> list[str]:
+    """The loop's last words: why it stopped, then every row of the final state with its verdict and
+    one-line reason (every failing row; passing rows up to a limit), then the file errors."""
+    last = tracker.last
+    if last is None and not tracker.known:
+        return [f"stopped ({end}): no iteration completed" if end else "stopped: no iteration completed"]
+    rows = tracker.known
+    passed = sum(state.passed for state in rows.values())
+    where = f"after iteration {last.number}" if last is not None and last.number is not None else "at the end"
+    head = f"stopped ({end})" if end else "stopped"
+    lines = [f"{head} — final state {where}: {passed}/{len(rows)} rows pass"]
+    show_scope = len({key.scope for key in rows}) > 1
+    listed_passing = 0
+    for key, state in rows.items():
+        if state.passed:
+            listed_passing += 1
+            if listed_passing > _PASSING_ROWS_LISTED:
+                continue
+        set_name = f"{key.scope}/{key.set_file}" if show_scope else key.set_file
+        line = f"  {state.verdict.value:<5}  {one_line(set_name, 60)} › {one_line(state.label, 80)}"
+        if not state.passed:
+            line += f" — {one_line(state.reason, 160)}"
+        lines.append(line)
+    if listed_passing > _PASSING_ROWS_LISTED:
+        lines.append(f"  … and {listed_passing - _PASSING_ROWS_LISTED} more passing rows")
+    for problem in (last.problems if last is not None else []):
+        if problem.severity == "error":
+            lines.append(f"  problem: {one_line(problem.file, 80)}: {one_line(problem.message, 200)}")
+    return lines
