@@ -4,6 +4,9 @@ Where the two differ, and what we do about it:
 
 * Integers beyond 64 bits: orjson silently turns them into floats (losing digits); we re-parse with
   ``json`` whenever the text holds a run of 19+ digits, so integers always keep their exact value.
+  Python refuses to convert integers of more than 4,300 digits to or from text (a guard against slow
+  conversions); we split such numbers into chunks below that limit, in both directions, so an integer
+  of any size is read and written exactly without lifting the guard for the whole process.
 * Numbers too large for a double (``1e400``): orjson refuses them, ``json`` makes ``inf``; we keep
   their exact value as a ``Decimal`` so two different huge numbers never compare equal.
 * ``NaN`` / ``Infinity``: not JSON. ``json`` accepts them; we refuse them with a clear message.
@@ -53,6 +56,43 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+_INT_CHUNK = 4000  # digits converted in one piece: below Python's 4,300-digit limit
+_INT_CHUNK_BITS = 13_000  # an integer of at most this many bits has fewer than 4,000 digits
+
+
+def _digits_value(digits: str) -> int:
+    if len(digits) <= _INT_CHUNK:
+        return int(digits)
+    half = len(digits) // 2
+    return _digits_value(digits[:half]) * 10 ** (len(digits) - half) + _digits_value(digits[half:])
+
+
+def parse_int(text: str) -> int:
+    """`int(text)` for a JSON integer of any length (Python's own conversion stops at 4,300 digits)."""
+    if len(text) <= _INT_CHUNK:
+        return int(text)
+    if text.startswith("-"):
+        return -_digits_value(text[1:])
+    return _digits_value(text)
+
+
+def _digits_text(value: int, width: int) -> str:
+    """Decimal digits of `value` (>= 0), zero-padded to `width` (0: no padding)."""
+    if value.bit_length() <= _INT_CHUNK_BITS:
+        text = str(value)
+        return text.zfill(width) if width else text
+    low_digits = int(value.bit_length() * 0.30102999566398) // 2
+    high, low = divmod(value, 10**low_digits)
+    return _digits_text(high, width - low_digits if width else 0) + _digits_text(low, low_digits)
+
+
+def int_text(value: int) -> str:
+    """`str(value)` for an integer of any size (Python's own conversion stops at 4,300 digits)."""
+    if value.bit_length() <= _INT_CHUNK_BITS:
+        return str(value)
+    return ("-" if value < 0 else "") + _digits_text(abs(value), 0)
+
+
 def _exact_float(text: str) -> float | Decimal:
     value = float(text)
     return Decimal(text) if math.isinf(value) else value
@@ -67,7 +107,7 @@ def _position(text: str, index: int) -> tuple[int, int]:
 def _slow_loads(text: str) -> Any:
     """Python's json with our strictness rules; raises JsonError with a position."""
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_exact_float)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_exact_float, parse_int=parse_int)
     except json.JSONDecodeError as exc:
         raise JsonError(exc.msg, exc.lineno, exc.colno) from None
     except RecursionError:
@@ -158,6 +198,10 @@ def dumps(value: Any, *, indent: bool = False, sort_keys: bool = False) -> str:
                           default=_json_default)
     except RecursionError:
         return _dumps_deep(value, indent=indent, sort_keys=sort_keys)
+    except ValueError as exc:  # an integer of more than 4,300 digits, which `json` can't write
+        if "integer string conversion" not in str(exc):
+            raise
+        return _dumps_deep(value, indent=indent, sort_keys=sort_keys)
     return _DECIMAL_TOKEN.sub(lambda m: m.group(1), text) if _DECIMAL_MARK[1:] in text else text
 
 
@@ -168,7 +212,9 @@ _PRETTY_DEPTH = 64  # deeper than this, indented output goes on one line (indent
 def _scalar_text(value: Any) -> str:
     if isinstance(value, Decimal):
         return str(value)
-    if isinstance(value, (str, bool, int, float)) or value is None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return int_text(value)
+    if isinstance(value, (str, bool, float)) or value is None:
         return json.dumps(value, ensure_ascii=False)
     raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
 

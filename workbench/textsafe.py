@@ -1,15 +1,18 @@
 """Make untrusted text (row names, outputs, logs, file names) safe to print on a terminal.
 
 Control characters, including ESC, would let a row name or a model's output move the cursor, change
-colours or set the window title. They are shown as visible escapes instead; lone surrogates (valid
-in JSON strings, not in UTF-8) become `\\udXXX` escapes.
+colours or set the window title. Bidirectional controls (U+202A–U+202E, U+2066–U+2069) would reorder
+what follows them (`abc\\u202eLIAF` shows as "abcFAIL"), and zero-width characters (U+200B–U+200F,
+U+2060, U+FEFF) make two different names look the same or shift a border. All of them are shown as
+visible escapes instead; lone surrogates (valid in JSON strings, not in UTF-8) become `\\udXXX` escapes.
 """
 
 from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_CONTROL = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060\u2066-\u2069\ufeff\ud800-\udfff]")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -19,7 +22,8 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def printable(text: str, *, keep_newlines: bool = True) -> str:
-    """`text` with every control character (but newlines and tabs, when kept) made visible."""
+    """`text` with every control, bidi and zero-width character (but newlines and tabs, when kept) made
+    visible."""
     text = _CONTROL.sub(_escape, text)
     if not keep_newlines:
         text = text.replace("\n", "\\n").replace("\t", " ")

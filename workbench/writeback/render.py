@@ -65,7 +65,7 @@ def scalar(value: Any, style: Style) -> str:
     if value is False:
         return "false"
     if isinstance(value, int):
-        return str(value)
+        return jsonio.int_text(value)
     if isinstance(value, float):
         if not math.isfinite(value):
             raise WritebackError(f"{value} is not a JSON number; nothing written")
