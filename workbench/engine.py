@@ -46,7 +46,7 @@ class RowFilter:
     row_keys: frozenset[RowKey] | None = None
 
     def wants_set(self, eval_set: EvalSet) -> bool:
-        return not self.sets or eval_set.stem in self.sets or eval_set.file_name in self.sets
+        return not self.sets or any(eval_set.answers_to(name) for name in self.sets)
 
     tags: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
@@ -62,8 +62,7 @@ class RowFilter:
 
     def unmatched(self, project: Project) -> list[str]:
         """Names given on the command line that select nothing (probably typos)."""
-        missing = [f"eval set {name!r}" for name in self.sets
-                   if not any(s.stem == name or s.file_name == name for s in project.sets)]
+        missing = [f"eval set {name!r}" for name in self.sets if not any(s.answers_to(name) for s in project.sets)]
         chosen = [s for s in project.sets if self.wants_set(s)]
         missing += [f"row {name!r}" for name in self.rows
                     if not any(r.id == name or r.name == name for s in chosen for r in s.rows)]
@@ -169,6 +168,12 @@ class Engine:
         report.complete = True
         emit(IterationFinished(report))
         return report
+
+    def planned_errors(self, project: Project) -> list[tuple[EvalSet, Row, str, str]]:
+        """(set, row, evaluator ref, why) for every result that is an ERROR before anything runs (a
+        missing evaluator, a missing criterion, an unsupported type): what `workbench check` reports."""
+        return [(job.eval_set, job.row, plan.ref, plan.preset.detail)
+                for job in self._plan(project, RowFilter()) for plan in job.plans if plan.preset is not None]
 
     # -- planning ----------------------------------------------------------------------------------
 

@@ -19,14 +19,20 @@ class Verdict(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """Something wrong with a file (not with a row's behaviour). Errors fail the run; warnings don't."""
+    """Something wrong with a file (not with a row's behaviour). Errors fail the run; warnings don't.
+    `row` pins it to one row of the file (a row whose inputs or expectation don't fit the workflow's
+    declared schema), so reports and the TUI can show it with that row."""
 
     file: str
     message: str
     severity: Literal["error", "warning"] = "error"
+    row: RowKey | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "message": self.message, "severity": self.severity}
+        doc: dict[str, Any] = {"file": self.file, "message": self.message, "severity": self.severity}
+        if self.row is not None:
+            doc["row"] = {"scope": self.row.scope, "set": self.row.set_file, "row_id": self.row.row_id}
+        return doc
 
 
 class RowKey(NamedTuple):
@@ -146,6 +152,11 @@ class EvalSet:
 
     def key_of(self, row: Row) -> RowKey:
         return RowKey(self.scope, self.file_name, row.id)
+
+    def answers_to(self, name: str) -> bool:
+        """Whether `--set NAME` means this set: its name or file name, optionally as `scope/name`."""
+        scope, _, base = name.rpartition("/")
+        return (base == self.stem or base == self.file_name) and (not scope or scope == self.scope)
 
     def source_of(self, row: Row) -> Path:
         """The file to open to edit `row`."""

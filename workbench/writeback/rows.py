@@ -47,9 +47,7 @@ def row_index(evaluations: list[Any], row_id: str) -> int | None:
 
 def find_set(project: Project, name: str) -> EvalSet:
     """The eval set called `name` (file base name or file name, optionally `scope/name`)."""
-    scope, _, base = name.rpartition("/")
-    matches = [s for s in project.sets
-               if (s.stem == base or s.file_name == base) and (not scope or s.scope == scope)]
+    matches = [s for s in project.sets if s.answers_to(name)]
     if len(matches) == 1:
         return matches[0]
     if matches:
