@@ -52,6 +52,7 @@ class RunnerConfig:
     uip: list[str] = field(default_factory=lambda: ["uip"])
     env: dict[str, str] = field(default_factory=dict)
     max_output_mb: float = 16.0
+    auth: bool = False  # uip: run authenticated (drop --no-auth); the default stays --no-auth (seed 003 §2)
 
 
 @dataclass(slots=True)

@@ -8,6 +8,7 @@ import importlib
 import click
 
 from .. import __version__
+from ..errors import WorkbenchError
 
 # name -> (module in this package, click command attribute), in the order `--help` lists them
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -34,6 +35,16 @@ class WorkbenchGroup(click.Group):
         module, attribute = COMMANDS[cmd_name]
         command: click.Command = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
         return command
+
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command; a WorkbenchError from anywhere in it is printed once and sets the exit code."""
+        try:
+            return super().invoke(ctx)
+        except WorkbenchError as exc:
+            from .common import render_error
+
+            render_error(exc)
+            ctx.exit(exc.exit_code)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if not args or (args[0] not in COMMANDS and not args[0].startswith("-")):

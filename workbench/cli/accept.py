@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from ..history import DB_NAME, HistoryError, HistoryStore
-from ..project import ProjectError, load_project
+from ..actions.accept import preview_recorded_accept
 from ..textsafe import printable
-from ..writeback import WritebackError
-from ..writeback.accept import plan_accept
-from ..writeback.recorded import recorded_for_row
-from ..writeback.rows import find_row, find_set
-from .common import EXIT_OK, fail, load_project_config, project_argument, resolve_root
-from .writing import refuse, show_and_write
+from .common import load_project_config, project_argument, resolve_root
+from .writing import print_notes, show_and_write
 
 
 @click.command("accept")
@@ -36,35 +29,16 @@ def accept_command(path: str | None, set_name: str, row_ref: str, evaluator: str
     Prints the change as a diff. Exit status: 0 written (or nothing to change), 1 refused (nothing
     written), 2 usage errors.
     """
-    root = resolve_root(path)
-    config = load_project_config(root)
-    try:
-        project = load_project(root)
-    except ProjectError as exc:
-        fail(str(exc))
-    try:
-        eval_set = find_set(project, set_name)
-        row = find_row(eval_set, row_ref)
-    except WritebackError as exc:
-        fail(str(exc))
-    evaluators = {ref: ev for (scope, ref), ev in project.evaluators.items() if scope == eval_set.scope}
-    if not (config.state_dir / DB_NAME).is_file():
-        refuse(f"no recorded output to accept: nothing has run in {root} yet. "
-               f"Run it first: workbench run --set {eval_set.stem} --row {row.id}")
-    try:
-        with HistoryStore.open(config) as store:
-            recorded = recorded_for_row(store, eval_set, row, evaluators, evaluator=evaluator, iteration=iteration)
-        plan = plan_accept(root, eval_set.path, recorded.results, evaluators)
-    except (WritebackError, HistoryError) as exc:
-        refuse(str(exc))
-    for note in recorded.notes + plan.notes:
-        click.echo(f"note: {printable(note)}", err=True)
-    label = printable(row.name or row.id)
-    if not plan.changed:
+    config = load_project_config(resolve_root(path))
+    preview = preview_recorded_accept(config, set_name, row_ref, evaluator=evaluator, iteration=iteration)
+    print_notes(preview.notes)
+    label = printable(preview.label)
+    if not preview.changed:
         click.echo(f"nothing to change: the expectations of {label!r} already hold the output of "
-                   f"iteration {recorded.iteration}")
-        sys.exit(EXIT_OK)
-    written = show_and_write(plan, dry_run)
-    refs = ", ".join(change.label for change in written.changes) or "nothing"
-    click.echo(f"accepted the output of iteration {recorded.iteration} as the expectation of {label!r} "
-               f"({refs}) in {written.display}")
+                   f"iteration {preview.iteration}")
+        return
+    written = show_and_write(preview.plan, dry_run)
+    if written is not None:
+        refs = ", ".join(change.label for change in written.changes) or "nothing"
+        click.echo(f"accepted the output of iteration {preview.iteration} as the expectation of {label!r} "
+                   f"({refs}) in {written.display}")

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
-import uuid
-
 import click
 
 from .. import jsonio
-from ..config import ConfigError, resolve_runner_kind
-from ..project import ProjectError, load_project
+from ..actions.add_row import check_new_row, plan_new_row, run_for_new_row
+from ..actions.checks import check_runnable
+from ..actions.signals import run_until_stopped
 from ..textsafe import printable
-from ..writeback import WritebackError
-from ..writeback.add_row import build_row, parse_inputs, plan_add_row, run_target_on
 from ..writeback.rows import find_set
-from .common import fail, load_project_config, project_argument, resolve_root
-from .writing import refuse, show_and_write
+from .common import load_project_config, project_argument, resolve_root
+from .writing import print_notes, show_and_write
 
 
 @click.command("add-row")
@@ -38,35 +34,15 @@ def add_row_command(path: str | None, set_name: str, name: str, inputs_text: str
     written like the set's existing rows. Exit status: 0 added, 1 refused or the run failed (nothing
     written), 2 usage errors.
     """
-    root = resolve_root(path)
-    config = load_project_config(root, command=command, timeout=timeout)
-    try:
-        inputs = parse_inputs(inputs_text)
-        project = load_project(root)
-        eval_set = find_set(project, set_name)
-        resolve_runner_kind(config)
-    except (WritebackError, ProjectError, ConfigError) as exc:
-        fail(str(exc))
-    if any(row.name == name for row in eval_set.rows):
-        refuse(f"{eval_set.file_name} already has a row named {name!r}; choose another name")
-    evaluators = {ref: ev for (scope, ref), ev in project.evaluators.items() if scope == eval_set.scope}
-    row_id = str(uuid.uuid4())
-    try:
-        outcome = asyncio.run(run_target_on(config, eval_set, name, inputs, row_id=row_id))
-    except ConfigError as exc:
-        fail(str(exc))
-    except KeyboardInterrupt:
-        fail("interrupted; the target was stopped", 130)
-    if not outcome.ok:
-        refuse(f"the run ended in ERROR, so there is no output to build the row from:\n{outcome.error}")
+    config = load_project_config(resolve_root(path), command=command, timeout=timeout)
+    project = check_runnable(config, watching=False)
+    eval_set = find_set(project, set_name)
+    inputs = check_new_row(eval_set, name, inputs_text)
+    run = run_until_stopped(run_for_new_row(config, eval_set, name, inputs), note="the target was stopped")
     click.echo("output:")
-    click.echo(printable(jsonio.dumps(outcome.output, indent=True)))
-    try:
-        row, notes = build_row(name, inputs, outcome.output, eval_set.evaluator_refs, evaluators, row_id=row_id)
-        plan = plan_add_row(root, eval_set.path, row)
-    except WritebackError as exc:
-        refuse(str(exc))
-    for note in notes + plan.notes:
-        click.echo(f"note: {printable(note)}", err=True)
-    written = show_and_write(plan, dry_run)
-    click.echo(f"added row {printable(name)!r} (id {row_id}) to {written.display}")
+    click.echo(printable(jsonio.dumps(run.output, indent=True)))
+    new_row = plan_new_row(project, eval_set, run)
+    print_notes(new_row.notes)
+    written = show_and_write(new_row.plan, dry_run)
+    if written is not None:
+        click.echo(f"added row {printable(name)!r} (id {run.row_id}) to {written.display}")

@@ -1,17 +1,21 @@
-"""What every command shares: finding the project, loading its config, and failing clearly."""
+"""What every command shares: finding the project, loading its config, and failing clearly.
+
+Commands don't exit on a problem: they raise a `WorkbenchError`, and the group prints it once, the
+same way for every command (`render_error`)."""
 
 from __future__ import annotations
 
 import shlex
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
 
-from ..config import Config, ConfigError, Overrides, load_config
+from ..config import Config, Overrides, load_config
+from ..errors import WorkbenchError
 from ..project import find_project_root
+from ..textsafe import printable
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -19,8 +23,17 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
-    click.echo(f"workbench: {message}", err=True)
-    sys.exit(code)
+    """Stop the command with `message` (a usage problem unless `code` says otherwise)."""
+    raise WorkbenchError(message, exit_code=code)
+
+
+def render_error(exc: WorkbenchError) -> None:
+    """The one way a problem reaches the terminal: `workbench: <message>` on stderr (a refused write
+    says `not written:`), control characters made visible. The caller exits with `exc.exit_code`."""
+    from ..actions.writing import Refused
+
+    message = f"not written: {exc}" if isinstance(exc, Refused) else str(exc)
+    click.echo(f"workbench: {printable(message)}", err=True)
 
 
 def resolve_root(path: str | None) -> Path:
@@ -53,10 +66,7 @@ def runner_options(func: F) -> F:
 def load_project_config(root: Path, *, command: str | None = None, timeout: float | None = None,
                         concurrency: int | None = None) -> Config:
     """The project's config with the command-line overrides applied (and kept for later re-reads)."""
-    try:
-        config = load_config(root)
-    except ConfigError as exc:
-        fail(str(exc))
+    config = load_config(root)
     argv = None
     if command:
         try:

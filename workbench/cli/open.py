@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..config import ConfigError, resolve_runner_kind
-from ..project import ProjectError, load_project
-from ..watching import watch_paths
-from .common import fail, load_project_config, project_argument, resolve_root, runner_options
+from ..actions.checks import check_runnable
+from .common import load_project_config, project_argument, resolve_root, runner_options
 from .tui_launch import launch_tui
 
 
@@ -21,13 +19,6 @@ def open_command(path: str | None, no_watch: bool, command: str | None, timeout:
 
     Every row runs at start and again whenever a file changes. Press ? for the keys.
     """
-    root = resolve_root(path)
-    config = load_project_config(root, command=command, timeout=timeout, concurrency=concurrency)
-    try:
-        resolve_runner_kind(config)
-        if not no_watch:
-            watch_paths(config)
-        load_project(config.root)
-    except (ConfigError, ProjectError) as exc:
-        fail(str(exc))
+    config = load_project_config(resolve_root(path), command=command, timeout=timeout, concurrency=concurrency)
+    check_runnable(config, watching=not no_watch)
     launch_tui(config, watch=not no_watch)

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import signal
 import sys
 
 import click
 
-from ..config import Config, ConfigError, resolve_runner_kind
+from ..actions.checks import check_runnable
+from ..actions.signals import Stopped, run_until_stopped
+from ..config import Config
 from ..events import IterationReport
 from ..progress import IterationSummary, progress_line
-from ..project import ProjectError, load_project
 from ..report.text import TextReporter, format_problem
 from ..session import Session
-from ..watching import watch_paths
-from .common import fail, load_project_config, project_argument, resolve_root, runner_options
+from .common import load_project_config, project_argument, resolve_root, runner_options
 
 
 class PlainLoop:
@@ -42,21 +40,11 @@ class PlainLoop:
         sys.stdout.flush()
 
     async def run(self) -> None:
-        """Watch until cancelled: Ctrl-C, or SIGTERM/SIGHUP (a closed terminal, `kill`), which would
-        otherwise leave the running targets orphaned in their own process groups."""
-        loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-        handled = []
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(sig, task.cancel if task else lambda: None)
-                handled.append(sig)
+        """Watch until cancelled (Ctrl-C, or SIGTERM/SIGHUP through `run_until_stopped`)."""
         try:
             await self.session.watch()
         finally:
             await self.session.aclose()
-            for sig in handled:
-                loop.remove_signal_handler(sig)
 
 
 @click.command("watch")
@@ -71,14 +59,8 @@ def watch_command(path: str | None, plain: bool, verbose: bool, command: str | N
     A change during an iteration cancels it (its processes are killed) and starts a fresh one.
     Every completed iteration is recorded in .workbench/ (see `workbench history`).
     """
-    root = resolve_root(path)
-    config = load_project_config(root, command=command, timeout=timeout, concurrency=concurrency)
-    try:
-        resolve_runner_kind(config)
-        watch_paths(config)
-        load_project(config.root)
-    except (ConfigError, ProjectError) as exc:
-        fail(str(exc))
+    config = load_project_config(resolve_root(path), command=command, timeout=timeout, concurrency=concurrency)
+    check_runnable(config, watching=True)
     if not plain:
         from .tui_launch import launch_tui
 
@@ -91,6 +73,6 @@ def run_plain_loop(config: Config, verbose: bool) -> None:
     click.echo(f"watching {config.root} (Ctrl-C to stop)")
     loop = PlainLoop(config, verbose)
     try:
-        asyncio.run(loop.run())
-    except (KeyboardInterrupt, asyncio.CancelledError):
+        run_until_stopped(loop.run())
+    except (Stopped, asyncio.CancelledError):
         click.echo("stopped")

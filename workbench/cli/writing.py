@@ -1,29 +1,23 @@
-"""What `accept` and `add-row` share: refusing clearly, and showing a change before writing it."""
+"""What `accept` and `add-row` print around a write: notes, the change as a diff, then the write."""
 
 from __future__ import annotations
 
-import sys
-from typing import NoReturn
-
 import click
 
+from ..actions.writing import write_plan
 from ..textsafe import printable
-from ..writeback import WritebackError, WritePlan, apply_plan
-from .common import EXIT_FAILED, EXIT_OK
+from ..writeback import WritePlan
 
 
-def refuse(message: str) -> NoReturn:
-    click.echo(f"workbench: not written: {printable(message)}", err=True)
-    sys.exit(EXIT_FAILED)
+def print_notes(notes: list[str]) -> None:
+    for note in notes:
+        click.echo(f"note: {printable(note)}", err=True)
 
 
-def show_and_write(plan: WritePlan, dry_run: bool) -> WritePlan:
-    """Print the change as a diff; with `dry_run` stop there (exit 0), else write it (or refuse)."""
+def show_and_write(plan: WritePlan, dry_run: bool) -> WritePlan | None:
+    """Print the change as a diff; with `dry_run` stop there (None), else write it (Refused if it can't)."""
     click.echo(printable(plan.diff()))
     if dry_run:
         click.echo("(dry run: nothing written)")
-        sys.exit(EXIT_OK)
-    try:
-        return apply_plan(plan)
-    except WritebackError as exc:
-        refuse(str(exc))
+        return None
+    return write_plan(plan)

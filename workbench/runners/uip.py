@@ -156,9 +156,10 @@ class UipRunner(Runner):
         self._counter = itertools.count()
 
     def argv(self, inputs: dict[str, Any], log_path: Path) -> list[str]:
+        auth = [] if self.config.runner.auth else ["--no-auth"]  # [runner] auth = true: authenticated runs
         return [*self.uip, "api-workflow", "run", str(self.workflow),
                 "--input-arguments", jsonio.dumps_bytes(inputs).decode("utf-8"),
-                "--no-auth", "--output", "json", "--log-level", "debug", "--log-file", str(log_path)]
+                *auth, "--output", "json", "--log-level", "debug", "--log-file", str(log_path)]
 
     async def run(self, request: RunRequest, on_log: LogSink | None = None) -> RunOutcome:
         log_path = self._log_dir / f"{next(self._counter)}.log"

@@ -1,0 +1,161 @@
+"""The CI gate run (`workbench run`): check, run one iteration (stopping cleanly on a signal), record
+it, compare it with the baseline, judge the gate and, when asked, bless it as the new baseline.
+
+Returns a `GateRun` the front-end renders; nothing here prints. Usage and project problems raise
+WorkbenchErrors (exit 2), an interrupted run raises `Stopped`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..baseline import (
+    DEFAULT_SLOWDOWN,
+    DEFAULT_TOKEN_INCREASE,
+    Baseline,
+    BaselineCheck,
+    compare_with_baseline,
+    load_baseline,
+    write_baseline,
+)
+from ..config import Config
+from ..engine import Engine, RowFilter, RunnerFactory
+from ..errors import WorkbenchError
+from ..events import EventSink, IterationReport, Trigger
+from ..gate import GateOutcome, GateSettings, evaluate_gate
+from ..history import HistoryError, HistoryStore
+from ..model import Project
+from ..runners import make_runner
+from .checks import check_runnable
+from .signals import run_until_stopped
+
+
+@dataclass(slots=True)
+class GateRequest:
+    """What to run and how to judge it; `gate_request` fills the defaults from the settings."""
+
+    settings: GateSettings
+    baseline_path: Path
+    sets: tuple[str, ...] = ()
+    rows: tuple[str, ...] = ()
+    update_baseline: bool = False
+    record: bool = True  # keep the run in .workbench/ history
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.sets or self.rows)
+
+
+def gate_request(config: Config, *, sets: tuple[str, ...] = (), rows: tuple[str, ...] = (),
+                 min_pass_rate: float | None = None, max_slowdown: float | None = None,
+                 max_token_increase: float | None = None, allow_empty: bool = False,
+                 baseline_path: str | None = None, update_baseline: bool = False,
+                 record: bool = True) -> GateRequest:
+    """A request from command-line values; each one left as None falls back to `[baseline]`."""
+    settings = GateSettings(
+        min_pass_rate=min_pass_rate if min_pass_rate is not None else config.baseline.min_pass_rate,
+        max_slowdown=max_slowdown if max_slowdown is not None else config.baseline.max_slowdown,
+        max_token_increase=(max_token_increase if max_token_increase is not None
+                            else config.baseline.max_token_increase),
+        allow_empty=allow_empty,
+    )
+    path = Path(baseline_path) if baseline_path else config.root / config.baseline.path
+    return GateRequest(settings, path, sets, rows, update_baseline, record)
+
+
+@dataclass(slots=True)
+class BaselineUpdate:
+    path: Path
+    written: bool
+    problem: str | None = None  # why it was not written
+
+
+@dataclass(slots=True)
+class GateRun:
+    """Everything `workbench run` shows: the iteration, the baseline comparison, the gate's verdict."""
+
+    request: GateRequest
+    report: IterationReport
+    gate: GateOutcome
+    check: BaselineCheck | None = None  # None without a baseline file (or with --update-baseline)
+    history_problem: str | None = None  # why the run was not recorded
+    baseline_update: BaselineUpdate | None = None
+
+    @property
+    def passed(self) -> bool:
+        """Exit 0? With --update-baseline: the baseline was written; otherwise the gate passed."""
+        if self.baseline_update is not None:
+            return self.baseline_update.written
+        return self.gate.passed
+
+    def json_fields(self) -> dict[str, Any]:
+        """The gate's part of the `--json` document."""
+        fields: dict[str, Any] = {"gate": self.gate.to_json(self.request.settings), "passed": self.gate.passed}
+        if self.check is not None:
+            fields["baseline"] = {
+                "path": str(self.request.baseline_path),
+                "newly_failing": [r.to_json() for r in self.check.newly_failing],
+                "slowdowns": [r.to_json() for r in self.check.slowdowns],
+                "token_increases": [r.to_json() for r in self.check.token_increases],
+            }
+        if self.baseline_update is not None:
+            fields["baseline_written"] = self.baseline_update.written
+        return fields
+
+
+def run_gate(config: Config, request: GateRequest, on_event: EventSink | None = None, *,
+             runner_factory: RunnerFactory = make_runner) -> GateRun:
+    """One headless iteration judged as a CI gate. Events stream to `on_event` while it runs."""
+    project = check_runnable(config, watching=False)
+    baseline = None if request.update_baseline else load_baseline(request.baseline_path)
+    selection = RowFilter(sets=request.sets, rows=request.rows)
+    unmatched = selection.unmatched(project)
+    if unmatched:
+        raise WorkbenchError(f"nothing matches {' and '.join(unmatched)} ({known_names(project, selection)})")
+    engine = Engine(config, runner_factory)
+    report = run_until_stopped(engine.run_iteration(Trigger("run"), selection, on_event, project=project))
+    history_problem = record_run(config, report, partial=request.partial) if request.record else None
+    settings = request.settings
+    check = None
+    if baseline is not None:
+        check = compare_with_baseline(
+            report.results, baseline,
+            slowdown=settings.max_slowdown if settings.max_slowdown is not None else DEFAULT_SLOWDOWN,
+            token_increase=(settings.max_token_increase if settings.max_token_increase is not None
+                            else DEFAULT_TOKEN_INCREASE))
+    gate = evaluate_gate(report, settings, check)
+    update = bless_as_baseline(request.baseline_path, report, gate) if request.update_baseline else None
+    return GateRun(request, report, gate, check, history_problem, update)
+
+
+def known_names(project: Project, selection: RowFilter, shown: int = 10) -> str:
+    """What the user could have meant: the eval sets, and the rows of the selected sets."""
+    text = "eval sets: " + (", ".join(s.stem for s in project.sets) or "none")
+    if selection.rows:
+        names = [r.label for s in project.sets if selection.wants_set(s) for r in s.rows]
+        more = f", … ({len(names) - shown} more)" if len(names) > shown else ""
+        text += "; rows: " + (", ".join(repr(n) for n in names[:shown]) + more if names else "none")
+    return text
+
+
+def record_run(config: Config, report: IterationReport, *, partial: bool) -> str | None:
+    """Keep the run in history; the reason when it could not be (the run itself still counts)."""
+    try:
+        with HistoryStore.open(config) as store:
+            store.record(report, partial=partial)
+    except (HistoryError, ValueError) as exc:  # ValueError: text SQLite can't store (a lone surrogate)
+        return f"not recorded in history: {exc}"
+    return None
+
+
+def bless_as_baseline(path: Path, report: IterationReport, gate: GateOutcome) -> BaselineUpdate:
+    """Write this run as the baseline, unless it isn't good enough (then the file is left untouched)."""
+    if gate.reasons:
+        return BaselineUpdate(path, False, f"baseline NOT updated ({path.name} left as it was): "
+                              + "; ".join(gate.reasons))
+    try:
+        write_baseline(path, Baseline.from_results(report.results))
+    except OSError as exc:
+        return BaselineUpdate(path, False, f"cannot write the baseline {path}: {exc.strerror or exc}")
+    return BaselineUpdate(path, True)
