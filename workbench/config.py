@@ -7,6 +7,8 @@ key, because a silently ignored setting is worse than a refusal.
 from __future__ import annotations
 
 import difflib
+import math
+import os
 import shlex
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -14,10 +16,19 @@ from pathlib import Path
 from typing import Any
 
 from .errors import WorkbenchError
+from .regular_files import read_regular_text
 
 CONFIG_FILE = "workbench.toml"
 STATE_DIR = ".workbench"
 RUNNER_KINDS = ("command", "uip", "worker", "python")
+MAX_CONFIG_BYTES = 1024 * 1024
+# Upper bounds: beyond them a setting is a typo, and some (a debounce of 2**63 ms) would hang workbench.
+MAX_TIMEOUT_S = 86_400.0  # a day, for a row or a judge call
+MAX_CONCURRENCY = 1024
+MAX_OUTPUT_MB = 4096.0
+MAX_DEBOUNCE_MS = 10_000
+MAX_STALL_AFTER = 10_000
+MAX_RETENTION = 1_000_000
 
 EXAMPLE_CONFIG = """\
 # workbench.toml at the project root
@@ -150,8 +161,13 @@ class Overrides:
             config.runner.kind = "command"
         if self.timeout is not None:
             config.runner.timeout = self.timeout
+            if not (math.isfinite(self.timeout) and 0 < self.timeout <= MAX_TIMEOUT_S):
+                raise ConfigError(f"--timeout must be more than 0 and at most {MAX_TIMEOUT_S:g} seconds (a day), "
+                                  f"not {self.timeout:g}")
         if self.concurrency is not None:
             config.runner.concurrency = self.concurrency
+            if not 1 <= self.concurrency <= MAX_CONCURRENCY:
+                raise ConfigError(f"--concurrency must be between 1 and {MAX_CONCURRENCY}")
 
 
 @dataclass(slots=True)
@@ -197,23 +213,33 @@ _SECTIONS: dict[str, type] = {
 def find_config_file(root: Path) -> tuple[Path | None, dict[str, Any]]:
     """The config file that applies to `root` and its raw table (empty when there is none)."""
     toml_path = root / CONFIG_FILE
-    if toml_path.is_file():
+    if os.path.lexists(toml_path):  # a FIFO or a dangling link is reported, not taken for "no config"
         return toml_path, _read_toml(toml_path)
     pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        table = _read_toml(pyproject).get("tool", {}).get("workbench")
+    if os.path.lexists(pyproject):
+        tool = _read_toml(pyproject).get("tool", {})
+        if not isinstance(tool, dict):
+            raise ConfigError(f"{pyproject}: tool must be a table ([tool.workbench] ...), not {tool!r}")
+        table = tool.get("workbench")
         if isinstance(table, dict):
             return pyproject, table
     return None, {}
+        if table is not None:
+            raise ConfigError(f"{pyproject}: [tool.workbench] must be a table of settings, not {table!r}")
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+    """The file's table. A UTF-8 byte order mark (which TOML doesn't allow, and Windows editors write)
+    is skipped, as it is in eval sets."""
+        return tomllib.loads(read_regular_text(path, MAX_CONFIG_BYTES).removeprefix("\ufeff"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: cannot read: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+                          f"{exc.start})") from None
 
 
 def load_config(root: Path) -> Config:
@@ -255,14 +281,17 @@ def _coerce(key: str, value: Any, default: Any, annotation: Any, where: str) -> 
         if not (isinstance(value, list) and value and all(isinstance(v, str) for v in value)):
             raise ConfigError(f"{where}: {key} must be a list of strings (an argv) or a string")
         return value
+        _refuse_nul(key, value, where)
     if spec.startswith("list"):
         if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
             raise ConfigError(f"{where}: {key} must be a list of strings")
         return value
+        _refuse_nul(key, value, where)
     if spec.startswith("dict"):
         if not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
             raise ConfigError(f"{where}: {key} must be a table of strings")
         return value
+        _refuse_nul(key, [*value, *value.values()], where)
     if spec.startswith("bool"):
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: {key} must be true or false, not {value!r}")
@@ -271,6 +300,8 @@ def _coerce(key: str, value: Any, default: Any, annotation: Any, where: str) -> 
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ConfigError(f"{where}: {key} must be a number, not {value!r}")
         return float(value)
+        if not math.isfinite(value):
+            raise ConfigError(f"{where}: {key} must be a finite number, not {value!r}")
     if spec.startswith("int"):
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{where}: {key} must be an integer, not {value!r}")
@@ -279,29 +310,39 @@ def _coerce(key: str, value: Any, default: Any, annotation: Any, where: str) -> 
         if not isinstance(value, str):
             raise ConfigError(f"{where}: {key} must be a string, not {value!r}")
         return value
+        _refuse_nul(key, [value], where)
     return value
 
 
 def _validate(config: Config, where: str) -> None:
+def _refuse_nul(key: str, values: list[str], where: str) -> None:
+    """A NUL can't be part of a path, an argument or an environment variable: say so here, not in a traceback."""
+    if any("\x00" in v for v in values):
+        raise ConfigError(f"{where}: {key} contains a NUL character (\\u0000), which no path or argument can hold")
+
+
     runner = config.runner
     if runner.kind is not None and runner.kind not in RUNNER_KINDS:
         raise ConfigError(f"{where}: [runner] kind must be one of {', '.join(RUNNER_KINDS)}, not {runner.kind!r}")
-    if runner.timeout <= 0:
-        raise ConfigError(f"{where}: [runner] timeout must be more than 0 seconds")
-    if runner.concurrency < 1:
-        raise ConfigError(f"{where}: [runner] concurrency must be at least 1")
-    if runner.max_output_mb <= 0:
-        raise ConfigError(f"{where}: [runner] max_output_mb must be more than 0")
-    if config.watch.debounce_ms < 0:
-        raise ConfigError(f"{where}: [watch] debounce_ms must not be negative")
-    if config.watch.stall_after < 1:
-        raise ConfigError(f"{where}: [watch] stall_after must be at least 1")
-    if config.history.retention < 1:
-        raise ConfigError(f"{where}: [history] retention must be at least 1 iteration")
+    if not 0 < runner.timeout <= MAX_TIMEOUT_S:
+        raise ConfigError(f"{where}: [runner] timeout must be more than 0 and at most {MAX_TIMEOUT_S:g} seconds "
+                          f"(a day), not {runner.timeout:g}")
+    if not 1 <= runner.concurrency <= MAX_CONCURRENCY:
+        raise ConfigError(f"{where}: [runner] concurrency must be between 1 and {MAX_CONCURRENCY}")
+    if not 0 < runner.max_output_mb <= MAX_OUTPUT_MB:
+        raise ConfigError(f"{where}: [runner] max_output_mb must be more than 0 and at most {MAX_OUTPUT_MB:g}")
+    _validate_watch(config.watch, where)
+    if not 1 <= config.history.retention <= MAX_RETENTION:
+        raise ConfigError(f"{where}: [history] retention must be between 1 and {MAX_RETENTION:,} iterations")
     if not 0.0 <= config.baseline.min_pass_rate <= 1.0:
         raise ConfigError(f"{where}: [baseline] min_pass_rate must be between 0 and 1")
-    if config.judge.timeout <= 0:
-        raise ConfigError(f"{where}: [judge] timeout must be more than 0 seconds")
+    for key in ("max_slowdown", "max_token_increase"):
+        limit = getattr(config.baseline, key)
+        if limit is not None and limit < 0:
+            raise ConfigError(f"{where}: [baseline] {key} must not be negative (0.5 = +50%)")
+    if not 0 < config.judge.timeout <= MAX_TIMEOUT_S:
+        raise ConfigError(f"{where}: [judge] timeout must be more than 0 and at most {MAX_TIMEOUT_S:g} seconds "
+                          f"(a day), not {config.judge.timeout:g}")
     if not 0.0 <= config.scoring.pass_threshold <= 1.0:
         raise ConfigError(f"{where}: [scoring] pass_threshold must be between 0 and 1")
     if not 1.0 <= config.evals.judge_pass_threshold <= 5.0:
@@ -323,12 +364,26 @@ def _validate(config: Config, where: str) -> None:
 
 
 def reload_config(config: Config) -> Config:
+def _validate_watch(watch: WatchConfig, where: str) -> None:
+    if not 0 <= watch.debounce_ms <= MAX_DEBOUNCE_MS:
+        raise ConfigError(f"{where}: [watch] debounce_ms must be between 0 and {MAX_DEBOUNCE_MS} (10 seconds), "
+                          f"not {watch.debounce_ms}")
+    if not 1 <= watch.stall_after <= MAX_STALL_AFTER:
+        raise ConfigError(f"{where}: [watch] stall_after must be between 1 and {MAX_STALL_AFTER}")
+    if not watch.paths:
+        raise ConfigError(f"{where}: [watch] paths is empty, so nothing would be watched; list at least one "
+                          "folder or file (\".\" is the project root)")
+
+
     """The project's settings as the files say now, with the same command-line overrides, checked
     enough to run with. Raises ConfigError (naming the file and key) when they can't be used."""
     fresh = load_config(config.root)
     fresh.overrides = config.overrides
     fresh.overrides.apply(fresh)
-    resolve_runner_kind(fresh)
+    from .dialects import runner_needed  # the dialects import this module
+
+    if runner_needed(fresh.root, fresh):
+        resolve_runner_kind(fresh)
     return fresh
 
 

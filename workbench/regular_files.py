@@ -1,0 +1,73 @@
+"""Reading a file workbench did not write, without trusting what sits at its path.
+
+A path can name a FIFO (reading blocks until someone writes, maybe forever), a device (`/dev/zero`
+never ends) or a file that grows while it is read. So the file is opened without blocking, checked to
+be a regular file on the opened descriptor (no race between the check and the read), and read only up
+to a size limit. The refusals are `OSError`s whose `strerror` says what is wrong, so callers that
+already report "cannot read X: <strerror>" need no change.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+_CHUNK = 1 << 20
+
+
+class UnreadableFile(OSError):
+    """The path is not a regular file, or is larger than workbench reads."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _too_large(limit: int) -> UnreadableFile:
+    return UnreadableFile(errno.EFBIG, f"larger than {limit / 2**20:g} MiB, which is more than workbench reads")
+
+
+def read_regular_file(path: Path | str, limit: int) -> bytes:
+    """The bytes of the regular file at `path` (symlinks followed), at most `limit` of them.
+
+    Raises FileNotFoundError when there is nothing there, UnreadableFile when it is not a regular file
+    or holds more than `limit` bytes, and other OSErrors as `open` does."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket, or a FIFO on some systems
+            raise UnreadableFile(errno.ENXIO, "not a regular file (a socket or a pipe); not read") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableFile(errno.EINVAL, f"{_kind(info.st_mode)}, not a regular file; not read")
+        if info.st_size > limit:
+            raise _too_large(limit)
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            chunk = os.read(fd, min(_CHUNK, limit + 1 - size))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:  # it grew while being read
+                raise _too_large(limit)
+    finally:
+        os.close(fd)
+
+
+def read_regular_text(path: Path | str, limit: int) -> str:
+    """`read_regular_file` decoded as UTF-8 (UnicodeDecodeError when it is not)."""
+    return read_regular_file(path, limit).decode("utf-8")
