@@ -160,14 +160,14 @@ class Overrides:
             config.runner.command = list(self.command)
             config.runner.kind = "command"
         if self.timeout is not None:
-            config.runner.timeout = self.timeout
             if not (math.isfinite(self.timeout) and 0 < self.timeout <= MAX_TIMEOUT_S):
                 raise ConfigError(f"--timeout must be more than 0 and at most {MAX_TIMEOUT_S:g} seconds (a day), "
                                   f"not {self.timeout:g}")
+            config.runner.timeout = self.timeout
         if self.concurrency is not None:
-            config.runner.concurrency = self.concurrency
             if not 1 <= self.concurrency <= MAX_CONCURRENCY:
                 raise ConfigError(f"--concurrency must be between 1 and {MAX_CONCURRENCY}")
+            config.runner.concurrency = self.concurrency
 
 
 @dataclass(slots=True)
@@ -223,15 +223,15 @@ def find_config_file(root: Path) -> tuple[Path | None, dict[str, Any]]:
         table = tool.get("workbench")
         if isinstance(table, dict):
             return pyproject, table
-    return None, {}
         if table is not None:
             raise ConfigError(f"{pyproject}: [tool.workbench] must be a table of settings, not {table!r}")
+    return None, {}
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    try:
     """The file's table. A UTF-8 byte order mark (which TOML doesn't allow, and Windows editors write)
     is skipped, as it is in eval sets."""
+    try:
         return tomllib.loads(read_regular_text(path, MAX_CONFIG_BYTES).removeprefix("\ufeff"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
@@ -280,18 +280,18 @@ def _coerce(key: str, value: Any, default: Any, annotation: Any, where: str) -> 
             value = shlex.split(value)
         if not (isinstance(value, list) and value and all(isinstance(v, str) for v in value)):
             raise ConfigError(f"{where}: {key} must be a list of strings (an argv) or a string")
-        return value
         _refuse_nul(key, value, where)
+        return value
     if spec.startswith("list"):
         if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
             raise ConfigError(f"{where}: {key} must be a list of strings")
-        return value
         _refuse_nul(key, value, where)
+        return value
     if spec.startswith("dict"):
         if not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
             raise ConfigError(f"{where}: {key} must be a table of strings")
-        return value
         _refuse_nul(key, [*value, *value.values()], where)
+        return value
     if spec.startswith("bool"):
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: {key} must be true or false, not {value!r}")
@@ -299,9 +299,9 @@ def _coerce(key: str, value: Any, default: Any, annotation: Any, where: str) -> 
     if spec.startswith("float"):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ConfigError(f"{where}: {key} must be a number, not {value!r}")
-        return float(value)
         if not math.isfinite(value):
             raise ConfigError(f"{where}: {key} must be a finite number, not {value!r}")
+        return float(value)
     if spec.startswith("int"):
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{where}: {key} must be an integer, not {value!r}")
@@ -309,18 +309,18 @@ def _coerce(key: str, value: Any, default: Any, annotation: Any, where: str) -> 
     if spec.startswith("str"):
         if not isinstance(value, str):
             raise ConfigError(f"{where}: {key} must be a string, not {value!r}")
-        return value
         _refuse_nul(key, [value], where)
+        return value
     return value
 
 
-def _validate(config: Config, where: str) -> None:
 def _refuse_nul(key: str, values: list[str], where: str) -> None:
     """A NUL can't be part of a path, an argument or an environment variable: say so here, not in a traceback."""
     if any("\x00" in v for v in values):
         raise ConfigError(f"{where}: {key} contains a NUL character (\\u0000), which no path or argument can hold")
 
 
+def _validate(config: Config, where: str) -> None:
     runner = config.runner
     if runner.kind is not None and runner.kind not in RUNNER_KINDS:
         raise ConfigError(f"{where}: [runner] kind must be one of {', '.join(RUNNER_KINDS)}, not {runner.kind!r}")
@@ -363,7 +363,6 @@ def _refuse_nul(key: str, values: list[str], where: str) -> None:
         raise ConfigError(f"{where}: [cluster] retries must be between 0 and 10")
 
 
-def reload_config(config: Config) -> Config:
 def _validate_watch(watch: WatchConfig, where: str) -> None:
     if not 0 <= watch.debounce_ms <= MAX_DEBOUNCE_MS:
         raise ConfigError(f"{where}: [watch] debounce_ms must be between 0 and {MAX_DEBOUNCE_MS} (10 seconds), "
@@ -375,6 +374,7 @@ def _validate_watch(watch: WatchConfig, where: str) -> None:
                           "folder or file (\".\" is the project root)")
 
 
+def reload_config(config: Config) -> Config:
     """The project's settings as the files say now, with the same command-line overrides, checked
     enough to run with. Raises ConfigError (naming the file and key) when they can't be used."""
     fresh = load_config(config.root)
