@@ -8,10 +8,25 @@ instance in `DIALECTS` below.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from .base import Dialect, LoadContext, RowRun
+from .replays import ReplaysDialect
+from .scenarios import ScenariosDialect
 from .uipath import UiPathDialect
 
-DIALECTS: list[Dialect] = [UiPathDialect()]
+if TYPE_CHECKING:
+    from ..config import Config
+
+DIALECTS: list[Dialect] = [UiPathDialect(), ReplaysDialect(), ScenariosDialect()]
+
+
+def runner_needed(root: Path, config: Config | None) -> bool:
+    """Whether running the project at `root` needs its target: not when every format present there
+    runs without one (a project of scripted replays needs no `[runner]`)."""
+    present = [dialect for dialect in DIALECTS if dialect.present(root, config)]
+    return not present or any(dialect.needs_runner(root, config) for dialect in present)
 
 
 def dialect_for(name: str) -> Dialect:
@@ -19,4 +34,4 @@ def dialect_for(name: str) -> Dialect:
     return next((d for d in DIALECTS if d.name == name), DIALECTS[0])
 
 
-__all__ = ["DIALECTS", "Dialect", "LoadContext", "RowRun", "dialect_for"]
+__all__ = ["DIALECTS", "Dialect", "LoadContext", "RowRun", "dialect_for", "runner_needed"]

@@ -163,6 +163,10 @@ class Dialect:
         """Add this format's sets, evaluators and problems to `ctx.project`."""
         raise NotImplementedError
 
+    def needs_runner(self, root: Path, config: Config | None) -> bool:
+        """Whether this format's rows under `root` run the project's target (asked only when present)."""
+        return self.needs_target
+
     def watched_dirs(self, root: Path, config: Config | None) -> list[Path]:
         """Folders outside evals/ whose files are this format's rows (only evals/ by default)."""
         return []

@@ -30,6 +30,14 @@ class UiPathDialect(Dialect):
     def present(self, root: Path, config: Config | None) -> bool:
         return (root / EVALS_DIR).is_dir()
 
+    def needs_runner(self, root: Path, config: Config | None) -> bool:
+        """UiPath rows live in evals/<scope>/ folders: an evals/ with none (only scripted cases, or
+        nothing yet) has nothing of this format to run."""
+        try:
+            return any(entry.is_dir() and not entry.name.startswith(".") for entry in (root / EVALS_DIR).iterdir())
+        except OSError:
+            return True
+
     def load(self, ctx: LoadContext) -> None:
         loader = _Loader(ctx)
         try:

@@ -1,0 +1,105 @@
+"""Scripted replays (seed 001, Plico evals): `evals/<name>.script.json` cases replayed against the
+project's tools (`tools.json`) and approval rules, with no target, no model and no network.
+
+Every case of the project is a row of one set, `scripts` (its path is the evals/ folder; each row's
+`source` is its own file), scored by one evaluator, `expect` (status equals, outputContains). The
+steps are the row's `inputs` (`{"script": [...]}`), so history keeps what ran. Rows run through
+`execute`, which replays them (`workbench/replay/executor.py`) and never asks for the runner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..model import EvalSet, EvaluatorDef, Row
+from ..replay.executor import replay_case
+from ..replay.script import SUFFIX, Case, StepError, case_name, parse_case
+from ..replay.tools import Toolbox, load_toolbox, tools_path
+from ..runners.base import RunOutcome
+from ..scoring.replay_expect import EXPECT_TYPE
+from .base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, RowRun
+
+if TYPE_CHECKING:
+    from ..config import Config
+
+SCOPE = "scripts"
+SET_NAME = "scripts"
+EXPECT = "expect"
+SCRATCH_DIR = "replays"
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayRow:
+    """What a replay row runs: its parsed case and the project's tools (kept on `Row.raw`)."""
+
+    case: Case
+    toolbox: Toolbox
+
+
+def script_files(root: Path) -> list[Path]:
+    evals = root / EVALS_DIR
+    try:
+        return sorted(p for p in evals.iterdir() if p.name.endswith(SUFFIX) and not p.name.startswith("."))
+    except OSError:
+        return []
+
+
+def scratch_dir(config: Config, row_id: str) -> Path:
+    """The row's own folder for artifacts and live handlers: under `.workbench/`, never in the project."""
+    return config.state_dir / SCRATCH_DIR / row_id
+
+
+class ReplaysDialect(Dialect):
+    name = "replays"
+    expects = f"{EVALS_DIR}/*{SUFFIX}"
+    needs_target = False
+
+    def present(self, root: Path, config: Config | None) -> bool:
+        return bool(script_files(root)) or tools_path(root, config).is_file()
+
+    def load(self, ctx: LoadContext) -> None:
+        toolbox = load_toolbox(ctx)
+        rows: list[Row] = []
+        names: dict[str, str] = {}
+        for index, path in enumerate(ctx.json_files(ctx.evals, suffix=SUFFIX)):
+            row = self._row(ctx, path, index, toolbox)
+            if row.name in names:
+                ctx.problem(path, f"has the same name {row.name!r} as {names[row.name]}; select it by its file name "
+                                  f"({row.id})", "warning")
+            names.setdefault(row.name, path.name)
+            rows.append(row)
+        if not rows:
+            return
+        ctx.project.sets.append(EvalSet(scope=SCOPE, path=ctx.evals, id=None, name="scripted replays",
+                                        evaluator_refs=[EXPECT], rows=rows, dialect=self.name, short_name=SET_NAME))
+        ctx.project.evaluators[(SCOPE, EXPECT)] = EvaluatorDef(
+            scope=SCOPE, ref=EXPECT, path=ctx.evals, id=None, name="expect", type_id=EXPECT_TYPE, config={},
+            raw={})
+
+    def _row(self, ctx: LoadContext, path: Path, index: int, toolbox: Toolbox) -> Row:
+        row_id = case_name(path.name)
+        doc = ctx.read_json(path)
+        if doc is UNREADABLE:
+            return Row(row_id, row_id, {}, {EXPECT: {}}, index, None, source=path,
+                       problem=f"{path.name} could not be loaded (see the file's problem)")
+        try:
+            case = parse_case(doc, path.name)
+        except StepError as exc:
+            ctx.problem(path, str(exc))
+            return Row(row_id, row_id, {}, {EXPECT: {}}, index, None, source=path, problem=f"{path.name}: {exc}")
+        for warning in case.warnings:
+            ctx.problem(path, warning, "warning")
+        return Row(row_id, case.name, {"script": case.script}, {EXPECT: case.expect}, index,
+                   ReplayRow(case, toolbox), source=path, kind="replay")
+
+    async def execute(self, run: RowRun) -> RunOutcome:
+        replay = run.row.raw
+        if not isinstance(replay, ReplayRow):
+            return RunOutcome(error=f"row {run.row.label!r} is not a scripted case")
+        return await replay_case(replay.case, replay.toolbox, config=run.config,
+                                 scratch=scratch_dir(run.config, run.row.id), row_id=run.row.id, on_log=run.on_log)
+
+
+__all__ = ["EXPECT", "SCOPE", "SET_NAME", "ReplayRow", "ReplaysDialect", "scratch_dir", "script_files"]

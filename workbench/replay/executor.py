@@ -1,0 +1,238 @@
+"""Replay one scripted case against the project's tools and approval rules: no target, no model.
+
+Steps run in order, and each leaves a trace event (the format `workbench/trace.py` reads, so the
+tool-call evaluators and `workbench-assertions` see a replay like any traced run):
+
+    {"type": "assistant.output", "step": 3, "content": "Refunded order A-1001."}
+    {"type": "approval.requested", "step": 1, "tool": "issue_refund", "args": {...}}
+    {"type": "approval.decided", "step": 2, "tool": "issue_refund", "approved": true}
+    {"type": "tool_call", "step": 1, "name": "issue_refund", "args": {...}, "output": {...}}
+    {"type": "artifact.write", "step": 4, "path": "notes.md", "mimeType": "text/markdown", ...}
+    {"type": "run.status", "status": "waiting", "step": 1, "detail": "..."}     (always last)
+
+A tool that needs approval and has no `approval.decide` right after it stops the run as `waiting`
+before it runs; a denial ends it `failed` before it runs. Wiring mistakes — an unknown tool,
+arguments that break the tool's `inputSchema`, a call with no `result` (and not `live`), a misplaced
+`approval.decide`, a live handler that fails — fail the *case*: the run stops there with `failure`
+set, which the `expect` evaluator reports whatever the expectations say.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import jsonio
+from ..config import Config
+from ..output_paths import MISSING
+from ..runners.base import LogSink, RunOutcome
+from ..trace import TOOL_CALL as TRACE_TOOL_CALL
+from .live import call_handler
+from .schema import validate
+from .script import APPROVAL_DECIDE, ARTIFACT_WRITE, ASSISTANT_OUTPUT, TOOL_CALL, Case, Step
+from .tools import Tool, Toolbox
+
+COMPLETED, WAITING, FAILED = "completed", "waiting", "failed"
+APPROVAL_REQUESTED = "approval.requested"
+APPROVAL_DECIDED = "approval.decided"
+RUN_STATUS = "run.status"
+ARTIFACT_EVENT = "artifact.write"
+OUTPUT_EVENT = "assistant.output"
+
+
+def denial(tool: str) -> str:
+    return f"Approval for {tool} was denied."
+
+
+def held(tool: str) -> str:
+    return f"{tool} is waiting for approval."
+
+
+class _Stop(Exception):
+    """The run ends at this step: `status` with `detail`, or a case failure."""
+
+    def __init__(self, status: str, detail: str, *, failure: bool = False) -> None:
+        super().__init__(detail)
+        self.status, self.detail, self.failure = status, detail, failure
+
+
+@dataclass(slots=True)
+class Replay:
+    """How a replay ended, and what it left behind."""
+
+    status: str = COMPLETED
+    output: Any = None
+    detail: str | None = None
+    failure: str | None = None
+    stopped_at: int | None = None
+    artifacts: list[str] = field(default_factory=list)
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)
+
+    def document(self) -> dict[str, Any]:
+        """The row's output: what `expect` and the reports look at."""
+        doc: dict[str, Any] = {"status": self.status, "output": self.output}
+        if self.detail is not None:
+            doc["detail"] = self.detail
+        if self.failure is not None:
+            doc["failure"] = self.failure
+        if self.stopped_at is not None:
+            doc["stoppedAt"] = self.stopped_at
+        if self.artifacts:
+            doc["artifacts"] = self.artifacts
+        return doc
+
+
+class Replayer:
+    """Runs one case's steps. `scratch` is the row's own folder under `.workbench/`, emptied first."""
+
+    def __init__(self, case: Case, toolbox: Toolbox, *, config: Config, scratch: Path, row_id: str,
+                 on_log: LogSink | None = None) -> None:
+        self.case, self.toolbox, self.config = case, toolbox, config
+        self.scratch, self.row_id = scratch, row_id
+        self.on_log = on_log or (lambda _line: None)
+        self.replay = Replay()
+
+    def say(self, line: str) -> None:
+        self.replay.log.append(line)
+        self.on_log(line)
+
+    def event(self, step: Step, kind: str, **fields: Any) -> None:
+        self.replay.trace.append({"type": kind, "step": step.index, **fields})
+
+    async def run(self) -> Replay:
+        shutil.rmtree(self.scratch, ignore_errors=True)
+        steps, position = self.case.steps, 0
+        try:
+            while position < len(steps):
+                position = await self.step(steps, position) + 1
+        except _Stop as stop:
+            self.replay.status, self.replay.stopped_at = stop.status, steps[position].index
+            if stop.failure:
+                self.replay.failure = stop.detail
+            else:
+                self.replay.detail = stop.detail
+            self.say(f"stopped at {steps[position].where}: {stop.status}: {stop.detail}")
+        self.replay.trace.append({"type": RUN_STATUS, "status": self.replay.status, "step": self.replay.stopped_at,
+                                  "detail": self.replay.failure or self.replay.detail})
+        return self.replay
+
+    async def step(self, steps: tuple[Step, ...], position: int) -> int:
+        """Run `steps[position]`; the position of the last step it used (an approval takes two)."""
+        step = steps[position]
+        if step.type == ASSISTANT_OUTPUT:
+            self.replay.output = step.content
+            self.event(step, OUTPUT_EVENT, content=step.content)
+            self.say(f"{step.where}: said {_short(step.content)}")
+        elif step.type == ARTIFACT_WRITE:
+            self.write_artifacts(step)
+        elif step.type == APPROVAL_DECIDE:
+            raise _Stop(FAILED, misplaced(steps, position), failure=True)
+        else:
+            return await self.tool_call(steps, position)
+        return position
+
+    async def tool_call(self, steps: tuple[Step, ...], position: int) -> int:
+        step = steps[position]
+        tool = self.toolbox.get(step.tool)
+        if tool is None:
+            raise _Stop(FAILED, f"{step.where}: {self.toolbox.unknown(step.tool)}", failure=True)
+        failures = validate(tool.input_schema, step.arguments)
+        if failures:
+            rules = "; ".join(str(failure) for failure in failures)
+            raise _Stop(FAILED, f"{step.where}: the arguments do not fit {tool.name}'s inputSchema: {rules}",
+                        failure=True)
+        if tool.needs_approval:
+            position = self.approval(steps, position, tool)
+        output = await self.result(step, tool)
+        self.event(step, TRACE_TOOL_CALL, name=tool.name, args=step.arguments, output=output,
+                   **({"live": True} if step.live else {}))
+        self.say(f"{step.where}: returned {_short(output)}")
+        return position
+
+    def approval(self, steps: tuple[Step, ...], position: int, tool: Tool) -> int:
+        """Ask for approval; the position of the decision used, or _Stop when held or denied."""
+        step = steps[position]
+        self.event(step, APPROVAL_REQUESTED, tool=tool.name, args=step.arguments)
+        self.say(f"{step.where}: approval requested")
+        decision = steps[position + 1] if position + 1 < len(steps) else None
+        if decision is None or decision.type != APPROVAL_DECIDE:
+            raise _Stop(WAITING, held(tool.name))
+        self.event(decision, APPROVAL_DECIDED, tool=tool.name, approved=decision.approved)
+        self.say(f"{decision.where}: {'approved' if decision.approved else 'denied'}")
+        if not decision.approved:
+            raise _Stop(FAILED, denial(tool.name))
+        return position + 1
+
+    async def result(self, step: Step, tool: Tool) -> Any:
+        if step.live:
+            if not tool.handler:
+                raise _Stop(FAILED, f"{step.where}: {tool.name} has no \"handler\" in {self.toolbox.source}, so a "
+                                    "live step cannot run it", failure=True)
+            self.scratch.mkdir(parents=True, exist_ok=True)
+            self.say(f"{step.where}: running {tool.handler}")
+            answer = await call_handler(tool.handler, step.arguments, config=self.config, cwd=self.scratch,
+                                        row_id=self.row_id, on_log=self.say)
+            if answer.error is not None:
+                raise _Stop(FAILED, f"{step.where}: {answer.error}", failure=True)
+            return answer.value
+        if step.result is MISSING:
+            raise _Stop(FAILED, f"{step.where}: the call to {tool.name} has no \"result\"; evals never run a "
+                                "handler by surprise (give the result, or add \"live\": true to run it)",
+                        failure=True)
+        return step.result
+
+    def write_artifacts(self, step: Step) -> None:
+        self.scratch.mkdir(parents=True, exist_ok=True)
+        root = self.scratch.resolve()
+        for file in step.files:
+            target = self.scratch / file.path
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if not target.resolve().is_relative_to(root):  # a link a live handler left there
+                    raise _Stop(FAILED, f"{step.where}: {file.path} leads out of the run's folder", failure=True)
+                target.write_text(file.content, encoding="utf-8")
+            except OSError as exc:
+                raise _Stop(FAILED, f"{step.where}: cannot write {file.path}: {exc.strerror or exc}",
+                            failure=True) from None
+            self.replay.artifacts.append(file.path)
+            self.event(step, ARTIFACT_EVENT, path=file.path, mimeType=file.mime_type,
+                       bytes=len(file.content.encode("utf-8")), content=file.content)
+            self.say(f"{step.where}: wrote {file.path}")
+
+
+def misplaced(steps: tuple[Step, ...], position: int) -> str:
+    """Why an `approval.decide` at `position` is out of place (a correct one is used by its tool call)."""
+    step = steps[position]
+    if position == 0:
+        why = "it is the first step"
+    else:
+        before = steps[position - 1]
+        if before.type == APPROVAL_DECIDE:
+            why = f"{before.where} already decided"
+        elif before.type == TOOL_CALL:
+            why = f"{before.tool} does not need approval"
+        else:
+            why = f"it follows {before.where}"
+    return (f"{step.where} does not follow a tool call that needs approval ({why}); an approval.decide goes "
+            "right after the tool.call it decides")
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    return jsonio.preview(value, limit)
+
+
+async def replay_case(case: Case, toolbox: Toolbox, *, config: Config, scratch: Path, row_id: str,
+                      on_log: LogSink | None = None) -> RunOutcome:
+    """The replay as the engine's outcome: the status document as output, every step in the trace."""
+    started = time.perf_counter()
+    replay = await Replayer(case, toolbox, config=config, scratch=scratch, row_id=row_id, on_log=on_log).run()
+    return RunOutcome(output=replay.document(), duration_ms=(time.perf_counter() - started) * 1000,
+                      log="\n".join(replay.log), trace=replay.trace)
+
+
+__all__ = ["APPROVAL_DECIDED", "APPROVAL_REQUESTED", "COMPLETED", "FAILED", "RUN_STATUS", "WAITING", "Replay",
+           "Replayer", "denial", "held", "misplaced", "replay_case"]

@@ -1,0 +1,71 @@
+"""Run a tool's real handler for a `"live": true` step, in a child process.
+
+The child is the same one `kind = "python"` targets use (`worker_main.py`: it imports
+`package.module:function` with the project root first on sys.path and answers one JSON line), fed one
+request and then end of input, so it exits after the one call. It runs through `run_process`: its own
+process group, the runner's timeout, capped output, and the whole group killed when it finishes,
+times out or the replay is cancelled. The handler gets the step's `arguments` as its one argument;
+what it returns is the step's result. Its working directory is the row's scratch folder, so files it
+writes by a relative path stay out of the project.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import jsonio
+from ..config import Config
+from ..runners.base import LogSink, env_value
+from ..runners.process import run_process
+
+WORKER_MAIN = Path(__file__).resolve().parent.parent / "worker_main.py"
+
+
+@dataclass(frozen=True, slots=True)
+class HandlerAnswer:
+    """The handler's return value, or why there is none (`error`)."""
+
+    value: Any = None
+    error: str | None = None
+    log: str = ""
+
+
+def _reply(stdout: bytes) -> dict[str, Any] | None:
+    lines = [line for line in stdout.splitlines() if line.strip()]
+    if not lines:
+        return None
+    try:
+        reply = jsonio.loads(lines[-1])
+    except jsonio.JsonError:
+        return None
+    return reply if isinstance(reply, dict) else None
+
+
+async def call_handler(spec: str, arguments: dict[str, Any], *, config: Config, cwd: Path, row_id: str,
+                       on_log: LogSink | None = None) -> HandlerAnswer:
+    """Call `spec` on `arguments` in a child process; never raises for the handler's faults."""
+    env = dict(os.environ)
+    env.update(config.runner.env)
+    env.update({"WORKBENCH_ROW_ID": env_value(row_id), "PYTHONUNBUFFERED": "1"})
+    request = jsonio.dumps({"id": 1, "inputs": arguments}).encode("utf-8") + b"\n"
+    timeout = config.runner.timeout
+    stdout_cap = int(config.runner.max_output_mb * 2**20)
+    done = await run_process([sys.executable, str(WORKER_MAIN), str(config.root), spec], stdin=request, cwd=cwd,
+                             env=env, timeout=timeout, stdout_cap=stdout_cap, on_log=on_log)
+    failure = done.failure(timeout, stdout_cap)
+    reply = _reply(done.stdout)
+    if reply is not None and "fatal" in reply:
+        return HandlerAnswer(error=f"could not load {spec} (imported with {config.root} first on sys.path): "
+                                   f"{reply['fatal']}", log=done.log)
+    if done.timed_out or reply is None:
+        return HandlerAnswer(error=f"the handler {spec} {failure or 'gave no answer'}", log=done.log)
+    if "error" in reply:
+        return HandlerAnswer(error=f"the handler {spec} raised {reply['error']}", log=done.log)
+    return HandlerAnswer(value=reply.get("output"), log=done.log)
+
+
+__all__ = ["HandlerAnswer", "call_handler"]
