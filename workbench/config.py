@@ -64,6 +64,7 @@ class RunnerConfig:
     env: dict[str, str] = field(default_factory=dict)
     max_output_mb: float = 16.0
     auth: bool = False  # uip: run authenticated (drop --no-auth); the default stays --no-auth (seed 003 §2)
+    preload: bool = True  # fork Python script targets from a warm parent (see runners/preload.py)
 
 
 @dataclass(slots=True)

@@ -21,9 +21,9 @@ def make_runner(config: Config) -> Runner:
         from .python_target import PythonRunner
 
         return PythonRunner(config)
-    from .command import CommandRunner
+    from .preload import make_command_runner
 
-    return CommandRunner(config)
+    return make_command_runner(config)
 
 
 __all__ = ["RUNNER_FAULTS", "LogSink", "RunOutcome", "RunRequest", "Runner", "make_runner", "outcome_from_exception"]

@@ -12,7 +12,7 @@ from typing import Any
 from .. import jsonio
 from ..config import Config
 from .base import LogSink, Runner, RunOutcome, RunRequest, describe_failure, expand_argv
-from .process import run_process
+from .process import ProcessResult, run_process
 
 
 def read_trace(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
@@ -51,15 +51,8 @@ class CommandRunner(Runner):
     async def run(self, request: RunRequest, on_log: LogSink | None = None) -> RunOutcome:
         trace_path = self._trace_dir / f"{next(self._counter)}.jsonl"
         timeout = request.time_limit(self.config.runner.timeout)
-        result = await run_process(
-            self.argv,
-            stdin=jsonio.dumps_bytes(request.inputs),
-            cwd=self.config.root,
-            env=self.child_env(request, {"WORKBENCH_TRACE": str(trace_path)}),
-            timeout=timeout,
-            stdout_cap=self.stdout_cap,
-            on_log=on_log,
-        )
+        result = await self.start_row(jsonio.dumps_bytes(request.inputs),
+                                      self.child_env(request, {"WORKBENCH_TRACE": str(trace_path)}), timeout, on_log)
         trace, complaints = read_trace(trace_path)
         trace_path.unlink(missing_ok=True)
         log = result.log + "".join(f"\n[workbench] {c}" for c in complaints)
@@ -78,6 +71,12 @@ class CommandRunner(Runner):
             outcome.error = describe_failure(f"the target's stdout is not JSON: {exc}", result.log,
                                              result.stdout)
         return outcome
+
+    async def start_row(self, stdin: bytes, env: dict[str, str], timeout: float,
+                        on_log: LogSink | None) -> ProcessResult:
+        """One fresh process for the row (the preload runner forks a warm parent instead)."""
+        return await run_process(self.argv, stdin=stdin, cwd=self.config.root, env=env,
+                                 timeout=timeout, stdout_cap=self.stdout_cap, on_log=on_log)
 
     async def aclose(self) -> None:
         shutil.rmtree(self._trace_dir, ignore_errors=True)

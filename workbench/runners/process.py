@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from .reaper import REAPER
 
@@ -103,6 +104,53 @@ class TailBuffer:
         return text
 
 
+class ChildHandle(Protocol):
+    """A started child in its own process group: its pipes, and a future that resolves when it exits.
+    `run_process` starts one with asyncio; the preload runner gets one forked by its warm parent."""
+
+    pid: int
+    stdin: asyncio.StreamWriter
+    stdout: asyncio.StreamReader
+    stderr: asyncio.StreamReader
+    exited: asyncio.Future[None]
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    async def kill_and_wait(self) -> None:
+        """SIGKILL the child itself (not only its group) and wait until it is gone."""
+
+    def close(self) -> None:
+        """Release the pipes."""
+
+
+class _SpawnedChild:
+    def __init__(self, transport: asyncio.SubprocessTransport, protocol: _Protocol,
+                 loop: asyncio.AbstractEventLoop) -> None:
+        self.transport = transport
+        self.protocol = protocol
+        self.proc = asyncio.subprocess.Process(transport, protocol, loop)
+        self.pid = self.proc.pid
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self.stdin, self.stdout, self.stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
+        self.exited = protocol.exited
+
+    @property
+    def returncode(self) -> int | None:
+        return self.proc.returncode
+
+    async def kill_and_wait(self) -> None:
+        if self.proc.returncode is None:
+            # os.kill, not proc.kill(): Popen.kill() polls first, reaping the child behind asyncio's
+            # child watcher ("Unknown child process pid ..." on stderr, exit code reported as 255).
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(self.pid, signal.SIGKILL)
+            await asyncio.shield(self.exited)
+
+    def close(self) -> None:
+        self.transport.close()
+
+
 async def run_process(
     argv: list[str],
     *,
@@ -114,7 +162,6 @@ async def run_process(
     on_log: LogSink | None = None,
 ) -> ProcessResult:
     started = time.perf_counter()
-    result = ProcessResult()
     loop = asyncio.get_running_loop()
     try:
         transport, protocol = await loop.subprocess_exec(
@@ -128,35 +175,45 @@ async def run_process(
             start_new_session=True,
         )
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in an argument
-        result.start_error = f"could not start {argv[0]!r}: {getattr(exc, 'strerror', None) or exc}"
-        result.start_errno = getattr(exc, "errno", None)
+        result = ProcessResult(start_error=f"could not start {argv[0]!r}: {getattr(exc, 'strerror', None) or exc}",
+                               start_errno=getattr(exc, "errno", None))
         result.duration_ms = (time.perf_counter() - started) * 1000
         return result
-    proc = asyncio.subprocess.Process(transport, protocol, loop)
-    REAPER.track(proc.pid)
+    child = _SpawnedChild(transport, protocol, loop)
+    REAPER.track(child.pid)
+    try:
+        return await supervise(child, stdin=stdin, timeout=timeout, stdout_cap=stdout_cap, on_log=on_log,
+                               started=started)
+    finally:
+        REAPER.untrack(child.pid)
 
+
+async def supervise(child: ChildHandle, *, stdin: bytes, timeout: float, stdout_cap: int,
+                    on_log: LogSink | None, started: float) -> ProcessResult:
+    """Feed stdin, collect capped stdout and the stderr log (line by line to `on_log`), enforce the
+    timeout, and kill the child's whole group however this ends — a cancel included."""
+    result = ProcessResult()
     stdout = bytearray()
     log = TailBuffer(LOG_KEEP_BYTES)
-    assert proc.stdin and proc.stdout and proc.stderr
 
     async def feed() -> None:
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            proc.stdin.write(stdin)
-            await proc.stdin.drain()
+            child.stdin.write(stdin)
+            await child.stdin.drain()
         with contextlib.suppress(BrokenPipeError, ConnectionResetError, RuntimeError):
-            proc.stdin.close()
+            child.stdin.close()
 
     async def read_stdout() -> None:
-        while chunk := await proc.stdout.read(_READ_CHUNK):
+        while chunk := await child.stdout.read(_READ_CHUNK):
             if len(stdout) + len(chunk) > stdout_cap:
                 result.stdout_overflow = True
-                kill_group(proc.pid)
+                kill_group(child.pid)
                 break
             stdout.extend(chunk)
 
     async def read_stderr() -> None:
         pending = b""
-        while chunk := await proc.stderr.read(_READ_CHUNK):
+        while chunk := await child.stderr.read(_READ_CHUNK):
             log.add(chunk)
             if on_log is None:
                 continue
@@ -173,33 +230,27 @@ async def run_process(
     io = asyncio.gather(feed(), read_stdout(), read_stderr())
     try:
         try:
-            await asyncio.wait_for(asyncio.shield(protocol.exited), timeout)
+            await asyncio.wait_for(asyncio.shield(child.exited), timeout)
         except TimeoutError:
             result.timed_out = True
         # Grandchildren that still hold our pipes die with the group; then the pipes reach EOF.
-        kill_group(proc.pid)
+        kill_group(child.pid)
         try:
             await asyncio.wait_for(asyncio.shield(io), DRAIN_GRACE_S)
         except TimeoutError:
             io.cancel()
     except BaseException:
-        kill_group(proc.pid)
+        kill_group(child.pid)
         io.cancel()
         raise
     finally:
-        kill_group(proc.pid)
-        if proc.returncode is None:
-            # os.kill, not proc.kill(): Popen.kill() polls first, reaping the child behind asyncio's
-            # child watcher ("Unknown child process pid ..." on stderr, exit code reported as 255).
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(proc.pid, signal.SIGKILL)
-            await asyncio.shield(protocol.exited)
+        kill_group(child.pid)
+        await child.kill_and_wait()
         if not io.done():
             io.cancel()
         io.add_done_callback(_consume)
-        transport.close()
-        REAPER.untrack(proc.pid)
-    result.exit_code = proc.returncode
+        child.close()
+    result.exit_code = child.returncode
     result.stdout = bytes(stdout)
     result.log = log.text()
     result.duration_ms = (time.perf_counter() - started) * 1000
