@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..config import Config, resolve_runner_kind
+from ..dialects import runner_needed
 from ..model import Project
 from ..project import load_project
 from ..watching import watch_paths
@@ -14,7 +15,8 @@ def check_runnable(config: Config, *, watching: bool) -> Project:
 
     The project comes first: pointed at the wrong folder, "no evals/ here" is the message that helps."""
     project = load_project(config.root, config)
-    resolve_runner_kind(config)
+    if runner_needed(config.root, config):  # a project of scripted replays only has no target to run
+        resolve_runner_kind(config)
     if watching:
         watch_paths(config)
     return project
