@@ -8,8 +8,6 @@ with no baseline entry never regresses.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +17,7 @@ from . import jsonio
 from .errors import WorkbenchError
 from .model import Result, ResultKey
 from .trace import trace_tokens
+from .writeback.atomic import write_atomically
 
 BASELINE_VERSION = 1
 # What counts as a slowdown or a token increase when no gate is configured: report-only thresholds.
@@ -106,18 +105,9 @@ def load_baseline(path: Path) -> Baseline | None:
 
 
 def write_baseline(path: Path, baseline: Baseline) -> None:
-    """Atomically replace the baseline file (temp file in the same folder, fsync, rename)."""
+    """Atomically replace the baseline file (or create it); OSError when it can't be written."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".wb-tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(jsonio.dumps(baseline.to_json(), indent=True).encode("utf-8") + b"\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, jsonio.dumps(baseline.to_json(), indent=True).encode("utf-8") + b"\n")
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""`--json`: one document with the summary, every result and every problem."""
+"""`--json`: one document with the summary, every result, every problem and the set-level metrics."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any
 
 from .. import jsonio
 from ..events import IterationReport
+from .metrics import set_metrics
 
 
 def report_document(report: IterationReport, extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -17,6 +18,8 @@ def report_document(report: IterationReport, extra: dict[str, Any] | None = None
         "duration_s": round(report.duration_s, 3),
         "trigger": report.trigger.to_json(),
     }
+    if report.project is not None:
+        doc["set_metrics"] = [line.to_json() for line in set_metrics(report.project, report.results)]
     if report.number is not None:
         doc["iteration"] = report.number
     if extra:

@@ -10,6 +10,7 @@ from .. import jsonio
 from ..events import Event, IterationReport, IterationStarted, ResultReady, RowStarted
 from ..model import Problem, Result, RowKey, Summary, Verdict
 from ..textsafe import one_line, printable
+from .metrics import SetMetricLine, set_metrics
 
 _COLORS = {Verdict.PASS: "32", Verdict.FAIL: "31", Verdict.ERROR: "33"}
 
@@ -30,24 +31,53 @@ def format_duration(ms: float) -> str:
     return f"{ms:.0f}ms" if ms < 1000 else f"{ms / 1000:.1f}s"
 
 
-def result_label(result: Result, show_scope: bool) -> str:
+def result_label(result: Result, show_scope: bool, evaluators: list[str] | None = None) -> str:
     where = f"{result.scope}/{result.set_file}" if show_scope else result.set_file
     name = result.label
-    return one_line(f"{where} › {name} [{result.evaluator}]", 160)
+    return one_line(f"{where} › {name} [{', '.join(evaluators or [result.evaluator])}]", 160)
 
 
-def format_result(result: Result, *, show_scope: bool = False, color: bool = False) -> str:
+def format_result(result: Result, *, show_scope: bool = False, color: bool = False,
+                  evaluators: list[str] | None = None, inputs: bool = True) -> str:
+    """One result's line, and for a non-passing one its inputs (unless `inputs` is False) and reason.
+    `evaluators` names every evaluator the line stands for, when several failed the same way."""
     verdict = _paint(f"{result.verdict.value:<5}", _COLORS[result.verdict], color)
-    line = f"{verdict} {result_label(result, show_scope)}  {format_duration(result.duration_ms)}"
+    line = f"{verdict} {result_label(result, show_scope, evaluators)}  {format_duration(result.duration_ms)}"
     if result.score not in (0.0, 1.0):
         line += f"  score {result.score:.2f}"
     if result.verdict is not Verdict.PASS:
-        if result.inputs:
+        if result.inputs and inputs:
             line += "\n      inputs: " + one_line(jsonio.dumps(result.inputs), 200)
         if result.detail:
             detail = printable(result.detail)
             line += "\n" + "\n".join(f"      {part}" for part in detail.splitlines()[:40])
     return line
+
+
+def format_row(results: list[Result], *, show_scope: bool = False, color: bool = False,
+               quiet: bool = False) -> list[str]:
+    """A row's lines: one per result (no PASS lines when `quiet`). Non-passing results with the same
+    verdict and reason — a target that crashed errors every evaluator the same way — share one line
+    that names them all, and the row's inputs are printed once."""
+    entries: list[tuple[Result, list[str]]] = []
+    for result in results:
+        if result.passed:
+            if not quiet:
+                entries.append((result, [result.evaluator]))
+            continue
+        same = next((refs for first, refs in entries
+                     if first.verdict is result.verdict and first.detail == result.detail), None)
+        if same is not None:
+            same.append(result.evaluator)
+        else:
+            entries.append((result, [result.evaluator]))
+    lines: list[str] = []
+    inputs_shown = False
+    for result, refs in entries:
+        lines.append(format_result(result, show_scope=show_scope, color=color, evaluators=refs,
+                                   inputs=not inputs_shown))
+        inputs_shown = inputs_shown or not result.passed
+    return lines
 
 
 def format_summary(summary: Summary, problems: list[Problem], duration_s: float, color: bool = False) -> str:
@@ -60,19 +90,30 @@ def format_summary(summary: Summary, problems: list[Problem], duration_s: float,
     return _paint(text, "32" if ok else "31", color)
 
 
+def format_set_metric(line: SetMetricLine, show_scope: bool = False) -> str:
+    return one_line(f"metric: {line.describe(show_scope)}", 300)
+
+
 def format_problem(problem: Problem) -> str:
     tag = "problem" if problem.severity == "error" else "warning"
     return one_line(f"{tag}: {problem.file}: {problem.message}", 400)
+
+
+def format_row_warning(problem: Problem) -> str:
+    """A problem pinned to a row, printed under that row's results."""
+    return "      " + one_line(f"warning: {problem.message}", 400)
 
 
 class TextReporter:
     """Streams results to `out` in file order (a row's lines wait for the rows before it, so two runs
     print the same order whatever the concurrency) and a progress line to `err` on a terminal."""
 
-    def __init__(self, out: TextIO | None = None, err: TextIO | None = None, *, results: bool = True) -> None:
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None, *, results: bool = True,
+                 quiet: bool = False) -> None:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self.results = results
+        self.quiet = quiet  # failures and the summary only
         self.color = use_color(self.out)
         self.progress = self.err.isatty() and not os.environ.get("WORKBENCH_NO_PROGRESS")
         self.show_scope = False
@@ -83,6 +124,8 @@ class TextReporter:
         self._next = 0
         self._waiting: dict[RowKey, list[Result]] = {}
         self._complete: set[RowKey] = set()
+        self._row_warnings: dict[RowKey, list[Problem]] = {}
+        self._warned: set[RowKey] = set()  # rows whose warnings were printed with them
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, IterationStarted):
@@ -91,6 +134,11 @@ class TextReporter:
             self._waiting.clear()
             self._complete.clear()
             self.show_scope = len(event.project.scopes) > 1
+            self._row_warnings.clear()
+            self._warned.clear()
+            for problem in event.project.problems:
+                if problem.row is not None:
+                    self._row_warnings.setdefault(problem.row, []).append(problem)
             self._draw_progress()
         elif isinstance(event, RowStarted):
             self._draw_progress()
@@ -105,19 +153,30 @@ class TextReporter:
 
     def _flush(self, everything: bool) -> None:
         """Print the rows whose turn has come (all that are waiting, at the end)."""
-        ready: list[Result] = []
+        ready: list[tuple[RowKey, list[Result]]] = []
         while self._next < len(self._order) and (everything or self._order[self._next] in self._complete):
-            ready.extend(self._waiting.pop(self._order[self._next], []))
+            key = self._order[self._next]
+            ready.append((key, self._waiting.pop(key, [])))
             self._next += 1
         if everything:
-            for results in self._waiting.values():
-                ready.extend(results)
-            self._waiting.clear()
+            ready.extend(self._waiting.items())
+            self._waiting = {}
         if ready and self.results:
-            self._clear_progress()
-            for result in ready:
-                print(format_result(result, show_scope=self.show_scope, color=self.color), file=self.out)
-            self.out.flush()
+            lines: list[str] = []
+            for key, results in ready:
+                lines.extend(self._row_lines(key, results))
+            if lines:
+                self._clear_progress()
+                print("\n".join(lines), file=self.out)
+                self.out.flush()
+
+    def _row_lines(self, key: RowKey, results: list[Result]) -> list[str]:
+        lines = format_row(results, show_scope=self.show_scope, color=self.color, quiet=self.quiet)
+        warnings = self._row_warnings.get(key)
+        if lines and warnings:
+            lines.extend(format_row_warning(problem) for problem in warnings)
+            self._warned.add(key)
+        return lines
 
     def _draw_progress(self) -> None:
         if not self.progress or not self._total:
@@ -142,6 +201,10 @@ class TextReporter:
         if not self.results:
             return
         for problem in report.problems:
-            print(format_problem(problem), file=self.out)
+            if problem.row is None or problem.row not in self._warned:
+                print(format_problem(problem), file=self.out)
+        if report.project is not None:
+            for line in set_metrics(report.project, report.results):
+                print(format_set_metric(line, self.show_scope), file=self.out)
         print(format_summary(report.summary, report.problems, report.duration_s, self.color), file=self.out,
               flush=True)

@@ -1,4 +1,6 @@
 """Replace a file's bytes so that a crash or a concurrent writer can never cost the user an edit.
+The one atomic file writer: the eval-set write-backs use `replace_atomically`, the baseline
+`write_atomically`.
 
 The new bytes go to a hidden temp file in the same folder (same filesystem, so the rename is atomic),
 are fsynced, and get the old file's permission bits. Just before the rename the file is read again:
@@ -24,6 +26,7 @@ from pathlib import Path
 from .errors import ConcurrentChange, WritebackError
 
 TEMP_SUFFIX = ".workbench-tmp"
+NEW_FILE_MODE = 0o644  # a file workbench creates: readable by all, like one written by an editor
 
 
 def read_bytes(path: Path, limit: int) -> bytes:
@@ -72,6 +75,43 @@ def _remove_stale_temps(path: Path) -> None:
             pass  # alive (perhaps someone else's): leave it
 
 
+def _durable_temp(path: Path, data: bytes, mode: int) -> Path:
+    """A hidden temp file beside `path` holding `data`, fsynced, with permission bits `mode`.
+    Raises OSError, leaving no temp file behind."""
+    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=path.parent)
+    temp = Path(temp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, mode)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
+    return temp
+
+
+def write_atomically(path: Path, data: bytes, *, new_mode: int = NEW_FILE_MODE) -> None:
+    """Make `path` hold `data`, whole or not at all, whatever it held before (or create it with
+    `new_mode`). For workbench's own files (the baseline), where no one else's edit can be lost.
+    Raises OSError when it can't; the old file and no temp file are left."""
+    _remove_stale_temps(path)
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = new_mode
+    temp = _durable_temp(path, data, mode)
+    try:
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
+    _fsync_folder(path.parent)
+
+
 def replace_atomically(path: Path, data: bytes, expected: bytes, *,
                        before_rename: Callable[[], None] | None = None) -> None:
     """Make `path` hold `data`, provided it still holds `expected`; otherwise ConcurrentChange.
@@ -82,17 +122,10 @@ def replace_atomically(path: Path, data: bytes, expected: bytes, *,
     folder = path.parent
     _remove_stale_temps(path)
     try:
-        mode = stat.S_IMODE(path.stat().st_mode)
-        fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=folder)
+        temp = _durable_temp(path, data, stat.S_IMODE(path.stat().st_mode))
     except OSError as exc:
         raise WritebackError(f"cannot write in {folder}: {exc.strerror or exc}") from None
-    temp = Path(temp_name)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, mode)
         if before_rename is not None:
             before_rename()
         try:
