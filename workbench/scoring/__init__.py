@@ -9,6 +9,7 @@ from .contains import Contains
 from .exact_match import ExactMatch
 from .json_similarity import JsonSimilarity
 from .llm_judge import SemanticSimilarityJudge, StrictJsonSimilarityJudge
+from .scenario_expect import ScenarioExpect
 from .replay_expect import ReplayExpect
 from .tool_calls import ToolCallArgs, ToolCallCount, ToolCallOrder, ToolCallOutput
 
@@ -27,6 +28,7 @@ SCORERS: dict[str, Scorer] = {
         SemanticSimilarityJudge(),
         StrictJsonSimilarityJudge(),
         Assertions(),
+        ScenarioExpect(),
         ReplayExpect(),
     )
 }

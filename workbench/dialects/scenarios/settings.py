@@ -1,0 +1,176 @@
+"""The scenario dialect's settings (seed 000): where the scenarios and the baseline live, and the gate's
+thresholds. Each setting is the seed's default, replaced by `.appilotsrc`'s `eval` block, replaced by
+`workbench.toml [scenarios]`, replaced by a command-line flag.
+
+`.appilotsrc` also holds secrets (`apiKey`, ...). Only the `eval` block and `outputDir` are read out of
+it; nothing else of the file is kept, shown or stored, and a message about it never quotes its text.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ... import jsonio
+from ...compare import is_number
+
+if TYPE_CHECKING:
+    from ...config import Config
+
+APPILOTS_DIR = ".appilots"
+RC_FILE = ".appilotsrc"
+DEFAULT_MIN_PASS_RATE = 0.95
+DEFAULT_MAX_TOKEN_REGRESSION = 0.25
+_RC_LIMIT = 1024 * 1024
+_EVAL_KEYS = ("scenariosDir", "baselinePath", "minPassRate", "maxTokenRegression")
+
+DEFAULT, RC, TOML, FLAG = "default", RC_FILE, "workbench.toml", "flag"
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioSettings:
+    """Resolved settings; `sources` says where each one came from (default, .appilotsrc, workbench.toml,
+    flag). `dir_named`: the folder was named somewhere, so a missing one is an error, not a hint."""
+
+    dir: Path
+    baseline: Path
+    min_pass_rate: float = DEFAULT_MIN_PASS_RATE
+    max_token_regression: float = DEFAULT_MAX_TOKEN_REGRESSION
+    model: str | None = None
+    dir_named: bool = False
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def with_flags(self, *, baseline: Path | None = None, min_pass_rate: float | None = None,
+                   max_token_regression: float | None = None) -> ScenarioSettings:
+        """These settings with the command line's `--baseline` / `--min-pass-rate` /
+        `--max-token-regression` laid over them (None: not given)."""
+        changes: dict[str, Any] = {}
+        sources = dict(self.sources)
+        for name, value in (("baseline", baseline), ("min_pass_rate", min_pass_rate),
+                            ("max_token_regression", max_token_regression)):
+            if value is not None:
+                changes[name] = value
+                sources[name] = FLAG
+        return replace(self, **changes, sources=sources)
+
+    def to_json(self, root: Path) -> dict[str, Any]:
+        return {"dir": _shown(root, self.dir), "baseline": _shown(root, self.baseline),
+                "min_pass_rate": self.min_pass_rate, "max_token_regression": self.max_token_regression,
+                "sources": dict(self.sources)}
+
+
+def _shown(root: Path, path: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+@dataclass(slots=True)
+class RcValues:
+    """What `.appilotsrc` says about scenarios (and only that), and what is wrong with it."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    output_dir: str | None = None
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (message, severity)
+    found: bool = False
+
+
+def read_rc(root: Path) -> RcValues:
+    out = RcValues()
+    path = root / RC_FILE
+    try:
+        if not path.is_file():
+            return out
+        out.found = True
+        if path.stat().st_size > _RC_LIMIT:
+            out.problems.append(("is larger than 1 MiB; not read", "error"))
+            return out
+        doc = jsonio.loads(path.read_bytes())
+    except OSError as exc:
+        out.problems.append((f"cannot be read: {exc.strerror or type(exc).__name__}", "error"))
+        return out
+    except jsonio.JsonError as exc:  # the position only: the text may be a secret
+        where = f" at line {exc.line}, column {exc.column}" if exc.line is not None else ""
+        out.problems.append((f"is not valid JSON{where}; its settings are not used", "error"))
+        return out
+    if not isinstance(doc, dict):
+        out.problems.append(("must be a JSON object; its settings are not used", "error"))
+        return out
+    output_dir = doc.get("outputDir")
+    if isinstance(output_dir, str) and output_dir:
+        out.output_dir = output_dir
+    elif output_dir is not None:
+        out.problems.append(("outputDir must be a non-empty string (a folder); not used", "error"))
+    block = doc.get("eval")
+    if block is None:
+        return out
+    if not isinstance(block, dict):
+        out.problems.append(("\"eval\" must be an object; its settings are not used", "error"))
+        return out
+    _read_eval_block(block, out)
+    return out
+
+
+def _read_eval_block(block: dict[str, Any], out: RcValues) -> None:
+    for key, value in block.items():
+        if key not in _EVAL_KEYS:
+            close = difflib.get_close_matches(str(key), _EVAL_KEYS, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            out.problems.append((f"eval.{key} is not a scenario setting; {hint}known: {', '.join(_EVAL_KEYS)}",
+                                 "warning"))
+            continue
+        problem = _check(key, value)
+        if problem:
+            out.problems.append((f"eval.{key} {problem}; not used", "error"))
+        else:
+            out.values[key] = float(value) if key in ("minPassRate", "maxTokenRegression") else value
+
+
+def _check(key: str, value: Any) -> str | None:
+    if key in ("scenariosDir", "baselinePath"):
+        return None if isinstance(value, str) and value else "must be a non-empty string (a path)"
+    if not is_number(value):
+        return "must be a number"
+    if key == "minPassRate" and not 0 <= value <= 1:
+        return "must be between 0 and 1"
+    if key == "maxTokenRegression" and not 0 <= value <= 100:
+        return "must be between 0 and 100 (0.25 = +25%)"
+    return None
+
+
+def resolve_settings(root: Path, config: Config | None) -> tuple[ScenarioSettings, RcValues]:
+    """The settings for the project at `root`, and what `.appilotsrc` said (for its problems)."""
+    rc = read_rc(root)
+    out_dir = rc.output_dir or APPILOTS_DIR
+    sources: dict[str, str] = {}
+
+    def pick(name: str, rc_key: str, toml_value: Any, default: Any, flag: bool = False) -> Any:
+        if toml_value is not None:
+            sources[name] = FLAG if flag else TOML
+            return toml_value
+        if rc_key in rc.values:
+            sources[name] = RC
+            return rc.values[rc_key]
+        sources[name] = DEFAULT
+        return default
+
+    toml = config.scenarios if config is not None else None
+    dir_flag = config is not None and config.overrides.scenarios_dir is not None
+    folder = pick("dir", "scenariosDir", toml.dir if toml else None, f"{out_dir}/scenarios", dir_flag)
+    baseline = pick("baseline", "baselinePath", toml.baseline if toml else None, f"{out_dir}/eval-baseline.json")
+    min_rate = pick("min_pass_rate", "minPassRate", toml.min_pass_rate if toml else None, DEFAULT_MIN_PASS_RATE)
+    max_tokens = pick("max_token_regression", "maxTokenRegression", toml.max_token_regression if toml else None,
+                      DEFAULT_MAX_TOKEN_REGRESSION)
+    settings = ScenarioSettings(
+        dir=root / Path(folder).expanduser(), baseline=root / Path(baseline).expanduser(),
+        min_pass_rate=float(min_rate), max_token_regression=float(max_tokens),
+        model=config.overrides.model if config is not None else None,
+        dir_named=sources["dir"] != DEFAULT, sources=sources)
+    return settings, rc
+
+
+__all__ = ["APPILOTS_DIR", "DEFAULT_MAX_TOKEN_REGRESSION", "DEFAULT_MIN_PASS_RATE", "RC_FILE", "RcValues",
+           "ScenarioSettings", "read_rc", "resolve_settings"]
