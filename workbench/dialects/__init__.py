@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .base import Dialect, LoadContext, RowRun
+from .conversations import ConversationsDialect
 from .replays import ReplaysDialect
 from .scenarios import ScenariosDialect
 from .uipath import UiPathDialect
@@ -19,7 +20,7 @@ from .uipath import UiPathDialect
 if TYPE_CHECKING:
     from ..config import Config
 
-DIALECTS: list[Dialect] = [UiPathDialect(), ReplaysDialect(), ScenariosDialect()]
+DIALECTS: list[Dialect] = [UiPathDialect(), ReplaysDialect(), ScenariosDialect(), ConversationsDialect()]
 
 
 def runner_needed(root: Path, config: Config | None) -> bool:

@@ -6,6 +6,7 @@ from .assertions import Assertions
 from .base import CriterionError, Score, ScoreInput, Scorer
 from .classification import BinaryClassification, MulticlassClassification
 from .contains import Contains
+from .conversation import ConversationScorer
 from .exact_match import ExactMatch
 from .json_similarity import JsonSimilarity
 from .llm_judge import SemanticSimilarityJudge, StrictJsonSimilarityJudge
@@ -28,6 +29,7 @@ SCORERS: dict[str, Scorer] = {
         SemanticSimilarityJudge(),
         StrictJsonSimilarityJudge(),
         Assertions(),
+        ConversationScorer(),
         ScenarioExpect(),
         ReplayExpect(),
     )

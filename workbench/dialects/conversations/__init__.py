@@ -1,0 +1,36 @@
+"""The conversation dialect: multi-turn evals in the Botpress ADK's format (seed 002).
+
+`files.py` finds and reads `evals/**/*.eval.json`, `rules.py` checks each eval against the seed's
+rules, `protocol.py` is what the target is asked per turn, `player.py` plays the turns. The
+assertions are scored by `scoring/conversation.py` against the transcript the player records.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ...runners.base import RunOutcome
+from ..base import EVALS_DIR, Dialect, LoadContext, RowRun
+from .files import SUFFIX, ConversationLoader, eval_files
+from .player import play
+
+if TYPE_CHECKING:
+    from ...config import Config
+
+
+class ConversationsDialect(Dialect):
+    name = "conversations"
+    expects = f"{EVALS_DIR}/**/*{SUFFIX}"
+
+    def present(self, root: Path, config: Config | None) -> bool:
+        return next(eval_files(root / EVALS_DIR), None) is not None
+
+    def load(self, ctx: LoadContext) -> None:
+        ConversationLoader(ctx).load()
+
+    async def execute(self, run: RowRun) -> RunOutcome:
+        return await play(run)
+
+
+__all__ = ["ConversationsDialect"]

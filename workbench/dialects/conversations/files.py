@@ -1,0 +1,122 @@
+"""Finding and reading conversation eval files: any `*.eval.json` under `evals/` outside the UiPath
+folders (`eval-sets/`, `evaluators/`, `eval-files/`). A file holds one eval object, an array of them,
+or `{"evals": [...]}`; it is one set, each eval a row scored by the evaluator named `conversation`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ...model import EvalSet, EvaluatorDef, Row
+from ...scoring.conversation import CONVERSATION_TYPE
+from ..base import UNREADABLE, LoadContext, json_type, relative
+from ..uipath import EVAL_FILES_DIR, EVALUATORS_DIR, SETS_DIR
+from .rules import EVAL_TYPES, eval_problems
+
+SUFFIX = ".eval.json"
+EVALUATOR_REF = "conversation"
+_NOT_OURS = (SETS_DIR, EVALUATORS_DIR, EVAL_FILES_DIR)
+
+
+def eval_files(evals: Path, on_error: Any = None) -> Iterator[Path]:
+    """The conversation files under `evals/`, in a stable order; links to folders are not followed."""
+    for folder, dirs, files in os.walk(evals, onerror=on_error):
+        dirs[:] = sorted(d for d in dirs if d not in _NOT_OURS and not d.startswith("."))
+        for name in sorted(files):
+            if name.endswith(SUFFIX) and not name.startswith("."):
+                yield Path(folder) / name
+
+
+def short_name(path: Path) -> str:
+    return path.name[: -len(SUFFIX)] or path.name
+
+
+class ConversationLoader:
+    """Loads every conversation file of a project; eval names are unique across all of them."""
+
+    def __init__(self, ctx: LoadContext) -> None:
+        self.ctx = ctx
+        self.names: dict[str, str] = {}  # eval name -> where it was first defined
+
+    def load(self) -> None:
+        def unlisted(exc: OSError) -> None:
+            self.ctx.problem(Path(exc.filename or self.ctx.evals), f"cannot be listed: {exc.strerror or exc}")
+
+        for path in eval_files(self.ctx.evals, unlisted):
+            refusal = self.ctx.refusal(path, "file")
+            if refusal:
+                self.ctx.problem(path, refusal)
+                continue
+            self.load_file(path)
+
+    def load_file(self, path: Path) -> None:
+        entries = self.entries(path, self.ctx.read_json(path))
+        if entries is None:
+            return
+        scope = relative(self.ctx.root, path.parent)
+        rows: list[Row] = []
+        for index, spec in enumerate(entries):
+            if not isinstance(spec, dict):
+                self.ctx.problem(path, f"evals[{index}] must be an eval object, not {json_type(spec)}; skipped")
+                continue
+            rows.append(self.row(path, index, spec, rows))
+        self.ctx.project.sets.append(EvalSet(scope=scope, path=path, id=None, name=None,
+                                             evaluator_refs=[EVALUATOR_REF], rows=rows, dialect="conversations",
+                                             short_name=short_name(path)))
+        key = (scope, EVALUATOR_REF)
+        if key not in self.ctx.project.evaluators:
+            self.ctx.project.evaluators[key] = EvaluatorDef(
+                scope=scope, ref=EVALUATOR_REF, path=path.parent, id=None, name="conversation",
+                type_id=CONVERSATION_TYPE, config={}, raw={})
+
+    def entries(self, path: Path, doc: Any) -> list[Any] | None:
+        if doc is UNREADABLE:
+            return None
+        if isinstance(doc, list):
+            return doc
+        if isinstance(doc, dict) and "evals" in doc:
+            if not isinstance(doc["evals"], list):
+                self.ctx.problem(path, f"\"evals\" must be an array of eval objects, not {json_type(doc['evals'])}")
+                return None
+            others = [key for key in doc if key != "evals"]
+            if others:
+                self.ctx.problem(path, f"{', '.join(map(repr, others))} beside \"evals\" is ignored", "warning")
+            return doc["evals"]
+        if isinstance(doc, dict):
+            return [doc]
+        self.ctx.problem(path, f"must hold an eval object, an array of them or {{\"evals\": [...]}}, "
+                               f"not {json_type(doc)}")
+        return None
+
+    def row(self, path: Path, index: int, spec: dict[str, Any], earlier: list[Row]) -> Row:
+        problems = eval_problems(spec)
+        name = spec.get("name") if isinstance(spec.get("name"), str) and spec["name"].strip() else ""
+        row_id = name or f"#{index}"
+        where = f"{relative(self.ctx.root, path)}" + (f" (evals[{index}])" if index else "")
+        if name and name in self.names:
+            problems.insert(0, f"name {name!r} is already used by the eval in {self.names[name]}; eval names "
+                               "are unique in the project")
+            if any(row.id == row_id for row in earlier):
+                row_id = f"{name}#{index}"
+        elif name:
+            self.names[name] = where
+        tags = spec.get("tags")
+        kind = spec.get("type")
+        return Row(id=row_id, name=name, inputs=_inputs(spec) if not problems else {},
+                   criteria={EVALUATOR_REF: spec}, index=index, raw=spec, problem="\n".join(problems) or None,
+                   tags=tuple(t for t in tags if isinstance(t, str)) if isinstance(tags, list) else (),
+                   kind=kind if kind in EVAL_TYPES else None)
+
+
+def _inputs(spec: dict[str, Any]) -> dict[str, Any]:
+    """What drives the target (shown as the row's inputs): the triggers, the setup, the idle timeout."""
+    turns = [{"user": t["user"]} if "user" in t else {"event": t["event"]} for t in spec.get("conversation", [])]
+    inputs: dict[str, Any] = {"conversation": turns}
+    if spec.get("setup"):
+        inputs["setup"] = spec["setup"]
+    options = spec.get("options") or {}
+    if "idleTimeout" in options:
+        inputs["idleTimeout"] = options["idleTimeout"]
+    return inputs

@@ -1,0 +1,118 @@
+"""Plays one conversation eval against the target, turn by turn, and records the transcript.
+
+The transcript is the row's output (so history, JSON/JUnit reports and baselines keep it as they keep
+any output), and the `conversation` scorer checks the eval's assertions against it:
+
+    {"eval": NAME, "seeded_state": {...}, "setup": TURN?, "turns": [TURN, ...], "stopped": {"turn", "error"}?}
+
+with TURN = {"turn", "user" | "event" | "setup", "reply", "tools", "workflows", "state_before",
+"state_after", "response_time_ms", "trace"}. `response_time_ms` is measured here, around the
+runner's call. A turn whose target fails (error, timeout, an answer that breaks the protocol) ends the
+conversation: `stopped` says where and why, and the later turns don't run.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ...runners.base import RUNNER_FAULTS, Runner, RunOutcome, RunRequest, outcome_from_exception
+from ..base import RowRun
+from .protocol import ProtocolError, TurnReply, next_state, read_reply, seeded_state
+
+
+def idle_timeout(spec: dict[str, Any]) -> float | None:
+    """`options.idleTimeout` (ms) in seconds, or None for the runner's own timeout."""
+    options = spec.get("options")
+    value = options.get("idleTimeout") if isinstance(options, dict) else None
+    return value / 1000 if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+
+
+class Conversation:
+    """One eval's conversation in progress: the state the next turn sees, the history, the transcript."""
+
+    def __init__(self, run: RowRun, target: Runner) -> None:
+        self.run = run
+        self.target = target
+        self.spec: dict[str, Any] = run.row.criteria["conversation"]
+        self.name = run.row.name or run.row.id
+        self.timeout = idle_timeout(self.spec)
+        self.state = seeded_state(self.spec.get("setup"))
+        self.history: list[dict[str, Any]] = []
+        self.transcript: dict[str, Any] = {"eval": self.name, "seeded_state": self.state, "turns": []}
+        self.logs: list[str] = []
+        self.trace: list[dict[str, Any]] = []
+
+    async def play(self) -> RunOutcome:
+        started = time.perf_counter()
+        setup = self.spec.get("setup")
+        workflow = setup.get("workflow") if isinstance(setup, dict) else None
+        ok = True
+        if isinstance(workflow, dict):
+            record = await self.ask(0, {"setup": {"workflow": workflow}}, "setup workflow")
+            ok = record is not None
+            if record is not None:
+                self.transcript["setup"] = record
+        for number, turn in enumerate(self.spec.get("conversation") or [], 1):
+            if not ok:
+                break
+            trigger = {"user": turn["user"]} if "user" in turn else {"event": turn["event"]}
+            record = await self.ask(number, trigger, "user" if "user" in turn else "event")
+            if record is None:
+                break
+            self.transcript["turns"].append(record)
+            self.history.append({"turn": number, **trigger, "reply": record["reply"]})
+        duration = (time.perf_counter() - started) * 1000
+        return RunOutcome(output=self.transcript, duration_ms=duration, log="\n".join(self.logs), trace=self.trace)
+
+    async def ask(self, number: int, trigger: dict[str, Any], what: str) -> dict[str, Any] | None:
+        """One request to the target; its turn record, or None after recording why the conversation stops."""
+        request = {"eval": self.name, "turn": number, **trigger, "state": self.state, "history": self.history}
+        header = f"── turn {number} · {what} ──" if number else f"── {what} ──"
+        self.run.on_log(header)
+        self.logs.append(header)
+        started = time.perf_counter()
+        try:
+            outcome = await self.target.run(self.request(request), self.run.on_log)
+        except RUNNER_FAULTS as exc:
+            outcome = outcome_from_exception(exc)
+        elapsed = (time.perf_counter() - started) * 1000
+        if outcome.log:
+            self.logs.append(outcome.log)
+        self.trace.extend(outcome.trace)
+        if not outcome.ok:
+            return self.stop(number, self.failure_text(outcome.error or "no output"))
+        try:
+            answer = read_reply(outcome.output, outcome.trace)
+        except ProtocolError as exc:
+            return self.stop(number, f"the target's answer breaks the turn protocol: {exc}")
+        return self.record(number, trigger, answer, elapsed, outcome.trace)
+
+    def request(self, inputs: dict[str, Any]) -> RunRequest:
+        request = self.run.request(inputs)
+        request.timeout = self.timeout
+        return request
+
+    def record(self, number: int, trigger: dict[str, Any], answer: TurnReply, elapsed: float,
+               trace: list[dict[str, Any]]) -> dict[str, Any]:
+        before = self.state
+        self.state = next_state(before, answer.state)
+        return {"turn": number, **trigger, "reply": answer.reply, "tools": answer.tools,
+                "workflows": answer.workflows, "state_before": before, "state_after": self.state,
+                "response_time_ms": round(elapsed, 3), "trace": trace}
+
+    def failure_text(self, error: str) -> str:
+        if self.timeout is not None and "timed out" in error:
+            return f"{error} (options.idleTimeout is {self.timeout * 1000:g} ms)"
+        return error
+
+    def stop(self, number: int, error: str) -> None:
+        self.transcript["stopped"] = {"turn": number, "error": error}
+        self.logs.append(f"[workbench] the conversation stopped at {'turn ' + str(number) if number else 'setup'}")
+        return None
+
+
+async def play(run: RowRun) -> RunOutcome:
+    """The row's conversation, all its turns on one target process when the runner keeps processes."""
+    async with run.runner().hold() as target:
+        return await Conversation(run, target).play()

@@ -1,0 +1,151 @@
+"""`workbench-conversation`: the evaluator named `conversation` that scores a conversation eval (seed 002).
+
+The row's criterion is the eval object itself; the output is the transcript the conversation dialect
+recorded turn by turn (`dialects/conversations/player.py`). Every assertion of every turn is checked
+against that turn alone (its reply, its tool calls, its state before and after, its workflows, its
+response time); `outcome` against the whole conversation, with the seeded state as "before". The row
+passes when every assertion holds. The detail names each one that doesn't with its turn
+(`turn 2 · tools: createTicket was not called (tools called: lookupUser)`); the result's `expected`
+lists every assertion with its verdict, which the TUI shows beside its turn. The score is the fraction
+of assertions that hold.
+
+`llm_judge` asks the configured `[judge]` for a 1–5 score; it passes at `options.judgePassThreshold`,
+else `[evals] judge_pass_threshold`, else 3. A judge that can't be asked makes the result an ERROR.
+A target that failed mid-conversation makes it an ERROR naming the turn; the turns before it are
+still checked and reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ..compare import is_number
+from ..model import EvaluatorDef, Verdict
+from ..output_paths import MISSING
+from ..trace import ToolCall, ToolCalls
+from .base import CriterionError, Score, ScoreInput
+from .conversation_checks import SILENCE, Check, Observed, compile_eval
+from .conversation_judge import judge_reply
+
+CONVERSATION_TYPE = "workbench-conversation"
+DEFAULT_JUDGE_THRESHOLD = 3.0
+
+
+@dataclass(slots=True)
+class Checked:
+    """One assertion's verdict at one turn (None: the outcome)."""
+
+    turn: int | None
+    check: Check
+    verdict: Verdict
+    message: str = ""
+
+    @property
+    def where(self) -> str:
+        return f"turn {self.turn}" if self.turn is not None else "outcome"
+
+    def line(self) -> str:
+        return f"{self.where} · {self.check.category}: {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"turn": self.turn, "kind": self.check.category, "assertion": self.check.spec,
+                "verdict": self.verdict.value, "message": self.message}
+
+
+def _calls(tools: Any) -> ToolCalls:
+    calls = [ToolCall(t["name"], t.get("params") or {}, t.get("output", MISSING), i)
+             for i, t in enumerate(tools or []) if isinstance(t, dict) and isinstance(t.get("name"), str)]
+    return ToolCalls(calls)
+
+
+def observed_turn(record: dict[str, Any]) -> Observed:
+    return Observed(reply=record.get("reply"), calls=_calls(record.get("tools")),
+                    workflows=list(record.get("workflows") or []), before=record.get("state_before") or {},
+                    after=record.get("state_after") or {}, response_time_ms=float(record.get("response_time_ms") or 0))
+
+
+def observed_outcome(transcript: dict[str, Any]) -> Observed:
+    """The whole conversation: every tool call and workflow, the seeded state before, the last state after."""
+    records = [transcript["setup"]] if isinstance(transcript.get("setup"), dict) else []
+    records += transcript["turns"]
+    seeded = transcript.get("seeded_state") or {}
+    return Observed(reply=None, calls=_calls([t for r in records for t in r.get("tools") or []]),
+                    workflows=[w for r in records for w in r.get("workflows") or []], before=seeded,
+                    after=records[-1].get("state_after", seeded) if records else seeded)
+
+
+def judge_threshold(criterion: dict[str, Any], data: ScoreInput) -> float:
+    options = criterion.get("options")
+    value = options.get("judgePassThreshold") if isinstance(options, dict) else None
+    if is_number(value):
+        return float(value)
+    return data.config.evals.judge_pass_threshold if data.config is not None else DEFAULT_JUDGE_THRESHOLD
+
+
+class ConversationScorer:
+    type_id: ClassVar[str] = CONVERSATION_TYPE
+
+    def check_config(self, evaluator: EvaluatorDef) -> str | None:
+        return None
+
+    async def score(self, data: ScoreInput) -> Score:
+        compiled = compile_eval(data.criterion)
+        if compiled.problems:
+            raise CriterionError("\n".join(compiled.problems))
+        transcript = data.output
+        if not isinstance(transcript, dict) or not isinstance(transcript.get("turns"), list):
+            raise CriterionError("the output is not a conversation transcript (no \"turns\")")
+        turns: list[dict[str, Any]] = transcript["turns"]
+        stopped = transcript.get("stopped") if isinstance(transcript.get("stopped"), dict) else None
+        results: list[Checked] = []
+        for number, checks in enumerate(compiled.turns, 1):
+            if number > len(turns):
+                break
+            seen = observed_turn(turns[number - 1])
+            for check in checks:
+                results.append(await self.verdict(check, number, seen, turns, data))
+        if stopped is None and len(turns) < len(compiled.turns):
+            stopped = {"turn": len(turns) + 1, "error": f"the transcript has {len(turns)} turns; the eval has "
+                                                         f"{len(compiled.turns)}"}
+        if stopped is None:
+            seen = observed_outcome(transcript)
+            results += [await self.verdict(check, None, seen, turns, data) for check in compiled.outcome]
+        return summarize(results, stopped, len(compiled.turns), compiled.count)
+
+    async def verdict(self, check: Check, turn: int | None, seen: Observed, turns: list[dict[str, Any]],
+                      data: ScoreInput) -> Checked:
+        if check.judge is not None:
+            assert turn is not None
+            verdict, message = await judge_reply(check.judge, turns[:turn], judge_threshold(data.criterion, data),
+                                                 data.config)
+            return Checked(turn, check, verdict, message)
+        assert check.test is not None
+        why = check.test(seen)
+        return Checked(turn, check, Verdict.PASS if why is None else Verdict.FAIL, why or "")
+
+
+def summarize(results: list[Checked], stopped: dict[str, Any] | None, turn_count: int, total: int) -> Score:
+    """The row's verdict and detail: every assertion that didn't hold, with its turn."""
+    bad = [r for r in results if r.verdict is not Verdict.PASS]
+    expected = {"assertions": [r.to_json() for r in results]}
+    held = len(results) - len(bad)
+    score = held / total if total else (0.0 if stopped else 1.0)
+    lines: list[str] = []
+    if stopped is not None:
+        number = stopped.get("turn")
+        where = f"turn {number}" if number else "setup workflow"
+        lines.append(f"{where}: {stopped.get('error')}")
+        rest = f"turns {number + 1}–{turn_count} and " if isinstance(number, int) and number < turn_count else ""
+        lines.append(f"{rest}the outcome did not run; {held} of {len(results)} assertions checked before it hold")
+    elif bad:
+        lines.append(f"{len(bad)} of {len(results)} assertions failed")
+    lines += [r.line() for r in bad]
+    detail = "\n".join(lines) or (f"all {total} assertions hold over {turn_count} turns" if total
+                                  else f"no assertions; {turn_count} turns ran")
+    if stopped is not None or any(r.verdict is Verdict.ERROR for r in bad):
+        return Score(Verdict.ERROR, score, detail, expected)
+    return Score(Verdict.FAIL if bad else Verdict.PASS, score, detail, expected)
+
+
+__all__ = ["CONVERSATION_TYPE", "SILENCE", "ConversationScorer", "observed_outcome", "observed_turn"]
