@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..model import EvalSet, EvaluatorDef, Row
 from .base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, json_type
+from .uipath_contract import contract_warnings
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -53,6 +54,9 @@ class UiPathDialect(Dialect):
                 ctx.project.broken_evaluators[(scope_dir.name, stem)] = f"it {reason}"
             for path in ctx.json_files(scope_dir / SETS_DIR):
                 loader.load_set(scope_dir.name, path)
+        # Rows that don't fit Workflow.json's declared schemas: warnings beside the row, never a verdict.
+        workflow = ctx.config.runner.workflow if ctx.config is not None else None
+        ctx.project.problems.extend(contract_warnings(ctx.project, ctx.root, workflow))
 
 
 class _Loader:

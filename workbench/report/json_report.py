@@ -6,13 +6,14 @@ from typing import Any
 
 from .. import jsonio
 from ..events import IterationReport
+from ..model import RowKey
 from .metrics import set_metrics
 
 
 def report_document(report: IterationReport, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "summary": report.summary.to_json(),
-        "results": [result.to_json() for result in report.results],
+        "results": _results(report),
         "problems": [problem.to_json() for problem in report.problems],
         "passed": report.all_passed,
         "duration_s": round(report.duration_s, 3),
@@ -25,6 +26,22 @@ def report_document(report: IterationReport, extra: dict[str, Any] | None = None
     if extra:
         doc.update(extra)
     return doc
+
+
+def _results(report: IterationReport) -> list[dict[str, Any]]:
+    """Every result; one whose row has warnings (inputs or an expectation that don't fit the workflow's
+    declared schema) lists them under "warnings", as the text report prints them under the row."""
+    warnings: dict[RowKey, list[str]] = {}
+    for problem in report.problems:
+        if problem.row is not None:
+            warnings.setdefault(problem.row, []).append(problem.message)
+    docs = []
+    for result in report.results:
+        doc = result.to_json()
+        if warnings and (found := warnings.get(result.row_key)):
+            doc["warnings"] = found
+        docs.append(doc)
+    return docs
 
 
 def encode_document(doc: dict[str, Any]) -> bytes:

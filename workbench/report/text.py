@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from .. import jsonio
 from ..events import Event, IterationReport, IterationStarted, ResultReady, RowStarted
 from ..model import Problem, Result, RowKey, Summary, Verdict
 from ..textsafe import one_line, printable
 from .metrics import SetMetricLine, set_metrics
+
+if TYPE_CHECKING:
+    from ..actions.project_check import CheckReport
 
 _COLORS = {Verdict.PASS: "32", Verdict.FAIL: "31", Verdict.ERROR: "33"}
 
@@ -102,6 +105,19 @@ def format_problem(problem: Problem) -> str:
 def format_row_warning(problem: Problem) -> str:
     """A problem pinned to a row, printed under that row's results."""
     return "      " + one_line(f"warning: {problem.message}", 400)
+
+
+def format_check(report: CheckReport) -> list[str]:
+    """`workbench check`'s lines: every problem, then a verdict with what was checked."""
+    lines = [format_problem(problem) for problem in report.problems]
+    checked = (f"{report.sets} set{'s' if report.sets != 1 else ''}, {report.rows} row{'s' if report.rows != 1 else ''}"
+               f", {report.evaluators} evaluator{'s' if report.evaluators != 1 else ''}")
+    if report.workflow:
+        checked += f"; rows checked against {report.workflow}"
+    verdict = "check passed" if report.passed else "check failed"
+    lines.append(f"{verdict}: {len(report.errors)} error{'s' if len(report.errors) != 1 else ''}, "
+                 f"{len(report.warnings)} warning{'s' if len(report.warnings) != 1 else ''} ({checked})")
+    return lines
 
 
 class TextReporter:

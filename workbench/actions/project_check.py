@@ -1,0 +1,135 @@
+"""`workbench check`: everything that can be known about a project without running anything.
+
+The settings, every file the project's formats define (each dialect reports its own), the results
+that can only be ERRORs (a ref with no evaluator file, a row with no criterion for it, an unsupported
+evaluator type), and — for UiPath projects with a `Workflow.json` — every row's `inputs` and
+`expectedOutput` against its declared `input.schema` / `output.schema`. Loading reports the contract
+findings as warnings beside the rows; here they are errors, because such a row cannot pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import Config, ConfigError, load_config, resolve_runner_kind
+from ..dialects.base import relative
+from ..dialects.uipath_contract import STRUCTURAL_TYPES, as_warnings, contract_problems, read_contract
+from ..engine import Engine
+from ..model import EvalSet, Problem, Project, Row
+from ..project import load_project
+from ..scoring import scorer_for, unsupported_message
+
+_ROWS_NAMED = 3
+
+
+@dataclass(slots=True)
+class CheckReport:
+    """What `workbench check` found. It passes when nothing is an error (warnings are said, not failed)."""
+
+    root: Path
+    problems: list[Problem] = field(default_factory=list)
+    sets: int = 0
+    rows: int = 0
+    evaluators: int = 0
+    workflow: str | None = None  # the Workflow.json rows were checked against
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity != "error"]
+
+    @property
+    def passed(self) -> bool:
+        return not self.errors
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "summary": {"errors": len(self.errors), "warnings": len(self.warnings), "sets": self.sets,
+                        "rows": self.rows, "evaluators": self.evaluators, "workflow": self.workflow},
+            "problems": [p.to_json() for p in self.problems],
+        }
+
+
+def check_project(root: Path) -> CheckReport:
+    """Check the project at `root`. Raises ProjectError only when there is nothing to check at all."""
+    root = root.resolve()
+    config, problems = _settings(root)
+    project = load_project(root, config)
+    report = CheckReport(root, sets=len(project.sets), rows=sum(len(s.rows) for s in project.sets),
+                         evaluators=len(project.evaluators))
+    contract, workflow_problems = read_contract(root, config.runner.workflow)
+    findings: list[Problem] = []
+    if contract is not None:
+        report.workflow = contract.file
+        findings = contract_problems(project, contract)
+        for side, schema in (("input", contract.input), ("output", contract.output)):
+            if schema is None:
+                findings.append(Problem(contract.file, f"declares no {side}.schema, so rows' "
+                                        f"{'inputs' if side == 'input' else 'expectedOutput'} keys can't be "
+                                        "checked; declare it first (the property names and their casing)",
+                                        "warning"))
+    twins = set(as_warnings(findings))  # what loading already added as warnings
+    report.problems = [*problems, *workflow_problems, *(p for p in project.problems if p not in twins),
+                       *_evaluator_problems(project), *_row_errors(config, project), *findings]
+    return report
+
+
+def _settings(root: Path) -> tuple[Config, list[Problem]]:
+    """The project's settings (the defaults when they can't be read), and what is wrong with them."""
+    try:
+        config = load_config(root)
+    except ConfigError as exc:
+        return Config(root=root), [Problem("workbench.toml", str(exc))]
+    try:
+        resolve_runner_kind(config)
+    except ConfigError as exc:
+        first = str(exc).strip().splitlines()[0]
+        return config, [Problem(config.source.name if config.source else "workbench.toml",
+                                f"nothing runs the rows yet: {first}", "warning")]
+    return config, []
+
+
+def _evaluator_problems(project: Project) -> list[Problem]:
+    """Evaluator files no set uses whose type can't score (the used ones show up as row ERRORs)."""
+    used = {(s.scope, ref) for s in project.sets for ref in s.evaluator_refs}
+    problems = []
+    for key, evaluator in project.evaluators.items():
+        if key not in used and scorer_for(evaluator.type_id) is None:
+            problems.append(Problem(relative(project.root, evaluator.path),
+                                    f"{unsupported_message(evaluator.type_id)} (no eval set uses it yet)", "warning"))
+    return problems
+
+
+def _row_errors(config: Config, project: Project) -> list[Problem]:
+    """Results that can only be ERRORs, one problem per set, evaluator and reason (naming the rows)."""
+    found: dict[tuple[str, str, str], list[tuple[EvalSet, Row]]] = {}
+    for eval_set, row, ref, why in Engine(config).planned_errors(project):
+        found.setdefault((relative(project.root, eval_set.source_of(row)), ref, why), []).append((eval_set, row))
+    for eval_set in project.sets:
+        evaluators = project.evaluators_of(eval_set.scope)
+        for ref in eval_set.evaluator_refs:
+            evaluator = evaluators.get(ref)
+            if evaluator is None or evaluator.type_id not in STRUCTURAL_TYPES:
+                continue
+            for row in eval_set.rows:
+                criterion = row.criteria.get(ref)
+                if isinstance(criterion, dict) and "expectedOutput" not in criterion and row.problem is None:
+                    why = f"evaluationCriterias[{ref!r}] has no \"expectedOutput\""
+                    found.setdefault((relative(project.root, eval_set.path), ref, why), []).append((eval_set, row))
+    return [_grouped(file, ref, why, rows) for (file, ref, why), rows in found.items()]
+
+
+def _grouped(file: str, ref: str, why: str, rows: list[tuple[EvalSet, Row]]) -> Problem:
+    if len(rows) == 1:
+        eval_set, row = rows[0]
+        where = f"evaluations[{row.index}]" + (f" ({row.name!r})" if row.name else "")
+        return Problem(file, f"{where} [{ref}] can only be an ERROR: {why}", "error", eval_set.key_of(row))
+    names = ", ".join(repr(row.label) for _, row in rows[:_ROWS_NAMED])
+    more = f" and {len(rows) - _ROWS_NAMED} more" if len(rows) > _ROWS_NAMED else ""
+    return Problem(file, f"{len(rows)} rows ({names}{more}) [{ref}] can only be ERRORs: {why}")

@@ -1,0 +1,318 @@
+"""The workflow's contract, checked without running anything.
+
+A UiPath project's `Workflow.json` declares `input.schema` and `output.schema`: the property names, with
+their exact casing, that rows and the Response both follow (seed 003 §3.4). A row whose `inputs` or
+`expectedOutput` keys don't fit them (`Sum` where the schema says `sum`) fails in the panel however right
+the numbers are — the usual reason "the agent said it passed" while every row fails. So every row is
+checked against the schemas: keys the schema doesn't declare (with a casing hint), keys it requires
+that are missing, values of a type the schema rules out; `expectedOutput` under each evaluator's
+`targetOutputKey` paths, for the evaluator types that compare it structurally.
+
+Findings are Problems pinned to their row. Loading adds them as warnings (they never change a verdict;
+`run` and the TUI show them beside the row); `workbench check` reports them as errors. Only the plain
+parts of JSON Schema are judged (`type`, `properties`, `required`, `additionalProperties`, `items`,
+`enum`, `const`); a schema built from `$ref`/`anyOf`/`oneOf`/`allOf` is trusted, not guessed at.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from .. import jsonio
+from ..compare import strict_equal
+from ..model import EvalSet, EvaluatorDef, Problem, Project, Row
+from ..output_paths import MISSING, WHOLE, select, split_path
+from ..regular_files import read_regular_file
+from ..scoring.exact_match import ExactMatch
+from ..scoring.json_similarity import JsonSimilarity
+from ..scoring.llm_judge import StrictJsonSimilarityJudge
+from .base import json_type, relative
+
+DEFAULT_WORKFLOW = "Workflow.json"
+MAX_WORKFLOW_BYTES = 16 * 1024 * 1024
+STRUCTURAL_TYPES = frozenset({ExactMatch.type_id, JsonSimilarity.type_id, StrictJsonSimilarityJudge.type_id})
+"""Evaluator types that compare `expectedOutput` key by key, so its keys must be the output's keys."""
+
+_COMBINATORS = ("$ref", "anyOf", "oneOf", "allOf", "not", "if")
+_MAX_DEPTH = 32
+_MAX_ITEMS = 100  # array elements checked per array
+_MAX_PER_ROW = 10  # findings kept per row and side; the rest are counted
+
+
+@dataclass(frozen=True, slots=True)
+class WorkflowContract:
+    """What `Workflow.json` declares. `output` is the schema of the output as evaluators see it: a
+    declared non-object output is wrapped as {"result": ...} the way outputs are (seed 003 rule 5)."""
+
+    file: str
+    input: dict[str, Any] | None
+    output: dict[str, Any] | None
+
+
+def workflow_path(root: Path, workflow: str | None) -> Path:
+    return root / (workflow or DEFAULT_WORKFLOW)
+
+
+def read_contract(root: Path, workflow: str | None = None) -> tuple[WorkflowContract | None, list[Problem]]:
+    """The contract `Workflow.json` declares (None when there is no such file), and what is wrong
+    with the file itself (not JSON, a schema that isn't an object)."""
+    path = workflow_path(root, workflow)
+    name = relative(root, path)
+    if not path.exists():
+        return None, []
+    try:
+        doc = jsonio.loads(read_regular_file(path, MAX_WORKFLOW_BYTES))
+    except OSError as exc:
+        return None, [Problem(name, f"cannot be read: {exc.strerror or exc}")]
+    except jsonio.JsonError as exc:
+        return None, [Problem(name, f"is not valid JSON: {exc}")]
+    if not isinstance(doc, dict):
+        return None, [Problem(name, f"must be a JSON object, not {json_type(doc)}")]
+    problems: list[Problem] = []
+    schemas = [_declared_schema(doc, side, name, problems) for side in ("input", "output")]
+    output = schemas[1]
+    if output is not None and _types(output) and "object" not in _types(output):
+        output = {"type": "object", "properties": {"result": output}, "required": ["result"]}
+    return WorkflowContract(name, schemas[0], output), problems
+
+
+def _declared_schema(doc: dict[str, Any], side: str, name: str, problems: list[Problem]) -> dict[str, Any] | None:
+    """`doc[side].schema` — in the Serverless Workflow shape `{"format": "json", "document": {...}}` or
+    as a JSON Schema itself — or None when it is not declared."""
+    part = doc.get(side)
+    if part is None:
+        return None
+    if not isinstance(part, dict):
+        problems.append(Problem(name, f"\"{side}\" must be an object with a \"schema\", not {json_type(part)}"))
+        return None
+    schema = part.get("schema")
+    if isinstance(schema, dict) and isinstance(schema.get("document"), dict):
+        schema = schema["document"]
+    if schema is None:
+        return None
+    if not isinstance(schema, dict):
+        problems.append(Problem(name, f"{side}.schema must be a JSON Schema object, not {json_type(schema)}"))
+        return None
+    return schema
+
+
+# -- checking values against a schema -----------------------------------------------------------------
+
+
+def _types(schema: dict[str, Any]) -> list[str]:
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return [declared]
+    return [t for t in declared if isinstance(t, str)] if isinstance(declared, list) else []
+
+
+def _has_type(value: Any, kind: str) -> bool:
+    if kind == "integer":
+        return (isinstance(value, int) and not isinstance(value, bool)) or (
+            isinstance(value, float) and value.is_integer())
+    if kind == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    wanted = {"string": str, "boolean": bool, "object": dict, "array": list}.get(kind)
+    if kind == "null":
+        return value is None
+    return True if wanted is None else isinstance(value, wanted)
+
+
+def _key(where: str, key: str) -> str:
+    return f"{where}.{key}" if key.isidentifier() else f"{where}[{jsonio.dumps(key)}]"
+
+
+def casing_hint(key: str, declared: list[str], *, output: bool = True) -> str:
+    """` — did you mean "sum"? ...` for a key the schema doesn't declare, or "". For the output, a key
+    written PascalCased is the `Data` trap of seed 003 §2, and the hint says so."""
+    same = [name for name in declared if name.lower() == key.lower()]
+    if same:
+        text = f" — did you mean {jsonio.dumps(same[0])}? Keys are case-sensitive"
+        if output and key[:1].isupper() and same[0][:1].islower():
+            text += " (uip's `Data` PascalCases keys; the raw output keeps the schema's casing)"
+        return text
+    close = difflib.get_close_matches(key, declared, n=1, cutoff=0.75)
+    return f" — did you mean {jsonio.dumps(close[0])}?" if close else ""
+
+
+@dataclass(slots=True)
+class _Checker:
+    """Collects what doesn't fit one schema (`side` names it in messages: "input.schema")."""
+
+    side: str
+    found: list[str] = field(default_factory=list)
+
+    def value(self, value: Any, schema: Any, where: str, depth: int = 0) -> None:
+        if not isinstance(schema, dict) or depth > _MAX_DEPTH or any(k in schema for k in _COMBINATORS):
+            return
+        types = _types(schema)
+        if types and not any(_has_type(value, kind) for kind in types):
+            shown = jsonio.dumps(value) if not isinstance(value, (dict, list)) else json_type(value)
+            self.found.append(f"{where} is {json_type(value)} ({_short(shown)}), but {self.side} says "
+                              f"{' or '.join(types)}")
+            return
+        options = [schema["const"]] if "const" in schema else schema.get("enum")
+        if isinstance(options, list) and options and not any(strict_equal(value, o) for o in options):
+            allowed = ", ".join(_short(jsonio.dumps(o), 30) for o in options[:8])
+            self.found.append(f"{where} is {_short(jsonio.dumps(value))}, which {self.side} does not allow "
+                              f"(one of: {allowed})")
+            return
+        if isinstance(value, dict):
+            self.object(value, schema, where, depth)
+        elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+            for index, item in enumerate(value[:_MAX_ITEMS]):
+                self.value(item, schema["items"], f"{where}[{index}]", depth + 1)
+
+    def object(self, value: dict[str, Any], schema: dict[str, Any], where: str, depth: int) -> None:
+        properties = schema.get("properties")
+        declared = list(properties) if isinstance(properties, dict) else []
+        extra = schema.get("additionalProperties")
+        for key, item in value.items():
+            if key in declared:
+                self.value(item, properties[key], _key(where, key), depth + 1)  # type: ignore[index]
+            elif isinstance(extra, dict):
+                self.value(item, extra, _key(where, key), depth + 1)
+            elif declared and extra is not True:
+                self.found.append(f"{where} has {jsonio.dumps(key)}, which {self.side} does not declare"
+                                  + casing_hint(key, declared, output=self.side.startswith("output")))
+        required = schema.get("required")
+        lowered = {key.lower() for key in value}
+        for name in required if isinstance(required, list) else []:
+            # A key present in another casing was already reported, with the hint.
+            if isinstance(name, str) and name not in value and name.lower() not in lowered:
+                self.found.append(f"{where} lacks {jsonio.dumps(name)}, which {self.side} requires")
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def schema_at(schema: dict[str, Any], path: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The schema of the value at the dotted `path`, or (None, why the schema has no such path). A
+    level whose properties aren't declared (or can't be judged) answers (None, None): nothing to say."""
+    node: Any = schema
+    walked: list[str] = []
+    for segment in split_path(path):
+        if not isinstance(node, dict) or any(k in node for k in _COMBINATORS):
+            return None, None
+        properties = node.get("properties")
+        if not isinstance(properties, dict) or segment not in properties:
+            extra = node.get("additionalProperties")
+            if not isinstance(properties, dict) or extra is True or isinstance(extra, dict):
+                return None, None
+            where = ".".join(walked) or "the output"
+            return None, (f"{jsonio.dumps(segment)} is not a property of {where} in output.schema"
+                          + casing_hint(segment, list(properties)))
+        node = properties[segment]
+        walked.append(segment)
+    return (node if isinstance(node, dict) else None), None
+
+
+# -- rows and evaluators against the contract ---------------------------------------------------------
+
+
+def _expected(criterion: Any) -> Any:
+    """The row's `expectedOutput` as scorers see it (a JSON string is parsed), or MISSING."""
+    if not isinstance(criterion, dict) or "expectedOutput" not in criterion:
+        return MISSING
+    expected = criterion["expectedOutput"]
+    if isinstance(expected, str):
+        try:
+            return jsonio.loads(expected)
+        except jsonio.JsonError:
+            return expected
+    return expected
+
+
+def _structural(project: Project, eval_set: EvalSet) -> list[EvaluatorDef]:
+    evaluators = project.evaluators_of(eval_set.scope)
+    found = [evaluators.get(ref) for ref in eval_set.evaluator_refs]
+    return [e for e in found if e is not None and e.type_id in STRUCTURAL_TYPES and not e.target_error]
+
+
+def _row_findings(row: Row, evaluators: list[EvaluatorDef], contract: WorkflowContract) -> Iterator[str]:
+    if contract.input is not None:
+        checker = _Checker("input.schema")
+        checker.value(row.inputs, contract.input, "inputs")
+        yield from _capped(checker.found)
+    if contract.output is None:
+        return
+    for evaluator in evaluators:
+        expected = _expected(row.criteria.get(evaluator.ref))
+        if expected is MISSING:
+            continue
+        checker = _Checker("output.schema")
+        label = f" ({evaluator.ref})" if len(evaluators) > 1 else ""
+        for path in ([WHOLE] if WHOLE in evaluator.target_paths else evaluator.target_paths):
+            if path == WHOLE:
+                checker.value(expected, contract.output, "expectedOutput" + label)
+                continue
+            value = select(expected, path)
+            if value is MISSING:
+                checker.found.append(f"expectedOutput{label} has no {jsonio.dumps(path)}, which "
+                                     f"{evaluator.ref}'s targetOutputKey compares (a missing path fails)")
+                continue
+            schema, _ = schema_at(contract.output, path)
+            if schema is not None:
+                checker.value(value, schema, f"expectedOutput{label}.{path}")
+        yield from _capped(checker.found)
+
+
+def _capped(found: list[str]) -> list[str]:
+    if len(found) <= _MAX_PER_ROW:
+        return found
+    return [*found[:_MAX_PER_ROW], f"… and {len(found) - _MAX_PER_ROW} more like these"]
+
+
+def contract_problems(project: Project, contract: WorkflowContract) -> list[Problem]:
+    """Every row of every UiPath set, and every structural evaluator's targetOutputKey, against the
+    contract: errors pinned to their row (or naming the evaluator file)."""
+    problems: list[Problem] = []
+    targeted: set[tuple[str, str]] = set()
+    for eval_set in project.sets:
+        if eval_set.dialect != "uipath":
+            continue
+        evaluators = _structural(project, eval_set)
+        for evaluator in evaluators:
+            if (evaluator.scope, evaluator.ref) not in targeted and contract.output is not None:
+                targeted.add((evaluator.scope, evaluator.ref))
+                problems.extend(_target_problems(project, evaluator, contract))
+        file = relative(project.root, eval_set.path)
+        for row in eval_set.rows:
+            if row.problem is not None:
+                continue
+            where = f"evaluations[{row.index}]" + (f" ({row.name!r})" if row.name else "")
+            key = eval_set.key_of(row)
+            problems.extend(Problem(file, f"{where}: {text}", "error", key)
+                            for text in _row_findings(row, evaluators, contract))
+    return problems
+
+
+def _target_problems(project: Project, evaluator: EvaluatorDef, contract: WorkflowContract) -> list[Problem]:
+    assert contract.output is not None
+    file = relative(project.root, evaluator.path)
+    problems = []
+    for path in evaluator.target_paths:
+        if path == WHOLE:
+            continue
+        _, why = schema_at(contract.output, path)
+        if why:
+            problems.append(Problem(file, f"targetOutputKey {jsonio.dumps(path)}: {why}"))
+    return problems
+
+
+def as_warnings(problems: list[Problem]) -> list[Problem]:
+    return [replace(p, severity="warning") for p in problems]
+
+
+def contract_warnings(project: Project, root: Path, workflow: str | None) -> list[Problem]:
+    """What loading adds: the contract findings as warnings (nothing when there is no Workflow.json or
+    it declares no schema; what is wrong with Workflow.json itself is `workbench check`'s to say)."""
+    contract, _ = read_contract(root, workflow)
+    if contract is None or (contract.input is None and contract.output is None):
+        return []
+    return as_warnings(contract_problems(project, contract))
