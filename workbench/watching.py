@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import os
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -24,6 +25,10 @@ IGNORED_NAME_PATTERNS = (
 # The quiet time after the last change is `debounce_ms`; a stream of changes that never goes quiet is
 # still cut into batches at most this far apart, so a storm of events yields a bounded number of runs.
 MAX_BATCH_MS = 1000
+# The watcher thread wakes this often (ms) to look for changes and for a stop request, whatever the
+# debounce: a longer quiet time is waited out here, in Python, so stopping a watch is never slower than this.
+STEP_MS = 50
+_IDLE_WAKE_MS = 200  # with nothing changing, how often the thread hands control back
 _GONE_POLL_S = 0.2  # how often a deleted watched folder is looked for again
 
 
@@ -97,21 +102,23 @@ async def watch_changes(config: Config, ready: asyncio.Event | None = None) -> A
     one is gone or replaced, the watcher waits for it to exist again, reports it as changed and watches
     the new folder."""
     root = config.root
-    quiet = max(1, config.watch.debounce_ms)
+    quiet_ms = max(1, config.watch.debounce_ms)
     paths = watch_paths(config)
     watch_filter = ChangeFilter(root, config.watch.ignore)
     while True:
         identity = _identity(paths)
         stop = asyncio.Event()
-        changes = watchfiles.awatch(*paths, watch_filter=watch_filter, step=quiet,
-                                    debounce=max(MAX_BATCH_MS, quiet), stop_event=stop, yield_on_timeout=True,
-                                    rust_timeout=200, recursive=True)
+        step = min(quiet_ms, STEP_MS)
+        changes = watchfiles.awatch(*paths, watch_filter=watch_filter, step=step, debounce=MAX_BATCH_MS,
+                                    stop_event=stop, yield_on_timeout=True, recursive=True,
+                                    rust_timeout=_IDLE_WAKE_MS if quiet_ms <= STEP_MS else STEP_MS)
+        batcher = _Batcher(quiet_ms, step)
         replaced: list[Path] = []
         try:
             async for batch in changes:
                 if ready is not None and not ready.is_set():
                     ready.set()  # the watcher is running: changes from now on are seen
-                files = _meaningful(batch)
+                files = batcher.add(_meaningful(batch))
                 if files:
                     yield sorted({_relative(root, path) for path in files})
                 now = _identity(paths)
@@ -124,7 +131,37 @@ async def watch_changes(config: Config, ready: asyncio.Event | None = None) -> A
             return
         while None in _identity(paths):
             await asyncio.sleep(_GONE_POLL_S)
-        yield sorted({_relative(root, str(path)) for path in replaced})
+        yield sorted({_relative(root, path) for path in [*map(str, replaced), *batcher.flush()]})
+
+
+class _Batcher:
+    """Collects changed paths until `quiet_ms` passed without a change (or a storm has lasted
+    MAX_BATCH_MS, or the quiet time, whichever is longer), then hands them out as one batch."""
+
+    def __init__(self, quiet_ms: int, step_ms: int) -> None:
+        self.quiet = quiet_ms / 1000
+        self.step = step_ms / 1000
+        self.longest = max(MAX_BATCH_MS, quiet_ms) / 1000
+        self.pending: set[str] = set()
+        self.first = self.last = 0.0
+
+    def add(self, files: set[str]) -> set[str]:
+        """What is due now: `files` plus what was pending, once quiet; else nothing (yet)."""
+        now = time.monotonic()
+        if files:
+            if not self.pending:
+                self.first = now - self.step
+            self.pending |= files
+            self.last = now - self.step  # the watcher reports a change after one quiet step
+        if not self.pending:
+            return set()
+        if now - self.last + 1e-3 >= self.quiet or now - self.first >= self.longest:
+            return self.flush()
+        return set()
+
+    def flush(self) -> set[str]:
+        due, self.pending = self.pending, set()
+        return due
 
 
 def _meaningful(batch: set[tuple[watchfiles.Change, str]]) -> set[str]:
