@@ -13,6 +13,7 @@ EXPECTED_TYPES = {
     "uipath-tool-call-order", "uipath-tool-call-count", "uipath-tool-call-args", "uipath-tool-call-output",
     "uipath-llm-judge-output-semantic-similarity", "uipath-llm-judge-output-strict-json-similarity",
     "workbench-assertions",
+    "workbench-replay-expect",  # the `expect` of scripted replays (seed 001)
 }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,7 @@ from .events import (
 )
 from .model import EvalSet, EvaluatorDef, Project, Result, Row, RowKey, Verdict
 from .project import EVALS_DIR, EVALUATORS_DIR, load_project
+from .reuse import RecordedRun, digest
 from .runners import RUNNER_FAULTS, Runner, RunOutcome, make_runner, outcome_from_exception
 from .scoring import CriterionError, Score, ScoreInput, scorer_for, unsupported_message
 from .scoring.exact_match import ExactMatch
@@ -123,7 +124,10 @@ class Engine:
         selection: RowFilter | None = None,
         on_event: EventSink | None = None,
         project: Project | None = None,
+        reuse: Mapping[RowKey, RecordedRun] | None = None,
     ) -> IterationReport:
+        """Run (or, with `reuse`, re-score from recorded runs where what runs is unchanged) every row
+        the filter selects; the report's `runs` holds what each row produced."""
         emit = on_event or (lambda _event: None)
         started = time.perf_counter()
         if project is None:
@@ -147,7 +151,7 @@ class Engine:
         async def consume(queue: Iterable[_Job]) -> None:
             nonlocal done
             for job in queue:
-                results = await self._run_job(job, runner_source, emit)
+                results = await self._run_job(job, runner_source, emit, report, reuse)
                 done += 1
                 for index, result in enumerate(results):
                     collected.append((job.position, index, result))
@@ -224,18 +228,29 @@ class Engine:
 
     # -- running -----------------------------------------------------------------------------------
 
-    async def _run_job(self, job: _Job, runner_source: Callable[[], Runner], emit: EventSink) -> list[Result]:
+    async def _run_job(self, job: _Job, runner_source: Callable[[], Runner], emit: EventSink,
+                       report: IterationReport, reuse: Mapping[RowKey, RecordedRun] | None) -> list[Result]:
         eval_set, row = job.eval_set, job.row
         key: RowKey = eval_set.key_of(row)
         emit(RowStarted(key, row.name))
-        if row.problem is not None:
+        dialect = dialect_for(eval_set.dialect)
+        recorded = reuse.get(key) if reuse is not None and row.problem is None else None
+        fingerprint = digest(dialect.run_fingerprint(row)) if row.problem is None else ""
+        reused = recorded is not None and recorded.fingerprint == fingerprint
+        if reused:
+            assert recorded is not None
+            outcome = recorded.outcome
+            report.reused_rows += 1
+        elif row.problem is not None:
             outcome = RunOutcome(error=row.problem)
         else:
             run = RowRun(eval_set, row, self.config, lambda line: emit(RowLog(key, line)), runner_source)
             try:
-                outcome = await dialect_for(eval_set.dialect).execute(run)
+                outcome = await dialect.execute(run)
             except RUNNER_FAULTS as exc:
                 outcome = outcome_from_exception(exc)
+        if row.problem is None:
+            report.runs[key] = RecordedRun(fingerprint, outcome)
         output = wrap_output(outcome.output) if outcome.ok else None
         results = []
         for plan in job.plans:
@@ -260,6 +275,7 @@ class Engine:
                 inputs=row.inputs,
                 trace=outcome.trace,
                 log=outcome.log,
+                reused=reused,
             ))
         return results
 

@@ -41,6 +41,12 @@ class IterationReport:
     complete: bool = False
     project: Project | None = None
     number: int | None = None
+    runs: dict[RowKey, Any] = field(default_factory=dict)  # what each row's run produced (reuse.RecordedRun)
+    reused_rows: int = 0  # rows re-scored from a recorded run instead of running
+
+    @property
+    def ran_rows(self) -> int:
+        return len({r.row_key for r in self.results}) - self.reused_rows
 
     @property
     def summary(self) -> Summary:

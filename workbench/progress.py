@@ -46,6 +46,8 @@ class IterationSummary:
     problems: list[Problem] = field(default_factory=list)
     stalled_for: int = 0
     partial: bool = False
+    reused: int = 0  # rows re-scored from their last run (nothing but evals/ changed)
+    ran: int = 0
 
     @property
     def all_green(self) -> bool:
@@ -85,7 +87,8 @@ class LoopTracker:
         summary = IterationSummary(
             number=report.number, trigger=report.trigger,
             rows_passed=sum(s.passed for s in current.values()), rows_total=len(current),
-            duration_s=report.duration_s, problems=list(report.problems), partial=partial)
+            duration_s=report.duration_s, problems=list(report.problems), partial=partial,
+            reused=report.reused_rows, ran=report.ran_rows)
         previous = self.known
         for key, state in current.items():
             before = previous.get(key)
@@ -178,6 +181,8 @@ def progress_line(summary: IterationSummary) -> str:
     elif summary.change:
         count += f" ({summary.change:+d})"
     parts = [f"{head}: {count} in {summary.duration_s:.1f}s"]
+    if summary.reused:
+        parts[0] += f" ({summary.reused} re-scored, {summary.ran} run)"
     if summary.fixed:
         parts.append(f"fixed: {_names(summary.fixed)}")
     if summary.broke:

@@ -18,6 +18,7 @@ from .history import HistoryError, HistoryStore
 from .model import Problem, Result
 from .progress import IterationSummary, LoopTracker
 from .project import ProjectError
+from .reuse import ReuseBook
 from .runners import make_runner
 from .watching import watch_changes
 
@@ -36,6 +37,7 @@ async def _settle(task: asyncio.Future[object]) -> None:
 
 IterationSink = Callable[[IterationReport, IterationSummary], None]
 NoticeSink = Callable[[str], None]
+IdleSink = Callable[[], None]
 
 
 class Session:
@@ -48,6 +50,7 @@ class Session:
         on_event: EventSink | None = None,
         on_iteration: IterationSink | None = None,
         on_notice: NoticeSink | None = None,
+        on_idle: IdleSink | None = None,
         record: bool = True,
         runner_factory: RunnerFactory = make_runner,
     ) -> None:
@@ -56,6 +59,7 @@ class Session:
         self.on_event = on_event or (lambda _event: None)
         self.on_iteration = on_iteration or (lambda _report, _summary: None)
         self.on_notice = on_notice or (lambda _text: None)
+        self.on_idle = on_idle or (lambda: None)  # the settled signal: nothing runs or waits any more
         self.history: HistoryStore | None = None
         self.remembered: list[Result] = []  # the newest full iteration's results, from history
         if record:
@@ -69,6 +73,7 @@ class Session:
         self.tracker = LoopTracker(config.watch.stall_after, self.remembered)
         self.paused = False
         self.pending_changes: set[str] = set()
+        self.reuse = ReuseBook()  # re-score rows from their last run when only evals/ changed
         self.last_report: IterationReport | None = None
         self._tasks: list[asyncio.Task[IterationReport | None]] = []
 
@@ -91,9 +96,17 @@ class Session:
         if replace:
             for task in earlier:
                 task.cancel()
+        self.reuse.note(trigger.kind, trigger.files)
         task = asyncio.ensure_future(self._iterate(trigger, selection, earlier))
+        task.add_done_callback(self._task_done)
         self._tasks = [*earlier, task]
         return task
+
+    def _task_done(self, _task: asyncio.Future[IterationReport | None]) -> None:
+        """Say when the last iteration in progress or queued has ended, however it ended (finished,
+        cancelled without a replacement, not run): a front-end can then show that nothing runs."""
+        if not self.running and all(task.done() for task in self._tasks):
+            self.on_idle()
 
     @property
     def _task(self) -> asyncio.Task[IterationReport | None] | None:

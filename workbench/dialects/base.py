@@ -167,6 +167,11 @@ class Dialect:
         """Whether this format's rows under `root` run the project's target (asked only when present)."""
         return self.needs_target
 
+    def run_fingerprint(self, row: Row) -> Any:
+        """What decides a row's output besides the target and its settings: a recorded run is re-scored
+        instead of run again only while this is unchanged. By default the row's inputs."""
+        return row.inputs
+
     def watched_dirs(self, root: Path, config: Config | None) -> list[Path]:
         """Folders outside evals/ whose files are this format's rows (only evals/ by default)."""
         return []

@@ -1,0 +1,175 @@
+"""Pay once: when nothing but evals/ changed, rows whose inputs and runner settings are unchanged are
+re-scored from their last run instead of running again. A target that counts its invocations proves
+how many rows ran."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from helpers.project import evaluator, make_project, row
+
+from workbench.config import load_config
+from workbench.events import IterationReport, Trigger
+from workbench.session import Session
+
+COUNTING_TARGET = """\
+import json, os, sys
+data = json.load(sys.stdin)
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "runs.log"), "a") as log:
+    log.write(os.environ["WORKBENCH_ROW_ID"] + "\\n")
+print(json.dumps({"double": data["x"] * 2}))
+"""
+SET_FILE = "evals/default/eval-sets/doubles.json"
+
+
+def _project(tmp_path: Path, extra_config: str = "") -> Path:
+    rows = [row(f"r{i}", {"x": i}, {"double": i * 2}) for i in range(3)]
+    root = make_project(tmp_path, sets={"doubles": rows}, evaluators={"exact-match-evaluator": evaluator("*")},
+                        config=f'[runner]\nkind = "command"\ncommand = ["{sys.executable}", "target.py"]\n'
+                               f"timeout = 20\n{extra_config}",
+                        files={"target.py": COUNTING_TARGET})
+    return root
+
+
+def _runs(root: Path) -> list[str]:
+    log = root / "runs.log"
+    rows = log.read_text().split() if log.exists() else []
+    log.unlink(missing_ok=True)
+    return rows
+
+
+def _edit_set(root: Path, change) -> None:  # type: ignore[no-untyped-def]
+    path = root / SET_FILE
+    doc = json.loads(path.read_text())
+    change(doc)
+    path.write_text(json.dumps(doc, indent=2))
+
+
+class Loop:
+    """A Session driven by hand: one iteration per call, as the watcher would start them."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    async def __aenter__(self) -> Loop:
+        self.session = Session(load_config(self.root), record=False)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.session.aclose()
+
+    async def iterate(self, kind: str, *files: str) -> IterationReport:
+        report = await self.session.request(Trigger(kind, files))
+        assert report is not None
+        return report
+
+
+def _verdicts(report: IterationReport) -> dict[str, str]:
+    return {r.row_id: r.verdict.value for r in report.results}
+
+
+def test_expectation_edit_rescores_without_running(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+
+    async def go() -> None:
+        async with Loop(root) as loop:
+            await loop.iterate("start")
+            assert sorted(_runs(root)) == ["r0", "r1", "r2"]
+            _edit_set(root, lambda doc: doc["evaluations"][1]["evaluationCriterias"]["exact-match-evaluator"]
+                      .update(expectedOutput={"double": 99}))
+            report = await loop.iterate("change", SET_FILE)
+            assert _runs(root) == []
+            assert _verdicts(report) == {"r0": "PASS", "r1": "FAIL", "r2": "PASS"}
+            assert all(r.reused for r in report.results)
+            assert report.reused_rows == 3 and report.ran_rows == 0
+            assert report.results[0].to_json()["reused"] is True
+
+    asyncio.run(go())
+
+
+def test_evaluator_edit_rescores_without_running(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+
+    async def go() -> None:
+        async with Loop(root) as loop:
+            await loop.iterate("start")
+            _runs(root)
+            path = root / "evals/default/evaluators/exact-match-evaluator.json"
+            path.write_text(json.dumps(evaluator("missing.path")))
+            report = await loop.iterate("change", "evals/default/evaluators/exact-match-evaluator.json")
+            assert _runs(root) == []
+            assert set(_verdicts(report).values()) == {"FAIL"}  # the new path is in no output
+
+    asyncio.run(go())
+
+
+def test_a_new_row_runs_alone_and_an_inputs_edit_reruns_that_row(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+
+    async def go() -> None:
+        async with Loop(root) as loop:
+            await loop.iterate("start")
+            _runs(root)
+            _edit_set(root, lambda doc: doc["evaluations"].append(row("r3", {"x": 3}, {"double": 6})))
+            report = await loop.iterate("change", SET_FILE)
+            assert _runs(root) == ["r3"]
+            assert report.reused_rows == 3 and report.ran_rows == 1
+            _edit_set(root, lambda doc: doc["evaluations"][0].update(inputs={"x": 10}))
+            report = await loop.iterate("change", SET_FILE)
+            assert _runs(root) == ["r0"]
+            assert _verdicts(report)["r0"] == "FAIL"
+
+    asyncio.run(go())
+
+
+def test_a_target_edit_or_a_settings_edit_reruns_everything(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+
+    async def go() -> None:
+        async with Loop(root) as loop:
+            await loop.iterate("start")
+            _runs(root)
+            (root / "target.py").write_text(COUNTING_TARGET + "\n# edited\n")
+            await loop.iterate("change", "target.py")
+            assert sorted(_runs(root)) == ["r0", "r1", "r2"]
+            toml = root / "workbench.toml"
+            toml.write_text(toml.read_text().replace("timeout = 20", "timeout = 21"))
+            await loop.iterate("change", "workbench.toml", SET_FILE)
+            assert sorted(_runs(root)) == ["r0", "r1", "r2"]
+            await loop.iterate("manual")  # R
+            assert sorted(_runs(root)) == ["r0", "r1", "r2"]
+
+    asyncio.run(go())
+
+
+def test_a_cancelled_code_change_is_not_forgotten(tmp_path: Path) -> None:
+    """A target edit whose iteration was cancelled by an evals/ edit must still re-run every row."""
+    root = _project(tmp_path)
+
+    async def go() -> None:
+        async with Loop(root) as loop:
+            await loop.iterate("start")
+            _runs(root)
+            loop.session.request(Trigger("change", ("target.py",)))
+            report = await loop.iterate("change", SET_FILE)  # cancels the one above
+            assert report.reused_rows == 0
+            assert sorted(_runs(root)) == ["r0", "r1", "r2"]
+
+    asyncio.run(go())
+
+
+def test_reuse_can_be_turned_off(tmp_path: Path) -> None:
+    root = _project(tmp_path, "\n[cache]\nreuse = false\n")
+
+    async def go() -> None:
+        async with Loop(root) as loop:
+            await loop.iterate("start")
+            _runs(root)
+            report = await loop.iterate("change", SET_FILE)
+            assert sorted(_runs(root)) == ["r0", "r1", "r2"]
+            assert report.reused_rows == 0
+
+    asyncio.run(go())
