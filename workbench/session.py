@@ -122,8 +122,9 @@ class Session:
         partial = selection is not None and (bool(selection.rows) or selection.row_keys is not None
                                              or bool(selection.sets))
         config_problem = await self._reload_config()
+        reuse = self.reuse.offer(self.config, trigger.kind, trigger.files)
         try:
-            report = await self.engine.run_iteration(trigger, selection, self._emit)
+            report = await self.engine.run_iteration(trigger, selection, self._emit, reuse=reuse)
         except (ConfigError, ProjectError) as exc:
             # evals/ renamed away mid-checkout, a runner that can't start: say so and keep watching.
             self.on_notice(f"iteration not run: {exc}")
@@ -136,6 +137,7 @@ class Session:
                 await asyncio.to_thread(self.history.record, report, partial=partial)
             except HistoryError as exc:
                 self.on_notice(f"this iteration was not recorded: {exc}")
+        self.reuse.remember(self.config, report.runs, partial=partial)
         summary = self.tracker.update(report, partial=partial)
         summary.number = report.number
         self.last_report = report
