@@ -3,23 +3,30 @@
 Command: the prompt is written to its stdin as plain text; it prints JSON such as
 `{"score": 85, "justification": "..."}` (0–100) on stdout. It runs like a target does: argv only, its
 own process group, `[judge] timeout`, killed with its group. HTTP: one chat-completions POST per
-question, made with urllib in a worker thread with the same timeout. Answers are remembered for the
-life of the process, so re-running an unchanged row in watch mode doesn't ask (or bill) again.
+question, made with urllib in a daemon thread. `[judge] timeout` is a deadline for the whole call (an
+endpoint that trickles a byte a second doesn't get a fresh timeout per read), and a cancelled or late
+call is abandoned, never waited for: Ctrl-C and shutdown don't wait on a slow endpoint. Answers are
+remembered for the life of the process, so re-running an unchanged row in watch mode doesn't ask (or
+bill) again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import re
+import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import jsonio
 from ..compare import is_number
@@ -28,6 +35,8 @@ from ..runners.base import expand_argv, tail_lines
 from ..runners.process import run_process
 
 REPLY_CAP = 1024 * 1024
+_READ_CHUNK = 64 * 1024
+T = TypeVar("T")
 CACHE_SIZE = 2048
 MODEL_ENV = "WORKBENCH_JUDGE_MODEL"
 
@@ -182,7 +191,11 @@ async def _ask_http(judge: JudgeConfig, request: JudgeRequest) -> JudgeReply:
     if key:
         headers["Authorization"] = f"Bearer {key}"
     data = jsonio.dumps(body).encode("utf-8", errors="surrogatepass")
-    raw = await asyncio.to_thread(_post, url, data, headers, judge.timeout)
+    deadline = time.monotonic() + judge.timeout
+    try:
+        raw = await asyncio.wait_for(_in_daemon_thread(_post, url, data, headers, deadline), judge.timeout)
+    except TimeoutError:
+        raise JudgeError(f"the judge endpoint did not answer within {judge.timeout:g}s") from None
     try:
         document = jsonio.loads(raw)
         content = document["choices"][-1]["message"]["content"]
@@ -193,11 +206,53 @@ async def _ask_http(judge: JudgeConfig, request: JudgeRequest) -> JudgeReply:
     return parse_reply(content, "reply")
 
 
-def _post(url: str, data: bytes, headers: dict[str, str], timeout: float) -> bytes:
+async def _in_daemon_thread(function: Callable[..., T], *args: Any) -> T:
+    """`function(*args)` in a daemon thread. Unlike `asyncio.to_thread`, a cancelled call is abandoned:
+    neither the event loop's shutdown nor the interpreter's exit waits for the thread to finish."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(outcome: Callable[[], None]) -> None:
+        if not future.done():
+            outcome()
+
+    def work() -> None:
+        try:
+            value = function(*args)
+        except BaseException as exc:  # handed to the awaiting task, which re-raises it
+            error = exc
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting any more
+                loop.call_soon_threadsafe(settle, lambda: future.set_exception(error))
+        else:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(settle, lambda: future.set_result(value))
+
+    threading.Thread(target=work, name="workbench-judge-http", daemon=True).start()
+    return await future
+
+
+def _read_until(response: Any, deadline: float) -> bytes:
+    """The reply body, up to REPLY_CAP, read in chunks so the deadline is checked between them."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= REPLY_CAP:
+        if time.monotonic() > deadline:
+            raise TimeoutError
+        chunk = response.read1(_READ_CHUNK)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)[:REPLY_CAP]
+
+
+def _post(url: str, data: bytes, headers: dict[str, str], deadline: float) -> bytes:
+    """The POST, bounded by `deadline` (time.monotonic()): each socket read gets only the time left."""
     http_request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+    timeout = max(0.001, deadline - time.monotonic())
     try:
         with urllib.request.urlopen(http_request, timeout=timeout) as response:  # the scheme was checked in chat_url
-            return response.read(REPLY_CAP + 1)[:REPLY_CAP]
+            return _read_until(response, deadline)
     except urllib.error.HTTPError as exc:
         try:
             detail = exc.read(300).decode("utf-8", errors="replace").strip()
@@ -208,6 +263,6 @@ def _post(url: str, data: bytes, headers: dict[str, str], timeout: float) -> byt
     except urllib.error.URLError as exc:
         raise JudgeError(f"cannot reach the judge endpoint {url}: {exc.reason}") from None
     except TimeoutError:
-        raise JudgeError(f"the judge endpoint did not answer within {timeout:g}s") from None
+        raise JudgeError("the judge endpoint did not answer in time") from None
     except OSError as exc:
         raise JudgeError(f"the judge endpoint failed: {exc}") from None
