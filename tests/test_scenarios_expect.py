@@ -203,7 +203,8 @@ def test_none_passes_only_without_actions() -> None:
     assert check({"mode": "none"}, response(reply="Which plate?"))[0]
     ok, detail = check({"mode": "none"}, SIGNUP)
     assert not ok
-    assert detail == "mode none: expected no actions, got 2: form_fill(email, name, newsletter), click btn-submit-signup"
+    assert detail == ("mode none: expected no actions, got 2: form_fill(email, name, newsletter), "
+                      "click btn-submit-signup")
 
 
 # -- reply rules --------------------------------------------------------------------------------------------
@@ -326,7 +327,8 @@ def test_any_of_the_outer_block_alone_is_not_an_alternative() -> None:
     ({"anyOf": {}}, "expect.anyOf must be an array of expect blocks, not object"),
     ({"anyOf": [3]}, "expect.anyOf[0] must be an object (an expect block), not number"),
     ({"anyOf": [{"mode": "maybe"}]}, 'expect.anyOf[0].mode must be one of any, first, exact, none, not "maybe"'),
-    ({"replyMustContains": ["x"]}, "expect.replyMustContains is not a field of expect; did you mean 'replyMustContain'?"),
+    ({"replyMustContains": ["x"]},
+     "expect.replyMustContains is not a field of expect; did you mean 'replyMustContain'?"),
 ])
 def test_every_bad_expect_field_is_named(expect: Any, message: str) -> None:
     with pytest.raises(ExpectError) as caught:
@@ -369,5 +371,5 @@ def test_scorer_verdicts_and_expected() -> None:
     assert failed.verdict is Verdict.FAIL and failed.detail == 'reply contains forbidden "9012"'
     errored = score(expect, {"result": "plain text"})
     assert errored.verdict is Verdict.ERROR and "the response is not" in errored.detail
-    with pytest.raises(CriterionError, match="expect.mode"):
+    with pytest.raises(CriterionError, match=r"expect\.mode"):
         score({"mode": "all"}, response())
