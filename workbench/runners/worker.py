@@ -5,8 +5,10 @@ stdin and waits for `{"id": N, "output": ...}` or `{"id": N, "error": "..."}` on
 stderr is the log of the row in flight on that process. A stdout line that does not begin with `{`
 is logged too (a stray print); a line that begins with `{` but is not a reply to the row in flight
 breaks the protocol: that row is an ERROR and the process is replaced. So is a process that dies
-mid-row or runs past `timeout` (its whole process group is killed). A worker that cannot serve at
-all may print `{"fatal": "why"}`: every remaining row then fails with that reason, without restarts.
+mid-row, runs past `timeout` (its whole process group is killed), or closes its stdout and keeps
+running (it can never answer again, so it is killed at once instead of being waited on until the
+timeout). A worker that cannot serve at all may print `{"fatal": "why"}`: every remaining row then
+fails with that reason, without restarts.
 
 The pool lives as long as the runner, which the engine creates per iteration: processes start on
 the first rows and are killed in `aclose`, so every file change gets fresh processes.
@@ -39,6 +41,8 @@ MAX_STARTUP_DEATHS = 3
 _LOG_LINE_FLUSH = 64 * 1024
 _IDLE_LOG_LINES = 200
 _SHOWN_LINE = 200
+# A worker that closes its stdout is usually exiting; one still running after this long is killed.
+STDOUT_CLOSED_GRACE_S = 0.5
 
 
 def describe_exit(code: int | None) -> str:
@@ -104,6 +108,8 @@ class _Pipes(asyncio.SubprocessProtocol):
     def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
         if fd == 0:
             self.worker.deaf = True
+        elif fd == 1:
+            self.worker.stdout_closed()
 
     def process_exited(self) -> None:
         self.worker.exited()
@@ -128,6 +134,7 @@ class Worker:
         self._out = bytearray()
         self._err = bytearray()
         self._grace: asyncio.TimerHandle | None = None
+        self._mute: asyncio.TimerHandle | None = None
 
     async def start(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
         loop = asyncio.get_running_loop()
@@ -253,6 +260,24 @@ class Worker:
         self._out = bytearray()
         self.kill()
 
+    def stdout_closed(self) -> None:
+        """It can't answer any more: no new row goes to it, and if it doesn't exit by itself it is killed."""
+        self.dead = True
+        if self.gone.done() or (self.transport is not None and self.transport.get_returncode() is not None):
+            return
+        self._mute = asyncio.get_running_loop().call_later(STDOUT_CLOSED_GRACE_S, self._mute_but_running)
+
+    def _mute_but_running(self) -> None:
+        if self.gone.done() or (self.transport is not None and self.transport.get_returncode() is not None):
+            return
+        what = "closed its stdout but kept running, so it could not answer"
+        if self.row is not None:
+            self.row.settle(_Reply(failure=f"the worker {what}; its process group was killed "
+                                           "(a new worker takes the remaining rows)"))
+        else:
+            self.idle_log.append(f"[workbench] the worker {what}; it was replaced")
+        self.kill()
+
     def exited(self) -> None:
         kill_group(self.pid)  # grandchildren that still hold our pipes go with it
         self.dead = True
@@ -262,8 +287,9 @@ class Worker:
         """The process is gone and its pipes are drained (or the grace period ran out)."""
         if self.gone.done():
             return
-        if self._grace is not None:
-            self._grace.cancel()
+        for timer in (self._grace, self._mute):
+            if timer is not None:
+                timer.cancel()
         self.dead = True
         for partial in (self._err, self._out):
             if partial.strip():
