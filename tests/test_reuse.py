@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+from helpers.cli import run_json
 from helpers.project import evaluator, make_project, row
 
 from workbench.config import load_config
@@ -173,3 +174,27 @@ def test_reuse_can_be_turned_off(tmp_path: Path) -> None:
             assert report.reused_rows == 0
 
     asyncio.run(go())
+
+
+def test_run_reuse_rescores_one_shot_runs_until_something_outside_evals_changes(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    proc, doc = run_json("run", str(root), "--reuse")
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(_runs(root)) == ["r0", "r1", "r2"]  # nothing recorded yet: everything runs
+
+    _edit_set(root, lambda doc: doc["evaluations"][1]["evaluationCriterias"]["exact-match-evaluator"]
+              .update(expectedOutput={"double": 99}))
+    proc, doc = run_json("run", str(root), "--reuse")
+    assert proc.returncode == 1
+    assert _runs(root) == []
+    assert {r["row_id"]: (r["verdict"], r.get("reused")) for r in doc["results"]} == {
+        "r0": ("PASS", True), "r1": ("FAIL", True), "r2": ("PASS", True)}
+
+    proc, doc = run_json("run", str(root))  # without --reuse: everything runs
+    assert sorted(_runs(root)) == ["r0", "r1", "r2"]
+
+    (root / "data.txt").write_text("a new file outside evals/ changes the fingerprint")
+    run_json("run", str(root), "--reuse")
+    assert sorted(_runs(root)) == ["r0", "r1", "r2"]
+    run_json("run", str(root), "--reuse")
+    assert _runs(root) == []

@@ -23,9 +23,11 @@ from ..config import Config
 from ..engine import Engine, RowFilter, RunnerFactory
 from ..errors import WorkbenchError
 from ..events import EventSink, IterationReport, Trigger
+from ..fingerprint import ReuseRecord, load_record, project_fingerprint, save_record
 from ..gate import GateOutcome, GateSettings, evaluate_gate
 from ..history import HistoryError, HistoryStore
-from ..model import Project
+from ..model import Project, RowKey
+from ..reuse import RecordedRun, recorded_from_results
 from ..runners import make_runner
 from .checks import check_runnable
 from .signals import run_until_stopped
@@ -41,6 +43,7 @@ class GateRequest:
     rows: tuple[str, ...] = ()
     update_baseline: bool = False
     record: bool = True  # keep the run in .workbench/ history
+    reuse: bool = False  # re-score rows from the last run when nothing but evals/ changed (run --reuse)
 
     @property
     def partial(self) -> bool:
@@ -51,7 +54,7 @@ def gate_request(config: Config, *, sets: tuple[str, ...] = (), rows: tuple[str,
                  min_pass_rate: float | None = None, max_slowdown: float | None = None,
                  max_token_increase: float | None = None, allow_empty: bool = False,
                  baseline_path: str | None = None, update_baseline: bool = False,
-                 record: bool = True) -> GateRequest:
+                 record: bool = True, reuse: bool = False) -> GateRequest:
     """A request from command-line values; each one left as None falls back to `[baseline]`."""
     settings = GateSettings(
         min_pass_rate=min_pass_rate if min_pass_rate is not None else config.baseline.min_pass_rate,
@@ -61,7 +64,7 @@ def gate_request(config: Config, *, sets: tuple[str, ...] = (), rows: tuple[str,
         allow_empty=allow_empty,
     )
     path = Path(baseline_path) if baseline_path else config.root / config.baseline.path
-    return GateRequest(settings, path, sets, rows, update_baseline, record)
+    return GateRequest(settings, path, sets, rows, update_baseline, record, reuse)
 
 
 @dataclass(slots=True)
@@ -114,8 +117,14 @@ def run_gate(config: Config, request: GateRequest, on_event: EventSink | None = 
     if unmatched:
         raise WorkbenchError(f"nothing matches {' and '.join(unmatched)} ({known_names(project, selection)})")
     engine = Engine(config, runner_factory)
-    report = run_until_stopped(engine.run_iteration(Trigger("run"), selection, on_event, project=project))
+    fingerprint = project_fingerprint(config) if request.reuse else None
+    reuse = recorded_runs(config, fingerprint) if fingerprint is not None and config.cache.reuse else None
+    report = run_until_stopped(engine.run_iteration(Trigger("run"), selection, on_event, project=project,
+                                                    reuse=reuse))
     history_problem = record_run(config, report, partial=request.partial) if request.record else None
+    if fingerprint is not None and report.number is not None and not request.partial:
+        save_record(config, ReuseRecord(report.number, fingerprint,
+                                        {key: run.fingerprint for key, run in report.runs.items()}))
     settings = request.settings
     check = None
     if baseline is not None:
@@ -127,6 +136,20 @@ def run_gate(config: Config, request: GateRequest, on_event: EventSink | None = 
     gate = evaluate_gate(report, settings, check)
     update = bless_as_baseline(request.baseline_path, report, gate) if request.update_baseline else None
     return GateRun(request, report, gate, check, history_problem, update)
+
+
+def recorded_runs(config: Config, fingerprint: str) -> dict[RowKey, RecordedRun] | None:
+    """The runs `run --reuse` may re-score from: those of the last recorded run, when its project
+    fingerprint (every file outside evals/ and the runner settings) is the same as now."""
+    record = load_record(config)
+    if record is None or record.project != fingerprint:
+        return None
+    try:
+        with HistoryStore.open(config) as store:
+            results = store.results(record.iteration)
+    except (HistoryError, ValueError):
+        return None
+    return recorded_from_results(results, record.rows) or None
 
 
 def known_names(project: Project, selection: RowFilter, shown: int = 10) -> str:

@@ -19,9 +19,11 @@ from .common import EXIT_FAILED, EXIT_OK, fail, load_project_config, project_arg
 @click.command("run")
 @project_argument
 @click.option("--set", "sets", multiple=True, metavar="NAME",
-              help="Only this eval set (file base name, e.g. grading). Repeatable.")
+              help="Only this eval set (file base name, e.g. grading; scope/name when two scopes have one). "
+                   "Repeatable.")
 @click.option("--row", "rows", multiple=True, metavar="ID_OR_NAME", help="Only this row (id or name). Repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only what did not pass, and the summary.")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write JUnit XML (one testcase per result) to FILE.")
 @click.option("--allow-empty", is_flag=True, help="Exit 0 when nothing ran (normally a failure).")
@@ -36,11 +38,15 @@ from .common import EXIT_FAILED, EXIT_OK, fail, load_project_config, project_arg
 @click.option("--update-baseline", is_flag=True,
               help="Write the baseline from this run; refused when the pass rate is below the minimum.")
 @click.option("--no-history", is_flag=True, help="Do not record this run in .workbench/ history.")
+@click.option("--reuse", is_flag=True,
+              help="Re-score rows from the last `run --reuse` instead of running them again when nothing "
+                   "but evals/ changed since (and the row's inputs are the same).")
 @runner_options
-def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], as_json: bool,
+def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], as_json: bool, quiet: bool,
                 junit_path: str | None, allow_empty: bool, min_pass_rate: float | None, max_slowdown: float | None,
                 max_token_increase: float | None, baseline_path: str | None, update_baseline: bool,
-                no_history: bool, command: str | None, timeout: float | None, concurrency: int | None) -> None:
+                no_history: bool, reuse: bool, command: str | None, timeout: float | None,
+                concurrency: int | None) -> None:
     """Run every row of every eval set once and score it.
 
     Prints a line per result (PASS, FAIL or ERROR, with the reason) and a summary. With a baseline
@@ -54,8 +60,9 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
     config = load_project_config(resolve_root(path), command=command, timeout=timeout, concurrency=concurrency)
     request = gate_request(config, sets=sets, rows=rows, min_pass_rate=min_pass_rate, max_slowdown=max_slowdown,
                            max_token_increase=max_token_increase, allow_empty=allow_empty,
-                           baseline_path=baseline_path, update_baseline=update_baseline, record=not no_history)
-    reporter = TextReporter(results=not as_json)
+                           baseline_path=baseline_path, update_baseline=update_baseline, record=not no_history,
+                           reuse=reuse)
+    reporter = TextReporter(results=not as_json, quiet=quiet)
     try:
         run = run_gate(config, request, reporter)
     except WorkbenchError:
