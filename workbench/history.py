@@ -20,7 +20,7 @@ from . import jsonio
 from .config import Config
 from .errors import WorkbenchError
 from .events import IterationReport, Trigger
-from .model import Problem, Result, ResultKey, Verdict, results_by_row, row_passes
+from .model import Problem, Result, ResultKey, RowKey, Verdict, results_by_row, row_passes
 
 DB_NAME = "history.sqlite3"
 SCHEMA_VERSION = 1
@@ -64,6 +64,14 @@ CREATE TABLE IF NOT EXISTS results (
     PRIMARY KEY (iteration, position)
 );
 CREATE INDEX IF NOT EXISTS results_by_key ON results (scope, set_file, row_id, evaluator, iteration);
+CREATE TABLE IF NOT EXISTS row_inputs (
+    iteration INTEGER NOT NULL REFERENCES iterations(number) ON DELETE CASCADE,
+    scope     TEXT NOT NULL,
+    set_file  TEXT NOT NULL,
+    row_id    TEXT NOT NULL,
+    inputs    TEXT NOT NULL,
+    PRIMARY KEY (iteration, scope, set_file, row_id)
+);
 """
 
 
@@ -215,6 +223,10 @@ class HistoryStore:
                   _json_or_none(r.trace), _storable(r.log[-LOG_KEEP_CHARS:]))
                  for position, r in enumerate(report.results)),
             )
+            # Once per row (its results share them): what `add-row --from-run` builds a row from.
+            db.executemany("INSERT OR IGNORE INTO row_inputs VALUES (?,?,?,?,?)",
+                           ((number, _storable(key.scope), _storable(key.set_file), _storable(key.row_id),
+                             _json_or_none(group[0].inputs)) for key, group in results_by_row(report.results).items()))
             cutoff = number - self.retention
             if cutoff > 0:
                 db.execute("DELETE FROM results WHERE iteration <= ?", (cutoff,))
@@ -273,7 +285,13 @@ class HistoryStore:
 
     def results(self, number: int) -> list[Result]:
         rows = self._query("SELECT * FROM results WHERE iteration = ? ORDER BY position", (number,))
-        return [self._result(row) for row in rows]
+        results = [self._result(row) for row in rows]
+        inputs = {RowKey(scope, set_file, row_id): _load_json(text) for scope, set_file, row_id, text in self._query(
+            "SELECT scope, set_file, row_id, inputs FROM row_inputs WHERE iteration = ?", (number,))}
+        for result in results:
+            recorded = inputs.get(result.row_key)
+            result.inputs = recorded if isinstance(recorded, dict) else {}
+        return results
 
     def find_result(self, key: ResultKey, iteration: int | None = None) -> tuple[int, Result] | None:
         """The result for `key` in `iteration`, or in the newest iteration that has one."""
