@@ -208,12 +208,12 @@ def final_summary(tracker: LoopTracker, end: str | None = None) -> list[str]:
     """The loop's last words: why it stopped, then every row of the final state with its verdict and
     one-line reason (every failing row; passing rows up to a limit), then the file errors."""
     last = tracker.last
-    if last is None and not tracker.known:
-        return [f"stopped ({end}): no iteration completed" if end else "stopped: no iteration completed"]
+    head = f"stopped ({end})" if end else "stopped"
+    if last is None:  # no iteration of this loop completed: there is no state of its own to show
+        return [head]
     rows = tracker.known
     passed = sum(state.passed for state in rows.values())
-    where = f"after iteration {last.number}" if last is not None and last.number is not None else "at the end"
-    head = f"stopped ({end})" if end else "stopped"
+    where = f"after iteration {last.number}" if last.number is not None else "after the last iteration"
     lines = [f"{head} — final state {where}: {passed}/{len(rows)} rows pass"]
     show_scope = len({key.scope for key in rows}) > 1
     listed_passing = 0
@@ -229,7 +229,7 @@ def final_summary(tracker: LoopTracker, end: str | None = None) -> list[str]:
         lines.append(line)
     if listed_passing > _PASSING_ROWS_LISTED:
         lines.append(f"  … and {listed_passing - _PASSING_ROWS_LISTED} more passing rows")
-    for problem in (last.problems if last is not None else []):
+    for problem in last.problems:
         if problem.severity == "error":
             lines.append(f"  problem: {one_line(problem.file, 80)}: {one_line(problem.message, 200)}")
     return lines

@@ -15,6 +15,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "open": ("open", "open_command"),
     "demo": ("demo", "demo_command"),
     "run": ("run", "run_command"),
+    "check": ("check", "check_command"),
     "watch": ("watch", "watch_command"),
     "history": ("history", "history_command"),
     "accept": ("accept", "accept_command"),
