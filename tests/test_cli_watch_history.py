@@ -163,7 +163,9 @@ def test_watch_plain_prints_one_line_per_iteration_and_reruns_on_save(tmp_path: 
                     r"fixed: 'question b' — all green$", line), line
 
     code, rest, stderr = loop.stop()
-    assert code == 0 and rest == "stopped" and stderr == ""
+    assert code == 0 and stderr == ""
+    assert re.match(r"stopped — final state after iteration \d+: 2/2 rows pass\n"
+                    r"  PASS   qa\.json › question a\n  PASS   qa\.json › question b$", rest), rest
     listed = history_json(root)
     assert [(i["trigger"]["kind"], i["trigger"]["files"]) for i in listed][:2] == [("start", []),
                                                                                   ("change", ["target.py"])]
@@ -179,7 +181,7 @@ def test_watch_plain_reports_a_malformed_save_and_recovers_on_the_next(tmp_path:
     problem = loop.save_until(lambda: set_file.write_text('{"version": "1.0", "evaluations": [',
                                                           encoding="utf-8"), r"^problem: ")
     assert problem.startswith("problem: evals/default/eval-sets/qa.json: "), problem
-    assert "1 file problem" in loop.expect(r"^iteration ")
+    assert "— problem: evals/default/eval-sets/qa.json: is not valid JSON" in loop.expect(r"^iteration ")
 
     set_file.write_text(good, encoding="utf-8")
     line = loop.expect(r"^iteration .*changed evals/default/eval-sets/qa\.json.* all green$")
