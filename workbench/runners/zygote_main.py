@@ -39,17 +39,16 @@ import traceback
 MAX_MESSAGE = 1 << 20
 
 
-def top_level_imports(source: str) -> list[str]:
-    """The top-level module names `source` imports anywhere (absolute imports only), in order."""
+def imported_modules(source: str) -> list[str]:
+    """The modules `source` imports anywhere (absolute imports only, dotted names kept), in order."""
     names: dict[str, None] = {}
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                names.setdefault(alias.name.split(".")[0])
+                names.setdefault(alias.name)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.setdefault(node.module.split(".")[0])
-    names.pop("__future__", None)
-    return list(names)
+            names.setdefault(node.module)
+    return [name for name in names if name.split(".")[0] != "__future__"]
 
 
 def is_projects_own(name: str, project_dirs: list[str]) -> bool:
@@ -95,14 +94,14 @@ def preload(source_path: str | None, module: str | None, project_dirs: list[str]
     with open(source_path, "rb") as handle:
         source = handle.read().decode("utf-8", errors="replace")
     try:
-        names = top_level_imports(source)
+        names = imported_modules(source)
     except SyntaxError:
         return [], []
     imported, failed = [], []
     for name in names:
         if name in sys.modules:
             continue
-        if is_projects_own(name, project_dirs):
+        if is_projects_own(name.split(".")[0], project_dirs):
             continue
         try:
             importlib.import_module(name)
