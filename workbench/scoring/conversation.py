@@ -136,7 +136,9 @@ def summarize(results: list[Checked], stopped: dict[str, Any] | None, turn_count
         number = stopped.get("turn")
         where = f"turn {number}" if number else "setup workflow"
         lines.append(f"{where}: {stopped.get('error')}")
-        rest = f"turns {number + 1}–{turn_count} and " if isinstance(number, int) and number < turn_count else ""
+        rest = ""
+        if isinstance(number, int) and number < turn_count:
+            rest = f"turn {turn_count} and " if number + 1 == turn_count else f"turns {number + 1}–{turn_count} and "
         lines.append(f"{rest}the outcome did not run; {held} of {len(results)} assertions checked before it hold")
     elif bad:
         lines.append(f"{len(bad)} of {len(results)} assertions failed")
