@@ -11,21 +11,28 @@ from ..actions.signals import run_until_stopped
 from ..textsafe import printable
 from ..writeback.rows import find_set
 from .common import load_project_config, project_argument, resolve_root
+from .from_run import add_from_run, check_options
 from .writing import print_notes, show_and_write
 
 
 @click.command("add-row")
 @project_argument
-@click.option("--set", "set_name", required=True, metavar="SET",
+@click.option("--set", "set_name", metavar="SET",
               help="The eval set (file base name, e.g. grading; scope/name when two scopes have one).")
-@click.option("--name", required=True, metavar="NAME", help="The new row's name (must be new in the set).")
-@click.option("--inputs", "inputs_text", required=True, metavar="JSON",
+@click.option("--name", metavar="NAME", help="The new row's name (must be new in the set).")
+@click.option("--inputs", "inputs_text", metavar="JSON",
               help="The row's inputs as a JSON object, e.g. '{\"score\": 72}'.")
+@click.option("--from-run", "from_run", type=int, metavar="ITERATION",
+              help="Build the row from what history recorded in ITERATION (see `workbench history`); runs nothing.")
+@click.option("--row", "row_ref", metavar="ROW", help="With --from-run: the row (id or name) whose run to copy.")
+@click.option("--script", is_flag=True,
+              help="With --from-run: write evals/<name>.script.json, a scripted replay of the run (name: the row id).")
 @click.option("--command", "command", metavar="CMD", help="Target command (overrides [runner] command).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="Time limit for the run (overrides [runner] timeout).")
 @click.option("--dry-run", is_flag=True, help="Run the target and show the row; write nothing.")
-def add_row_command(path: str | None, set_name: str, name: str, inputs_text: str, command: str | None,
+def add_row_command(path: str | None, set_name: str | None, name: str | None, inputs_text: str | None,
+                    from_run: int | None, row_ref: str | None, script: bool, command: str | None,
                     timeout: float | None, dry_run: bool) -> None:
     """Run the target once on --inputs, print its output, and append a row to the eval set.
 
@@ -33,8 +40,22 @@ def add_row_command(path: str | None, set_name: str, name: str, inputs_text: str
     built from the output (only the compared paths when the evaluator has a targetOutputKey). It is
     written like the set's existing rows. Exit status: 0 added, 1 refused or the run failed (nothing
     written), 2 usage errors.
+
+    With --from-run ITERATION --row ROW nothing runs: the row is built from what history recorded
+    for ROW in ITERATION — with --set, a row of that set with the recorded inputs and output; with
+    --script, a scripted case evals/<name>.script.json whose steps are the run's tool calls (their
+    recorded outputs as results), approvals and outputs, expecting its status and final output.
+    An unknown iteration or row, or an existing case or name, is refused (exit 1).
     """
     config = load_project_config(resolve_root(path), command=command, timeout=timeout)
+    if from_run is not None:
+        check_options(row=row_ref, script=script, set_name=set_name, inputs=inputs_text)
+        add_from_run(config, from_run, row_ref or "", script=script, set_name=set_name, name=name, dry_run=dry_run)
+        return
+    if row_ref is not None or script:
+        raise click.UsageError("--row and --script go with --from-run ITERATION")
+    if set_name is None or name is None or inputs_text is None:
+        raise click.UsageError("add-row needs --set, --name and --inputs (or --from-run ITERATION --row ROW)")
     project = check_runnable(config, watching=False)
     eval_set = find_set(project, set_name)
     inputs = check_new_row(eval_set, name, inputs_text)

@@ -1,0 +1,170 @@
+"""Turn a recorded run into a new case or row (`add-row --from-run`, the history tab's key): built from
+what history recorded for one row of one iteration — its output, trace and inputs — without running
+anything again.
+
+`plan_script_case` makes `evals/<name>.script.json` (a scripted replay of the run); `plan_set_row`
+appends a row with the recorded inputs and output to an eval set, as `add-row` does. Both plan
+first (the front-end shows the preview), then `write_case` / `writing.write_plan` write. Refusals
+(unknown iteration or row, a name or file that exists) are `Refused`: exit 1, nothing written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import jsonio
+from ..config import Config
+from ..dialects.base import EVALS_DIR, LoadContext
+from ..history import HistoryStore
+from ..model import EvalSet, Project, Result, results_by_row
+from ..replay.from_run import NotACase, case_from_result
+from ..replay.script import SUFFIX, TOOL_CALL
+from ..replay.tools import load_toolbox
+from ..writeback import WritebackError
+from ..writeback.rows import find_set
+from .add_row import NewRow, TargetRun, plan_new_row
+from .writing import Refused
+
+_SHOWN_ROWS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRow:
+    """One row's run as an iteration recorded it (any of its results: they share output, trace, inputs)."""
+
+    iteration: int
+    result: Result
+
+    @property
+    def where(self) -> str:
+        return f"row {self.result.label!r} of {self.result.set_file} in iteration {self.iteration}"
+
+
+@dataclass(frozen=True, slots=True)
+class NewCase:
+    """A scripted case to create, before anything is written."""
+
+    name: str
+    path: Path
+    display: str
+    text: str
+    notes: list[str] = field(default_factory=list)
+
+
+def recorded_row(config: Config, iteration: int, row_ref: str) -> RecordedRow:
+    """The run of row `row_ref` (its id, else its name) in `iteration`. Refused naming the iteration or
+    the row when history has no such thing."""
+    with HistoryStore.open(config) as store:
+        if not 1 <= iteration < 2**63 or store.iteration(iteration) is None:
+            latest = store.latest_number()
+            have = f"the newest is {latest}" if latest is not None else "nothing has been recorded yet"
+            raise Refused(f"there is no iteration {iteration} in the history ({have})")
+        results = store.results(iteration)
+    rows = results_by_row(results)
+    groups = [group for key, group in rows.items() if key.row_id == row_ref]
+    groups = groups or [group for group in rows.values() if group[0].row_name == row_ref]
+    if not groups:
+        names = [group[0].label for group in rows.values()]
+        more = f", … ({len(names) - _SHOWN_ROWS} more)" if len(names) > _SHOWN_ROWS else ""
+        shown = ", ".join(repr(name) for name in names[:_SHOWN_ROWS]) + more if names else "none"
+        raise Refused(f"iteration {iteration} did not run a row {row_ref!r} (its rows: {shown})")
+    if len(groups) > 1:
+        where = ", ".join(f"{g[0].set_file} (id {g[0].row_id})" for g in groups)
+        raise Refused(f"iteration {iteration} ran {len(groups)} rows called {row_ref!r}: {where}; give the row id")
+    return RecordedRow(iteration, groups[0][0])
+
+
+def _check_case_name(name: str) -> None:
+    if not name.strip() or name.startswith(".") or any(ch in name for ch in "/\\\x00") or len(name) > 200:
+        raise Refused(f"{name!r} can't name a case file; use letters, digits, '-' or '_' (e.g. --name refund-held)")
+
+
+def _tool_notes(project: Project, config: Config, doc: dict[str, object]) -> list[str]:
+    """A note per tool the case calls that the project's tools file doesn't define."""
+    ctx = LoadContext(project.root, Project(root=project.root), config)
+    toolbox = load_toolbox(ctx)
+    script = doc.get("script")
+    called = {step["toolName"] for step in script if isinstance(step, dict) and step.get("type") == TOOL_CALL} \
+        if isinstance(script, list) else set()
+    missing = sorted(name for name in called if toolbox.get(name) is None)
+    if not missing:
+        return []
+    return [f"{toolbox.source} has no tool {', '.join(missing)}; add {'it' if len(missing) == 1 else 'them'} "
+            "(with an inputSchema) or the case fails"]
+
+
+def plan_script_case(config: Config, project: Project, recorded: RecordedRow, name: str | None = None) -> NewCase:
+    """`evals/<name>.script.json` for the recorded run (name: the row's id by default). Refused when the
+    file or a case of that name exists, or the run can't be a case."""
+    name = name if name is not None else recorded.result.row_id
+    _check_case_name(name)
+    display = f"{EVALS_DIR}/{name}{SUFFIX}"
+    path = project.root / EVALS_DIR / f"{name}{SUFFIX}"
+    if path.exists() or path.is_symlink():
+        raise Refused(f"{display} already exists; choose another --name")
+    for eval_set in project.sets:
+        if eval_set.dialect == "replays" and any(row.name == name or row.id == name for row in eval_set.rows):
+            raise Refused(f"a case named {name!r} already exists in {EVALS_DIR}/; choose another --name")
+    description = f"Recorded from {recorded.where}."
+    try:
+        doc, notes = case_from_result(recorded.result, description=description)
+    except NotACase as exc:
+        raise Refused(str(exc)) from None
+    notes += _tool_notes(project, config, doc)
+    return NewCase(name, path, display, jsonio.dumps(doc, indent=True) + "\n", notes)
+
+
+def write_case(case: NewCase) -> Path:
+    """Create the case file, whole or not at all, never replacing a file that appeared meanwhile."""
+    try:
+        case.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=f".{case.path.name}.", suffix=".workbench-tmp", dir=case.path.parent)
+    except OSError as exc:
+        raise Refused(f"cannot write {case.display}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(case.text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, 0o644)
+        os.link(temp, case.path)  # fails if the name exists: never overwrites
+    except FileExistsError:
+        raise Refused(f"{case.display} already exists; choose another --name") from None
+    except OSError as exc:
+        raise Refused(f"cannot write {case.display}: {exc.strerror or exc}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+    return case.path
+
+
+def plan_set_row(project: Project, recorded: RecordedRow, set_name: str, name: str | None = None) -> NewRow:
+    """A row of eval set `set_name` with the recorded inputs and, as its expectations, the recorded output
+    (the append `add-row` plans). Refused for a taken name or a run without output."""
+    try:
+        eval_set: EvalSet = find_set(project, set_name)
+    except WritebackError as exc:
+        raise Refused(str(exc)) from None
+    if eval_set.dialect != "uipath":
+        raise Refused(f"{eval_set.stem} is not a UiPath eval set (evals/<scope>/eval-sets/*.json), which is where "
+                      "rows are added; use --script for a scripted case")
+    result = recorded.result
+    name = name if name is not None else result.label
+    if not name.strip():
+        raise Refused("the row needs a name")
+    if any(row.name == name for row in eval_set.rows):
+        raise Refused(f"{eval_set.file_name} already has a row named {name!r}; choose another --name")
+    if result.actual is None:
+        raise Refused(f"{recorded.where} ended in ERROR, so there is no output to build the row from")
+    new_row = plan_new_row(project, eval_set, TargetRun(str(uuid.uuid4()), name, dict(result.inputs), result.actual))
+    if not result.inputs:
+        new_row.notes.insert(0, f"{recorded.where} has no recorded inputs; the row's inputs are empty")
+    return new_row
+
+
+__all__ = ["NewCase", "RecordedRow", "plan_script_case", "plan_set_row", "recorded_row", "write_case"]
