@@ -375,15 +375,14 @@ def _validate_watch(watch: WatchConfig, where: str) -> None:
                           "folder or file (\".\" is the project root)")
 
 
-def reload_config(config: Config) -> Config:
+def reload_config(config: Config, *, needs_runner: bool = True) -> Config:
     """The project's settings as the files say now, with the same command-line overrides, checked
-    enough to run with. Raises ConfigError (naming the file and key) when they can't be used."""
+    enough to run with: the way to run the target too, unless `needs_runner` is False (a project of
+    scripted replays has none). Raises ConfigError (naming the file and key) when they can't be used."""
     fresh = load_config(config.root)
     fresh.overrides = config.overrides
     fresh.overrides.apply(fresh)
-    from .dialects import runner_needed  # the dialects import this module
-
-    if runner_needed(fresh.root, fresh):
+    if needs_runner:
         resolve_runner_kind(fresh)
     return fresh
 

@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Callable
 
 from .config import Config, ConfigError, reload_config
+from .dialects import runner_needed
 from .engine import Engine, RowFilter, RunnerFactory
 from .events import Event, EventSink, IterationReport, Trigger
 from .history import HistoryError, HistoryStore
@@ -33,6 +34,11 @@ async def _settle(task: asyncio.Future[object]) -> None:
             raise
     except Exception:
         pass  # its outcome was already reported through events
+
+
+def _fresh_settings(config: Config) -> Config:
+    """The settings as the files say now; the runner is checked only when the project's rows need one."""
+    return reload_config(config, needs_runner=runner_needed(config.root, config))
 
 
 IterationSink = Callable[[IterationReport, IterationSummary], None]
@@ -148,7 +154,7 @@ class Session:
         """Settings are files too: re-read them for every iteration. Unusable settings are reported as a
         problem of this iteration, which then runs with the last good ones."""
         try:
-            fresh = await asyncio.to_thread(reload_config, self.config)
+            fresh = await asyncio.to_thread(_fresh_settings, self.config)
         except ConfigError as exc:
             source = self.config.source.name if self.config.source else "workbench.toml"
             return Problem(source, f"{exc} — this iteration used the previous settings")
