@@ -4,6 +4,7 @@ evaluators read."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -11,11 +12,13 @@ from typing import Any
 from helpers.project import make_project, row
 from helpers.replays import TOOLS, call, case, decide, replay, replay_project, say, write
 
-from workbench.config import load_config, reload_config
+from workbench.config import load_config
 from workbench.dialects import runner_needed
+from workbench.events import IterationReport, Trigger
 from workbench.model import EvaluatorDef, Verdict
 from workbench.project import load_project
 from workbench.scoring import ScoreInput, scorer_for
+from workbench.session import Session
 
 REFUND = call("issue_refund", {"orderId": "A-1001"}, result={"orderId": "A-1001", "status": "refunded"})
 LOOKUP = call("lookup_order", {"orderId": "A-1001"}, result={"orderId": "A-1001", "total": 39.0})
@@ -276,7 +279,8 @@ def test_tool_call_evaluators_and_assertions_score_a_replays_trace(tmp_path: Pat
 def test_a_replays_only_project_needs_no_runner_and_a_mixed_one_does(tmp_path: Path) -> None:
     only = replay_project(tmp_path / "only", {"ok": case(say("hi"))})
     assert not runner_needed(only, None)
-    reload_config(load_config(only))  # no "no way to run the target"
+    report = asyncio.run(_session_iteration(only))  # the watch loop / TUI path re-reads the settings first
+    assert report is not None and report.problems == [] and [r.verdict for r in report.results] == [Verdict.PASS]
     empty = tmp_path / "empty"
     (empty / "evals").mkdir(parents=True)
     (empty / "tools.json").write_text("[]")
@@ -284,3 +288,11 @@ def test_a_replays_only_project_needs_no_runner_and_a_mixed_one_does(tmp_path: P
     mixed = make_project(tmp_path / "mixed", sets={"qa": [row("a", {"q": 1}, {"a": 1})]})
     replay_project(mixed, {"ok": case(say("hi"))})
     assert runner_needed(mixed, None)
+
+
+async def _session_iteration(root: Path) -> IterationReport | None:
+    session = Session(load_config(root), record=False)
+    try:
+        return await session.iterate_now(Trigger("start"))
+    finally:
+        await session.aclose()
