@@ -17,6 +17,7 @@ from collections.abc import Callable
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import bench_compare
+import bench_conversations
 import bench_pay_once
 import bench_runner
 import bench_scale
@@ -31,6 +32,7 @@ SUITE: dict[str, Callable[[bool], list[Measure]]] = {
     "4": bench_watch.run,
     "5": bench_scale.run,  # includes the TUI on 10,000 rows (bench_tui.py)
     "6": bench_pay_once.run,
+    "7": bench_conversations.run,
 }
 
 

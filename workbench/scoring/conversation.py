@@ -104,25 +104,27 @@ class ConversationScorer:
                 break
             seen = observed_turn(turns[number - 1])
             for check in checks:
-                results.append(await self.verdict(check, number, seen, turns, data))
+                results.append(tested(check, number, seen) if check.judge is None
+                               else await self.judged(check, number, turns, data))
         if stopped is None and len(turns) < len(compiled.turns):
             stopped = {"turn": len(turns) + 1, "error": f"the transcript has {len(turns)} turns; the eval has "
                                                          f"{len(compiled.turns)}"}
         if stopped is None:
             seen = observed_outcome(transcript)
-            results += [await self.verdict(check, None, seen, turns, data) for check in compiled.outcome]
+            results += [tested(check, None, seen) for check in compiled.outcome]
         return summarize(results, stopped, len(compiled.turns), compiled.count)
 
-    async def verdict(self, check: Check, turn: int | None, seen: Observed, turns: list[dict[str, Any]],
-                      data: ScoreInput) -> Checked:
-        if check.judge is not None:
-            assert turn is not None
-            verdict, message = await judge_reply(check.judge, turns[:turn], judge_threshold(data.criterion, data),
-                                                 data.config)
-            return Checked(turn, check, verdict, message)
-        assert check.test is not None
-        why = check.test(seen)
-        return Checked(turn, check, Verdict.PASS if why is None else Verdict.FAIL, why or "")
+    async def judged(self, check: Check, turn: int, turns: list[dict[str, Any]], data: ScoreInput) -> Checked:
+        assert check.judge is not None
+        verdict, message = await judge_reply(check.judge, turns[:turn], judge_threshold(data.criterion, data),
+                                             data.config)
+        return Checked(turn, check, verdict, message)
+
+
+def tested(check: Check, turn: int | None, seen: Observed) -> Checked:
+    assert check.test is not None
+    why = check.test(seen)
+    return Checked(turn, check, Verdict.PASS if why is None else Verdict.FAIL, why or "")
 
 
 def summarize(results: list[Checked], stopped: dict[str, Any] | None, turn_count: int, total: int) -> Score:

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from ..compare import is_number, strict_equal
 from ..output_paths import MISSING
 from ..trace import ToolCalls
@@ -34,7 +36,9 @@ STATE_SCOPES = ("bot", "user", "conversation")
 TURN_CATEGORIES = ("response", "tools", "state", "workflow", "timing")
 OUTCOME_CATEGORIES = ("state", "workflow")
 SILENCE = "expectSilence"
+CACHE_SIZE = 4096
 _PLAIN = TextMode()
+_cache: dict[bytes, CompiledEval] = {}
 
 
 @dataclass(slots=True)
@@ -75,7 +79,21 @@ class CompiledEval:
 
 
 def compile_eval(spec: Any) -> CompiledEval:
-    """Every turn's checks and the outcome's, plus every problem found on the way."""
+    """Every turn's checks and the outcome's, plus every problem found on the way. Remembered by the
+    eval's JSON text: the loader and the scorer both need it, in every iteration of a watch loop."""
+    try:
+        key = orjson.dumps(spec)
+    except (TypeError, orjson.JSONEncodeError):  # too deep for orjson: compile it every time
+        return _compile(spec)
+    compiled = _cache.get(key)
+    if compiled is None:
+        compiled = _cache[key] = _compile(spec)
+        if len(_cache) > CACHE_SIZE:
+            del _cache[next(iter(_cache))]
+    return compiled
+
+
+def _compile(spec: Any) -> CompiledEval:
     compiler = _Compiler()
     turns: list[list[Check]] = []
     conversation = spec.get("conversation") if isinstance(spec, dict) else None
