@@ -6,6 +6,7 @@ import asyncio
 import json
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
@@ -176,11 +177,18 @@ class FakeEndpoint(BaseHTTPRequestHandler):
     requests: ClassVar[list[dict[str, Any]]] = []
     status = 200
     content = '{"score": 90, "justification": "same meaning"}'
+    busy_first = 0  # answer 429 with `Retry-After: 1` to this many requests first
 
     def do_POST(self) -> None:  # http.server's naming
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         FakeEndpoint.requests.append({"path": self.path, "body": body,
-                                      "auth": self.headers.get("Authorization")})
+                                      "auth": self.headers.get("Authorization"), "at": time.monotonic()})
+        if len(FakeEndpoint.requests) <= FakeEndpoint.busy_first:
+            self.send_response(429)
+            self.send_header("Retry-After", "1")
+            self.end_headers()
+            self.wfile.write(b'{"error": "slow down"}')
+            return
         if FakeEndpoint.status != 200:
             self.send_response(FakeEndpoint.status)
             self.end_headers()
@@ -200,6 +208,7 @@ class FakeEndpoint(BaseHTTPRequestHandler):
 def endpoint() -> Iterator[str]:
     FakeEndpoint.requests = []
     FakeEndpoint.status = 200
+    FakeEndpoint.busy_first = 0
     server = HTTPServer(("127.0.0.1", 0), FakeEndpoint)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
@@ -235,10 +244,28 @@ def test_http_judge_falls_back_to_the_evaluator_model(endpoint: str, tmp_path: P
 
 
 def test_http_errors_are_reported(endpoint: str, tmp_path: Path):
-    FakeEndpoint.status = 503
+    FakeEndpoint.status = 500
     config = Config(root=tmp_path, judge=JudgeConfig(url=endpoint, model="m"))
     result = score(config, {"a": 1}, {"a": 2})
-    assert result.verdict is Verdict.ERROR and "HTTP 503" in result.detail and "overloaded" in result.detail
+    assert result.verdict is Verdict.ERROR and "HTTP 500" in result.detail and "overloaded" in result.detail
+    assert len(FakeEndpoint.requests) == 1  # a 500 is not retried
+
+
+def test_429_is_retried_after_the_wait_the_endpoint_asks_for(endpoint: str, tmp_path: Path):
+    FakeEndpoint.busy_first = 1
+    config = Config(root=tmp_path, judge=JudgeConfig(url=endpoint, model="m", timeout=20))
+    result = score(config, {"a": 1}, {"a": 2})
+    assert result.verdict is not Verdict.ERROR and result.score == 0.9
+    first, second = FakeEndpoint.requests
+    assert second["at"] - first["at"] >= 0.9  # Retry-After: 1 was honoured
+
+
+def test_busy_endpoints_are_retried_until_the_deadline(endpoint: str, tmp_path: Path):
+    FakeEndpoint.status = 503
+    config = Config(root=tmp_path, judge=JudgeConfig(url=endpoint, model="m", timeout=2.5))
+    result = score(config, {"a": 1}, {"a": 2})
+    assert result.verdict is Verdict.ERROR and "HTTP 503" in result.detail and "gave up after" in result.detail
+    assert len(FakeEndpoint.requests) >= 2  # 0.5 s, then 1 s of backoff fit in the 2.5 s deadline
 
 
 def test_unreachable_or_non_http_urls_are_errors(tmp_path: Path):
@@ -246,3 +273,31 @@ def test_unreachable_or_non_http_urls_are_errors(tmp_path: Path):
     assert "cannot reach" in score(closed, {"a": 1}, {"a": 2}).detail
     local_file = Config(root=tmp_path, judge=JudgeConfig(url="file:///etc/passwd", model="m"))
     assert "http:// or https://" in score(local_file, {"a": 1}, {"a": 2}).detail
+
+
+def test_judge_answers_are_remembered_across_processes(tmp_path: Path, judge_log: Path):
+    """Two `workbench run`s ask the judge once; `--no-cache` asks again."""
+    from helpers.cli import cli_env, run_workbench
+    from helpers.project import COMMAND_CONFIG, make_project, row
+
+    (tmp_path / "judge.py").write_text(FAKE_JUDGE)
+    judge = {"command": [sys.executable, str(tmp_path / "judge.py")], "timeout": 20}
+    root = make_project(
+        tmp_path / "project",
+        sets={"replies": {"version": "1.0", "id": "s", "name": "s", "evaluatorRefs": ["similar"],
+                          "evaluations": [row("hi", {"output": {"reply": "Hello"}}, {"reply": "Hi"}, ref="similar")]}},
+        evaluators={"similar": {"id": "similar", "evaluatorTypeId": SEMANTIC,
+                                "evaluatorConfig": {"targetOutputKey": "reply", "passThreshold": 0.5}}},
+        config={"runner": COMMAND_CONFIG, "judge": judge})
+    env = cli_env(JUDGE_LOG=str(judge_log))
+
+    def asked() -> int:
+        return len(judge_log.read_text().splitlines()) if judge_log.exists() else 0
+
+    first = run_workbench("run", str(root), env=env)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert asked() == 1
+    second = run_workbench("run", str(root), env=env)
+    assert second.returncode == 0 and asked() == 1  # remembered under .workbench/
+    third = run_workbench("run", str(root), "--no-cache", env=env)
+    assert third.returncode == 0 and asked() == 2

@@ -100,6 +100,8 @@ class JudgeConfig:
     model: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     timeout: float = 60.0
+    concurrency: int = 4  # judge calls in flight at once
+    cache: bool = True  # remember answers under .workbench/ across iterations and processes
 
 
 @dataclass(slots=True)
@@ -150,8 +152,11 @@ class Overrides:
     model: str | None = None  # --model: the model scenarios ask for when they name none
     scenarios_dir: str | None = None  # --dir
     cluster: str | None = None  # --cluster ADDRESS
+    no_cache: bool = False  # --no-cache: ask the judge again instead of using remembered answers
 
     def apply(self, config: Config) -> None:
+        if self.no_cache:
+            config.judge.cache = False
         if self.scenarios_dir is not None:
             config.scenarios.dir = self.scenarios_dir
         if self.cluster is not None:
@@ -344,6 +349,8 @@ def _validate(config: Config, where: str) -> None:
     if not 0 < config.judge.timeout <= MAX_TIMEOUT_S:
         raise ConfigError(f"{where}: [judge] timeout must be more than 0 and at most {MAX_TIMEOUT_S:g} seconds "
                           f"(a day), not {config.judge.timeout:g}")
+    if not 1 <= config.judge.concurrency <= 256:
+        raise ConfigError(f"{where}: [judge] concurrency must be between 1 and 256, not {config.judge.concurrency}")
     if not 0.0 <= config.scoring.pass_threshold <= 1.0:
         raise ConfigError(f"{where}: [scoring] pass_threshold must be between 0 and 1")
     if not 1.0 <= config.evals.judge_pass_threshold <= 5.0:

@@ -51,8 +51,22 @@ def project_argument(func: F) -> F:
     return click.argument("path", required=False, type=click.Path(file_okay=False))(func)
 
 
+_NO_CACHE = "workbench.no_cache"
+
+
+def _remember_flag(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    """Flags every loop command shares are kept on the context, not threaded through each signature:
+    `load_project_config` reads them back as overrides."""
+    if value:
+        ctx.meta[f"workbench.{param.name}"] = True
+    return value
+
+
 def runner_options(func: F) -> F:
-    """--command / --timeout / --concurrency, which override the config file."""
+    """--command / --timeout / --concurrency / --no-cache, which override the config file."""
+    func = click.option("--no-cache", is_flag=True, expose_value=False, callback=_remember_flag,
+                        help="Ask the LLM judge again instead of using answers remembered under .workbench/ "
+                             "([judge] cache).")(func)
     func = click.option("--concurrency", type=click.IntRange(min=1), metavar="N",
                         help="Rows in flight at once (overrides [runner] concurrency).")(func)
     func = click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
@@ -63,8 +77,19 @@ def runner_options(func: F) -> F:
     return func
 
 
+def scenario_options(func: F) -> F:
+    """--model / --dir, for projects with scenarios (seed 000); both kept across re-reads."""
+    func = click.option("--dir", "scenarios_dir", type=click.Path(file_okay=False), metavar="PATH",
+                        help="Folder of scenario files, one *.json per scenario (default .appilots/scenarios; "
+                             "[scenarios] dir, .appilotsrc eval.scenariosDir).")(func)
+    func = click.option("--model", metavar="ID",
+                        help="The model every scenario without its own modelOverride asks the agent for.")(func)
+    return func
+
+
 def load_project_config(root: Path, *, command: str | None = None, timeout: float | None = None,
-                        concurrency: int | None = None) -> Config:
+                        concurrency: int | None = None, model: str | None = None,
+                        scenarios_dir: str | None = None) -> Config:
     """The project's config with the command-line overrides applied (and kept for later re-reads)."""
     config = load_config(root)
     argv = None
@@ -75,6 +100,9 @@ def load_project_config(root: Path, *, command: str | None = None, timeout: floa
             fail(f"--command: {exc}")
         if not argv:
             fail("--command is empty")
-    config.overrides = Overrides(command=argv, timeout=timeout, concurrency=concurrency)
+    folder = str(Path(scenarios_dir).expanduser().resolve()) if scenarios_dir else None  # from where it was typed
+    ctx = click.get_current_context(silent=True)
+    config.overrides = Overrides(command=argv, timeout=timeout, concurrency=concurrency, model=model,
+                                 scenarios_dir=folder, no_cache=bool(ctx and ctx.meta.get(_NO_CACHE)))
     config.overrides.apply(config)
     return config

@@ -5,15 +5,17 @@ Command: the prompt is written to its stdin as plain text; it prints JSON such a
 own process group, `[judge] timeout`, killed with its group. HTTP: one chat-completions POST per
 question, made with urllib in a daemon thread. `[judge] timeout` is a deadline for the whole call (an
 endpoint that trickles a byte a second doesn't get a fresh timeout per read), and a cancelled or late
-call is abandoned, never waited for: Ctrl-C and shutdown don't wait on a slow endpoint. Answers are
-remembered for the life of the process, so re-running an unchanged row in watch mode doesn't ask (or
-bill) again.
+call is abandoned, never waited for: Ctrl-C and shutdown don't wait on a slow endpoint. A `429` or
+`503` is retried with backoff, honouring `Retry-After`, until that deadline; `[judge] concurrency`
+bounds the calls in flight. Answers are remembered in memory and under `.workbench/` (see
+`judge_memory.py`), so an unchanged question is not asked (or billed) again, in this process or the next.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import email.utils
 import hashlib
 import os
 import re
@@ -30,9 +32,10 @@ from typing import Any, TypeVar
 
 from .. import jsonio
 from ..compare import is_number
-from ..config import JudgeConfig
+from ..config import STATE_DIR, JudgeConfig
 from ..runners.base import expand_argv, tail_lines
 from ..runners.process import run_process
+from .judge_memory import memory_for
 
 REPLY_CAP = 1024 * 1024
 _READ_CHUNK = 64 * 1024
@@ -91,20 +94,48 @@ def is_configured(judge: JudgeConfig | None) -> bool:
 
 
 async def ask(judge: JudgeConfig, root: Path, request: JudgeRequest) -> JudgeReply:
-    """The judge's reply, from the cache when this exact question was answered before."""
+    """The judge's reply, from memory when this exact question was answered before (unless the cache
+    is off), else asked with at most `[judge] concurrency` calls in flight."""
     where = f"command:{judge.command!r}" if judge.command else f"url:{judge.url}:{judge.model}"
     key = request.cache_key(where)
-    if key in _cache:
-        _cache.move_to_end(key)
-        return _cache[key]
-    reply = await (_ask_command(judge, root, request) if judge.command else _ask_http(judge, request))
+    if judge.cache:
+        remembered = _remembered(key, root)
+        if remembered is not None:
+            return remembered
+    async with _in_flight(judge.concurrency):
+        reply = await (_ask_command(judge, root, request) if judge.command else _ask_http(judge, request))
     _cache[key] = reply
     while len(_cache) > CACHE_SIZE:
         _cache.popitem(last=False)
+    if judge.cache:
+        memory_for(root / STATE_DIR).put(key, reply.score, reply.justification)
     return reply
 
 
+def _remembered(key: str, root: Path) -> JudgeReply | None:
+    if key in _cache:
+        _cache.move_to_end(key)
+        return _cache[key]
+    stored = memory_for(root / STATE_DIR).get(key)
+    if stored is None:
+        return None
+    reply = _cache[key] = JudgeReply(*stored)
+    return reply
+
+
+_limits: dict[tuple[int, int], asyncio.Semaphore] = {}
+
+
+def _in_flight(limit: int) -> asyncio.Semaphore:
+    """The semaphore bounding judge calls on the running event loop (one per loop and limit)."""
+    loop_id = id(asyncio.get_running_loop())
+    for stale in [k for k in _limits if k[0] != loop_id]:
+        del _limits[stale]
+    return _limits.setdefault((loop_id, limit), asyncio.Semaphore(limit))
+
+
 def clear_cache() -> None:
+    """Forget the answers this process remembers in memory (the file under .workbench/ stays)."""
     _cache.clear()
 
 
@@ -246,20 +277,60 @@ def _read_until(response: Any, deadline: float) -> bytes:
     return b"".join(chunks)[:REPLY_CAP]
 
 
+RETRY_STATUSES = (429, 503)
+_FIRST_BACKOFF_S = 0.5
+_MAX_BACKOFF_S = 30.0
+
+
+def retry_after(value: str | None, attempt: int, now: float | None = None) -> float:
+    """Seconds to wait before retrying: the `Retry-After` header (seconds or an HTTP date) when it
+    gives one, else an exponential backoff from 0.5 s."""
+    backoff = min(_MAX_BACKOFF_S, _FIRST_BACKOFF_S * 2 ** attempt)
+    if not value:
+        return backoff
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    with contextlib.suppress(TypeError, ValueError, IndexError, OverflowError):
+        when = email.utils.parsedate_to_datetime(value)
+        return max(0.0, when.timestamp() - (time.time() if now is None else now))
+    return backoff
+
+
 def _post(url: str, data: bytes, headers: dict[str, str], deadline: float) -> bytes:
-    """The POST, bounded by `deadline` (time.monotonic()): each socket read gets only the time left."""
+    """The POST, bounded by `deadline` (time.monotonic()): each socket read gets only the time left;
+    429 / 503 answers are retried after the wait they ask for, while it fits before the deadline."""
+    attempt = 0
+    while True:
+        try:
+            return _post_once(url, data, headers, deadline)
+        except urllib.error.HTTPError as exc:
+            if exc.code not in RETRY_STATUSES:
+                raise _http_error(exc) from None
+            wait = retry_after(exc.headers.get("Retry-After") if exc.headers else None, attempt)
+            if time.monotonic() + wait >= deadline:
+                raise JudgeError(f"{_http_error(exc)} (retrying in {wait:g}s would pass the [judge] timeout; "
+                                 f"gave up after {attempt + 1} attempt{'s' if attempt else ''})") from None
+            time.sleep(wait)
+            attempt += 1
+
+
+def _http_error(exc: urllib.error.HTTPError) -> JudgeError:
+    try:
+        detail = exc.read(300).decode("utf-8", errors="replace").strip()
+    except OSError:
+        detail = ""
+    return JudgeError(f"the judge endpoint answered HTTP {exc.code} {exc.reason}" + (f": {detail}" if detail else ""))
+
+
+def _post_once(url: str, data: bytes, headers: dict[str, str], deadline: float) -> bytes:
     http_request = urllib.request.Request(url, data=data, headers=headers, method="POST")
     timeout = max(0.001, deadline - time.monotonic())
     try:
         with urllib.request.urlopen(http_request, timeout=timeout) as response:  # the scheme was checked in chat_url
             return _read_until(response, deadline)
-    except urllib.error.HTTPError as exc:
-        try:
-            detail = exc.read(300).decode("utf-8", errors="replace").strip()
-        except OSError:
-            detail = ""
-        raise JudgeError(f"the judge endpoint answered HTTP {exc.code} {exc.reason}"
-                         + (f": {detail}" if detail else "")) from None
+    except urllib.error.HTTPError:
+        raise  # the caller decides: retry 429 / 503, report the rest
     except urllib.error.URLError as exc:
         raise JudgeError(f"cannot reach the judge endpoint {url}: {exc.reason}") from None
     except TimeoutError:
