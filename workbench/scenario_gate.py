@@ -263,29 +263,30 @@ def evaluate_scenario_gate(runs: list[ScenarioRun], settings: ScenarioSettings, 
 
 
 @dataclass(frozen=True, slots=True)
-class BaselineUpdate:
+class ScenarioBaselineUpdate:
     written: bool
     path: Path
     reason: str = ""
 
 
 def update_scenario_baseline(runs: list[ScenarioRun], settings: ScenarioSettings,
-                             keep: ScenarioBaseline | None = None) -> BaselineUpdate:
+                             keep: ScenarioBaseline | None = None) -> ScenarioBaselineUpdate:
     """Write the baseline from `runs` when their pass rate reaches the minimum; otherwise leave the
     file exactly as it is. `keep`: a partial run's baseline, whose other entries stay."""
     passed = sum(run.passed for run in runs)
     if not reaches(passed, len(runs), settings.min_pass_rate):
         rate = f"{passed}/{len(runs)} ({passed / len(runs):.1%})" if runs else "nothing (no scenario ran)"
-        return BaselineUpdate(False, settings.baseline, f"scenario pass rate {rate} is below the minimum "
-                                                        f"{settings.min_pass_rate:.1%}; fix the failures first")
+        return ScenarioBaselineUpdate(False, settings.baseline, f"scenario pass rate {rate} is below the minimum "
+                                      f"{settings.min_pass_rate:.1%}; fix the failures first")
     try:
         write_scenario_baseline(settings.baseline, ScenarioBaseline.from_runs(runs, keep))
     except OSError as exc:
-        return BaselineUpdate(False, settings.baseline, f"cannot write {settings.baseline}: {exc.strerror or exc}")
-    return BaselineUpdate(True, settings.baseline)
+        return ScenarioBaselineUpdate(False, settings.baseline,
+                                      f"cannot write {settings.baseline}: {exc.strerror or exc}")
+    return ScenarioBaselineUpdate(True, settings.baseline)
 
 
-__all__ = ["BaselineUpdate", "ScenarioBaseline", "ScenarioCheck", "ScenarioEntry", "ScenarioGate",
+__all__ = ["ScenarioBaseline", "ScenarioBaselineUpdate", "ScenarioCheck", "ScenarioEntry", "ScenarioGate",
            "ScenarioRegression", "ScenarioRun", "compare_scenarios", "evaluate_scenario_gate",
            "load_scenario_baseline", "reaches", "response_tokens", "result_tokens", "scenario_runs",
            "token_limit", "update_scenario_baseline", "write_scenario_baseline"]

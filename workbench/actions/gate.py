@@ -6,7 +6,7 @@ WorkbenchErrors (exit 2), an interrupted run raises `Stopped`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from ..model import Project, RowKey
 from ..reuse import RecordedRun, recorded_from_results
 from ..runners import make_runner
 from .checks import check_runnable
+from .scenarios import ScenarioFlags, ScenarioGateRun, prepare_scenarios
 from .signals import run_until_stopped
 
 
@@ -44,6 +45,7 @@ class GateRequest:
     update_baseline: bool = False
     record: bool = True  # keep the run in .workbench/ history
     reuse: bool = False  # re-score rows from the last run when nothing but evals/ changed (run --reuse)
+    scenarios: ScenarioFlags = field(default_factory=ScenarioFlags)  # the scenario gate's flags (seed 000)
 
     @property
     def partial(self) -> bool:
@@ -54,7 +56,8 @@ def gate_request(config: Config, *, sets: tuple[str, ...] = (), rows: tuple[str,
                  min_pass_rate: float | None = None, max_slowdown: float | None = None,
                  max_token_increase: float | None = None, allow_empty: bool = False,
                  baseline_path: str | None = None, update_baseline: bool = False,
-                 record: bool = True, reuse: bool = False) -> GateRequest:
+                 record: bool = True, reuse: bool = False,
+                 max_token_regression: float | None = None) -> GateRequest:
     """A request from command-line values; each one left as None falls back to `[baseline]`."""
     settings = GateSettings(
         min_pass_rate=min_pass_rate if min_pass_rate is not None else config.baseline.min_pass_rate,
@@ -64,7 +67,8 @@ def gate_request(config: Config, *, sets: tuple[str, ...] = (), rows: tuple[str,
         allow_empty=allow_empty,
     )
     path = Path(baseline_path) if baseline_path else config.root / config.baseline.path
-    return GateRequest(settings, path, sets, rows, update_baseline, record, reuse)
+    flags = ScenarioFlags(Path(baseline_path) if baseline_path else None, min_pass_rate, max_token_regression)
+    return GateRequest(settings, path, sets, rows, update_baseline, record, reuse, flags)
 
 
 @dataclass(slots=True)
@@ -84,13 +88,14 @@ class GateRun:
     check: BaselineCheck | None = None  # None without a baseline file (or with --update-baseline)
     history_problem: str | None = None  # why the run was not recorded
     baseline_update: BaselineUpdate | None = None
+    scenarios: ScenarioGateRun | None = None  # the scenario gate, in a project with scenarios
 
     @property
     def passed(self) -> bool:
-        """Exit 0? With --update-baseline: the baseline was written; otherwise the gate passed."""
-        if self.baseline_update is not None:
-            return self.baseline_update.written
-        return self.gate.passed
+        """Exit 0? With --update-baseline: the baselines were written; otherwise the gate passed."""
+        updates = [update.written for update in (self.baseline_update, self.scenarios and self.scenarios.update)
+                   if update is not None]
+        return all(updates) if updates else self.gate.passed
 
     def json_fields(self) -> dict[str, Any]:
         """The gate's part of the `--json` document."""
@@ -104,6 +109,8 @@ class GateRun:
             }
         if self.baseline_update is not None:
             fields["baseline_written"] = self.baseline_update.written
+        if self.scenarios is not None:
+            fields["gate"]["scenarios"] = self.scenarios.to_json()
         return fields
 
 
@@ -111,6 +118,10 @@ def run_gate(config: Config, request: GateRequest, on_event: EventSink | None = 
              runner_factory: RunnerFactory = make_runner) -> GateRun:
     """One headless iteration judged as a CI gate. Events stream to `on_event` while it runs."""
     project = check_runnable(config, watching=False)
+    scenarios = prepare_scenarios(project, request.scenarios, update=request.update_baseline,
+                                  partial=request.partial)
+    if scenarios is not None:  # --baseline names the scenario baseline; other results keep [baseline]'s file
+        request = replace(request, baseline_path=config.root / config.baseline.path)
     baseline = None if request.update_baseline else load_baseline(request.baseline_path)
     selection = RowFilter(sets=request.sets, rows=request.rows)
     unmatched = selection.unmatched(project)
@@ -125,17 +136,23 @@ def run_gate(config: Config, request: GateRequest, on_event: EventSink | None = 
     if fingerprint is not None and report.number is not None and not request.partial:
         save_record(config, ReuseRecord(report.number, fingerprint,
                                         {key: run.fingerprint for key, run in report.runs.items()}))
-    settings = request.settings
+    judged = report if scenarios is None else scenarios.others(report)  # scenarios have a gate of their own
+    settings = request.settings if scenarios is None else replace(request.settings, allow_empty=True)
     check = None
     if baseline is not None:
         check = compare_with_baseline(
-            report.results, baseline,
+            judged.results, baseline,
             slowdown=settings.max_slowdown if settings.max_slowdown is not None else DEFAULT_SLOWDOWN,
             token_increase=(settings.max_token_increase if settings.max_token_increase is not None
                             else DEFAULT_TOKEN_INCREASE))
-    gate = evaluate_gate(report, settings, check)
-    update = bless_as_baseline(request.baseline_path, report, gate) if request.update_baseline else None
-    return GateRun(request, report, gate, check, history_problem, update)
+    gate = evaluate_gate(judged, settings, check)
+    blessing = request.update_baseline and (scenarios is None or bool(judged.results))
+    update = bless_as_baseline(request.baseline_path, judged, gate) if blessing else None
+    run = GateRun(request, report, gate, check, history_problem, update)
+    if scenarios is not None:
+        run.gate, run.scenarios = scenarios.judge(report, gate, allow_empty=request.settings.allow_empty,
+                                                  update=request.update_baseline)
+    return run
 
 
 def recorded_runs(config: Config, fingerprint: str) -> dict[RowKey, RecordedRun] | None:

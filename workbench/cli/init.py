@@ -3,26 +3,40 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
 from .. import scaffold
+from ..dialects.scenarios import scaffold as scenarios_scaffold
 from .common import EXIT_FAILED, fail, project_argument
+
+UIPATH_NEXT = ("Next: add rows to the eval set, say how to run your target in workbench.toml, then "
+               "`workbench run`.")
+# --format NAME: (what creates its files, returning (created, kept, skipped); what to do next)
+FORMATS: dict[str, tuple[Callable[[Path], tuple[list[str], list[str], list[str]]], str]] = {
+    "uipath": (scaffold.init_project, UIPATH_NEXT),
+    "appilots": (scenarios_scaffold.init_scenarios, scenarios_scaffold.NEXT_STEPS),
+}
 
 
 @click.command("init")
 @project_argument
-def init_command(path: str | None) -> None:
+@click.option("--format", "file_format", type=click.Choice(sorted(FORMATS)), default="uipath", show_default=True,
+              help="uipath: the evals/ files Studio Web seeds; appilots: .appilots/scenarios/example.json.")
+def init_command(path: str | None, file_format: str) -> None:
     """Create evals/default/evaluators/exact-match-evaluator.json and an empty
-    evals/default/eval-sets/evaluation-set.json. Existing files are never overwritten."""
+    evals/default/eval-sets/evaluation-set.json (or, with --format, another format's starting files).
+    Existing files are never overwritten."""
     target = Path(path or ".").expanduser()
     if target.is_file():
         fail(f"{path} is a file; give the project folder")
     root = target.resolve()
     try:
         root.mkdir(parents=True, exist_ok=True)
-        created, kept, skipped = scaffold.init_project(root)
+        create, next_steps = FORMATS[file_format]
+        created, kept, skipped = create(root)
     except OSError as exc:
         fail(f"cannot write in {root}: {exc.strerror or exc}")
     for item in created:
@@ -34,5 +48,4 @@ def init_command(path: str | None) -> None:
     if not created:
         click.echo("nothing to do: the project already has what init would create", err=True)
         sys.exit(EXIT_FAILED)
-    click.echo("\nNext: add rows to the eval set, say how to run your target in workbench.toml, then "
-               "`workbench run`.")
+    click.echo(f"\n{next_steps}")

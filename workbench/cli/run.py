@@ -13,7 +13,16 @@ from ..errors import WorkbenchError
 from ..report.json_report import encode_document, report_document
 from ..report.junit import write_junit
 from ..report.text import TextReporter
-from .common import EXIT_FAILED, EXIT_OK, fail, load_project_config, project_argument, resolve_root, runner_options
+from .common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    fail,
+    load_project_config,
+    project_argument,
+    resolve_root,
+    runner_options,
+    scenario_options,
+)
 
 
 @click.command("run")
@@ -28,13 +37,18 @@ from .common import EXIT_FAILED, EXIT_OK, fail, load_project_config, project_arg
               help="Also write JUnit XML (one testcase per result) to FILE.")
 @click.option("--allow-empty", is_flag=True, help="Exit 0 when nothing ran (normally a failure).")
 @click.option("--min-pass-rate", type=click.FloatRange(0, 1), metavar="RATE",
-              help="Fraction of results that must pass (default 1.0: all; [baseline] min_pass_rate).")
+              help="Fraction of results that must pass (default 1.0: all; [baseline] min_pass_rate; "
+                   "for scenarios 0.95).")
 @click.option("--max-slowdown", type=click.FloatRange(min=0), metavar="FRACTION",
               help="Fail when a passing result is slower than the baseline by more than this (0.5 = +50%).")
 @click.option("--max-token-increase", type=click.FloatRange(min=0), metavar="FRACTION",
               help="Fail when a passing result uses more tokens than the baseline by more than this.")
+@click.option("--max-token-regression", type=click.FloatRange(min=0), metavar="FRACTION",
+              help="Scenarios: fail when a passing one uses more than (1 + this) × its baseline tokens "
+                   "(default 0.25).")
 @click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Baseline file (default workbench-baseline.json at the project root).")
+              help="Baseline file (default workbench-baseline.json at the project root; in a project with "
+                   "scenarios, the scenario baseline, default .appilots/eval-baseline.json).")
 @click.option("--update-baseline", is_flag=True,
               help="Write the baseline from this run; refused when the pass rate is below the minimum.")
 @click.option("--no-history", is_flag=True, help="Do not record this run in .workbench/ history.")
@@ -42,26 +56,32 @@ from .common import EXIT_FAILED, EXIT_OK, fail, load_project_config, project_arg
               help="Re-score rows from the last `run --reuse` instead of running them again when nothing "
                    "but evals/ changed since (and the row's inputs are the same).")
 @runner_options
+@scenario_options
 def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], as_json: bool, quiet: bool,
                 junit_path: str | None, allow_empty: bool, min_pass_rate: float | None, max_slowdown: float | None,
-                max_token_increase: float | None, baseline_path: str | None, update_baseline: bool,
-                no_history: bool, reuse: bool, command: str | None, timeout: float | None,
-                concurrency: int | None) -> None:
+                max_token_increase: float | None, max_token_regression: float | None, baseline_path: str | None,
+                update_baseline: bool, no_history: bool, reuse: bool, command: str | None, timeout: float | None,
+                concurrency: int | None, model: str | None, scenarios_dir: str | None) -> None:
     """Run every row of every eval set once and score it.
 
     Prints a line per result (PASS, FAIL or ERROR, with the reason) and a summary. With a baseline
     file present, also flags results that passed on the baseline and fail now, and passing results
     that got slower or use more tokens.
 
+    Scenarios (.appilots/scenarios/*.json) have a gate of their own: at least 95% of them pass, none
+    that passed on .appilots/eval-baseline.json fails now, and none costs more tokens than the baseline
+    allows (--max-token-regression).
+
     Exit status: 0 when at least one result ran and the gate passes (by default: every result passed
     and nothing regressed against the baseline); 1 when it does not, when a file had a problem, or
     when nothing ran (unless --allow-empty); 2 for usage or project errors.
     """
-    config = load_project_config(resolve_root(path), command=command, timeout=timeout, concurrency=concurrency)
+    config = load_project_config(resolve_root(path), command=command, timeout=timeout, concurrency=concurrency,
+                                 model=model, scenarios_dir=scenarios_dir)
     request = gate_request(config, sets=sets, rows=rows, min_pass_rate=min_pass_rate, max_slowdown=max_slowdown,
                            max_token_increase=max_token_increase, allow_empty=allow_empty,
                            baseline_path=baseline_path, update_baseline=update_baseline, record=not no_history,
-                           reuse=reuse)
+                           reuse=reuse, max_token_regression=max_token_regression)
     reporter = TextReporter(results=not as_json, quiet=quiet)
     try:
         run = run_gate(config, request, reporter)
@@ -93,11 +113,15 @@ def _print_gate(run: GateRun) -> None:
         click.echo(f"against the baseline {run.request.baseline_path.name}:")
         for regression in check.regressions:
             click.echo(f"  {regression.describe()}")
-    if not gate.passed and (check is not None or settings.min_pass_rate < 1.0 or not run.report.results):
+    for line in run.scenarios.lines() if run.scenarios is not None else ():
+        click.echo(line)
+    shown = check is not None or settings.min_pass_rate < 1.0 or not run.report.results or run.scenarios is not None
+    if not gate.passed and shown:
         click.echo("gate failed: " + "; ".join(gate.reasons))
 
 
 def _print_baseline_update(run: GateRun, quiet: bool) -> None:
+    _print_scenario_baseline_update(run, quiet)
     update = run.baseline_update
     if update is None:
         return
@@ -106,3 +130,15 @@ def _print_baseline_update(run: GateRun, quiet: bool) -> None:
     elif not quiet:
         click.echo(f"baseline written: {update.path} ({len(run.report.results)} results, "
                    f"pass rate {run.gate.pass_rate:.1%})")
+
+
+def _print_scenario_baseline_update(run: GateRun, quiet: bool) -> None:
+    update = run.scenarios.update if run.scenarios is not None else None
+    if update is None or run.scenarios is None:
+        return
+    if not update.written:
+        click.echo(f"workbench: scenario baseline NOT updated ({update.path.name} left as it was): {update.reason}",
+                   err=True)
+    elif not quiet:
+        gate = run.scenarios.gate
+        click.echo(f"scenario baseline written: {update.path} ({gate.total} scenarios, pass rate {gate.pass_rate:.1%})")

@@ -16,7 +16,7 @@ from ..config import Config
 from ..events import IterationReport
 from ..progress import IterationSummary, StopRules, final_summary, progress_line
 from ..report.text import TextReporter, format_problem
-from .common import EXIT_OK, load_project_config, project_argument, resolve_root, runner_options
+from .common import EXIT_OK, load_project_config, project_argument, resolve_root, runner_options, scenario_options
 
 
 class PlainPrinter:
@@ -56,8 +56,10 @@ class PlainPrinter:
               help="With --plain: stop (exit 1) once the loop is stalled ([watch] stall_after iterations "
                    "without more rows passing).")
 @runner_options
+@scenario_options
 def watch_command(path: str | None, plain: bool, verbose: bool, until_green: bool, max_iterations: int | None,
-                  stop_on_stall: bool, command: str | None, timeout: float | None, concurrency: int | None) -> None:
+                  stop_on_stall: bool, command: str | None, timeout: float | None, concurrency: int | None,
+                  model: str | None, scenarios_dir: str | None) -> None:
     """Run every row now and again whenever a file in the project changes, until Ctrl-C (or, with
     --plain, until a stop rule ends the loop).
 
@@ -72,7 +74,8 @@ def watch_command(path: str | None, plain: bool, verbose: bool, until_green: boo
     rules = StopRules(until_green=until_green, max_iterations=max_iterations, stop_on_stall=stop_on_stall)
     if rules.any and not plain:
         raise click.UsageError("--until-green, --max-iterations and --stop-on-stall need --plain")
-    config = load_project_config(resolve_root(path), command=command, timeout=timeout, concurrency=concurrency)
+    config = load_project_config(resolve_root(path), command=command, timeout=timeout, concurrency=concurrency,
+                                 model=model, scenarios_dir=scenarios_dir)
     check_runnable(config, watching=True)
     if not plain:
         from .tui_launch import launch_tui
