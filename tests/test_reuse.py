@@ -198,3 +198,33 @@ def test_run_reuse_rescores_one_shot_runs_until_something_outside_evals_changes(
     assert sorted(_runs(root)) == ["r0", "r1", "r2"]
     run_json("run", str(root), "--reuse")
     assert _runs(root) == []
+
+
+PYTHON_TARGET = """\
+import os
+
+def answer(inputs):
+    return {"double": inputs["x"] * 2, "pid": os.getpid()}
+"""
+
+
+def test_python_target_processes_outlive_an_evals_only_change(tmp_path: Path) -> None:
+    rows = [row(f"r{i}", {"x": i}, {"double": i * 2}) for i in range(2)]
+    root = make_project(tmp_path, sets={"doubles": rows}, evaluators={"exact-match-evaluator": evaluator("double")},
+                        config={"kind": "python", "callable": "agent:answer", "concurrency": 1, "timeout": 20},
+                        files={"agent.py": PYTHON_TARGET})
+
+    def pids(report: IterationReport) -> set[int]:
+        return {r.actual["pid"] for r in report.results if not r.reused}
+
+    async def go() -> None:
+        async with Loop(root) as loop:
+            first = pids(await loop.iterate("start"))
+            _edit_set(root, lambda doc: doc["evaluations"].append(row("r2", {"x": 2}, {"double": 4})))
+            second = await loop.iterate("change", SET_FILE)
+            assert second.ran_rows == 1 and pids(second) == first  # the same process served the new row
+            (root / "agent.py").write_text(PYTHON_TARGET + "\n# edited\n")
+            third = await loop.iterate("change", "agent.py")
+            assert pids(third).isdisjoint(first)  # code changed: new processes
+
+    asyncio.run(go())

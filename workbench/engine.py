@@ -28,7 +28,7 @@ from .events import (
 )
 from .model import EvalSet, EvaluatorDef, Project, Result, Row, RowKey, Verdict
 from .project import EVALS_DIR, EVALUATORS_DIR, load_project
-from .reuse import RecordedRun, digest
+from .reuse import RecordedRun, digest, runner_fingerprint
 from .runners import RUNNER_FAULTS, Runner, RunOutcome, make_runner, outcome_from_exception
 from .scoring import CriterionError, Score, ScoreInput, scorer_for, unsupported_message
 from .scoring.exact_match import ExactMatch
@@ -114,6 +114,25 @@ class Engine:
     def __init__(self, config: Config, runner_factory: RunnerFactory = make_runner) -> None:
         self.config = config
         self.runner_factory = runner_factory
+        # The loop (Session) keeps a completed iteration's runner for the next one; `run` doesn't.
+        self.keep_runners = False
+        self._kept: tuple[str, Runner] | None = None
+
+    async def _take_kept_runner(self, *, may_serve: bool) -> Runner | None:
+        """The runner kept from the last iteration when it may serve this one (nothing but evals/
+        changed, same runner settings): its worker processes and warm parent stay up. Else closed."""
+        kept, self._kept = self._kept, None
+        if kept is None:
+            return None
+        fingerprint, runner = kept
+        if may_serve and fingerprint == runner_fingerprint(self.config):
+            return runner
+        await asyncio.shield(runner.aclose())
+        return None
+
+    async def aclose(self) -> None:
+        """Release a runner kept between iterations."""
+        await self._take_kept_runner(may_serve=False)
 
     def load(self) -> Project:
         return load_project(self.config.root, self.config)
@@ -139,6 +158,9 @@ class Engine:
         planned = tuple(job.eval_set.key_of(job.row) for job in jobs)
         emit(IterationStarted(trigger, project, len(jobs), total_results, planned))
         runners: list[Runner] = []
+        kept = await self._take_kept_runner(may_serve=reuse is not None)
+        if kept is not None:
+            runners.append(kept)
 
         def runner_source() -> Runner:
             """The iteration's one runner, started when the first row needs a target."""
@@ -159,13 +181,18 @@ class Engine:
 
         shared = iter(jobs)
         workers = max(1, min(self.config.runner.concurrency, len(jobs)))
+        completed = False
         try:
             async with asyncio.TaskGroup() as group:
                 for _ in range(workers):
                     group.create_task(consume(shared))
+            completed = True
         finally:
-            for runner in runners:
-                await asyncio.shield(runner.aclose())
+            if completed and self.keep_runners and runners:
+                self._kept = (runner_fingerprint(self.config), runners[0])
+            else:
+                for runner in runners:
+                    await asyncio.shield(runner.aclose())
         collected.sort(key=lambda item: (item[0], item[1]))
         report.results = [result for _, _, result in collected]
         report.duration_s = time.perf_counter() - started

@@ -62,6 +62,7 @@ class Session:
     ) -> None:
         self.config = config
         self.engine = Engine(config, runner_factory)
+        self.engine.keep_runners = True  # worker and python processes outlive an evals/-only change
         self.on_event = on_event or (lambda _event: None)
         self.on_iteration = on_iteration or (lambda _report, _summary: None)
         self.on_notice = on_notice or (lambda _text: None)
@@ -207,6 +208,7 @@ class Session:
 
     async def aclose(self) -> None:
         await self.cancel()
+        await self.engine.aclose()
         if self.history is not None:
             self.history.close()
             self.history = None
