@@ -17,7 +17,6 @@ parts of JSON Schema are judged (`type`, `properties`, `required`, `additionalPr
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -103,27 +102,71 @@ def _declared_schema(doc: dict[str, Any], side: str, name: str, problems: list[P
 # -- checking values against a schema -----------------------------------------------------------------
 
 
-def _types(schema: dict[str, Any]) -> list[str]:
+def _types(schema: dict[str, Any]) -> tuple[str, ...]:
     declared = schema.get("type")
     if isinstance(declared, str):
-        return [declared]
-    return [t for t in declared if isinstance(t, str)] if isinstance(declared, list) else []
+        return (declared,)
+    return tuple(t for t in declared if isinstance(t, str)) if isinstance(declared, list) else ()
 
 
-def _has_type(value: Any, kind: str) -> bool:
-    if kind == "integer":
-        return (isinstance(value, int) and not isinstance(value, bool)) or (
-            isinstance(value, float) and value.is_integer())
-    if kind == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    wanted = {"string": str, "boolean": bool, "object": dict, "array": list}.get(kind)
-    if kind == "null":
-        return value is None
-    return True if wanted is None else isinstance(value, wanted)
+_PLAIN_TYPES: dict[str, type] = {"string": str, "boolean": bool, "object": dict, "array": list, "null": type(None)}
 
 
-def _key(where: str, key: str) -> str:
-    return f"{where}.{key}" if key.isidentifier() else f"{where}[{jsonio.dumps(key)}]"
+def _fits(value: Any, types: tuple[str, ...]) -> bool:
+    for kind in types:
+        if kind == "number":
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return True
+        elif kind == "integer":
+            if (isinstance(value, int) and not isinstance(value, bool)) or (
+                    isinstance(value, float) and value.is_integer()):
+                return True
+        elif kind not in _PLAIN_TYPES or isinstance(value, _PLAIN_TYPES[kind]):
+            return True  # an unknown type name is not ours to judge
+    return False
+
+
+@dataclass(slots=True, eq=False)
+class _Node:
+    """One schema node, read once per check (rows are many, schemas few): what a value must be."""
+
+    types: tuple[str, ...] = ()
+    options: list[Any] | None = None  # enum / const
+    properties: dict[str, _Node] | None = None
+    required: tuple[str, ...] = ()
+    extra: _Node | bool = True  # other keys: True allowed, False reported, a node: checked against it
+    items: _Node | None = None
+
+
+_TRUSTED = _Node()  # a part of the schema that isn't judged: everything fits
+
+
+def compile_schema(schema: Any, depth: int = 0) -> _Node:
+    if not isinstance(schema, dict) or depth > _MAX_DEPTH or any(k in schema for k in _COMBINATORS):
+        return _TRUSTED
+    raw = schema.get("properties")
+    properties = {k: compile_schema(v, depth + 1) for k, v in raw.items()} if isinstance(raw, dict) else None
+    raw_extra = schema.get("additionalProperties")
+    extra: _Node | bool = (compile_schema(raw_extra, depth + 1) if isinstance(raw_extra, dict)
+                           else not properties or raw_extra is True)
+    options = [schema["const"]] if "const" in schema else schema.get("enum")
+    required = schema.get("required")
+    items = schema.get("items")
+    return _Node(types=_types(schema), options=options if isinstance(options, list) and options else None,
+                 properties=properties, extra=extra,
+                 required=tuple(r for r in required if isinstance(r, str)) if isinstance(required, list) else (),
+                 items=compile_schema(items, depth + 1) if isinstance(items, dict) else None)
+
+
+def _where(path: tuple[Any, ...]) -> str:
+    """`inputs.details.rawScore`, `expectedOutput["odd key"]`, `inputs.items[2]` from a path of keys."""
+    text = path[0]
+    for part in path[1:]:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if part.isidentifier() else f"[{jsonio.dumps(part)}]"
+    return text
 
 
 def casing_hint(key: str, declared: list[str], *, output: bool = True) -> str:
@@ -141,50 +184,49 @@ def casing_hint(key: str, declared: list[str], *, output: bool = True) -> str:
 
 @dataclass(slots=True)
 class _Checker:
-    """Collects what doesn't fit one schema (`side` names it in messages: "input.schema")."""
+    """Collects what doesn't fit one schema (`side` names it in messages: "input.schema"). Places are
+    kept as tuples of keys and spelled out only for a finding: most values fit."""
 
     side: str
     found: list[str] = field(default_factory=list)
 
-    def value(self, value: Any, schema: Any, where: str, depth: int = 0) -> None:
-        if not isinstance(schema, dict) or depth > _MAX_DEPTH or any(k in schema for k in _COMBINATORS):
+    def value(self, value: Any, node: _Node, path: tuple[Any, ...]) -> None:
+        if node is _TRUSTED:
             return
-        types = _types(schema)
-        if types and not any(_has_type(value, kind) for kind in types):
+        if node.types and not _fits(value, node.types):
             shown = jsonio.dumps(value) if not isinstance(value, (dict, list)) else json_type(value)
-            self.found.append(f"{where} is {json_type(value)} ({_short(shown)}), but {self.side} says "
-                              f"{' or '.join(types)}")
+            self.found.append(f"{_where(path)} is {json_type(value)} ({_short(shown)}), but {self.side} says "
+                              f"{' or '.join(node.types)}")
             return
-        options = [schema["const"]] if "const" in schema else schema.get("enum")
-        if isinstance(options, list) and options and not any(strict_equal(value, o) for o in options):
-            allowed = ", ".join(_short(jsonio.dumps(o), 30) for o in options[:8])
-            self.found.append(f"{where} is {_short(jsonio.dumps(value))}, which {self.side} does not allow "
+        if node.options is not None and not any(strict_equal(value, o) for o in node.options):
+            allowed = ", ".join(_short(jsonio.dumps(o), 30) for o in node.options[:8])
+            self.found.append(f"{_where(path)} is {_short(jsonio.dumps(value))}, which {self.side} does not allow "
                               f"(one of: {allowed})")
             return
         if isinstance(value, dict):
-            self.object(value, schema, where, depth)
-        elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+            self.object(value, node, path)
+        elif isinstance(value, list) and node.items is not None and node.items is not _TRUSTED:
             for index, item in enumerate(value[:_MAX_ITEMS]):
-                self.value(item, schema["items"], f"{where}[{index}]", depth + 1)
+                self.value(item, node.items, (*path, index))
 
-    def object(self, value: dict[str, Any], schema: dict[str, Any], where: str, depth: int) -> None:
-        properties = schema.get("properties")
-        declared = list(properties) if isinstance(properties, dict) else []
-        extra = schema.get("additionalProperties")
+    def object(self, value: dict[str, Any], node: _Node, path: tuple[Any, ...]) -> None:
+        properties = node.properties or {}
         for key, item in value.items():
-            if key in declared:
-                self.value(item, properties[key], _key(where, key), depth + 1)  # type: ignore[index]
-            elif isinstance(extra, dict):
-                self.value(item, extra, _key(where, key), depth + 1)
-            elif declared and extra is not True:
-                self.found.append(f"{where} has {jsonio.dumps(key)}, which {self.side} does not declare"
-                                  + casing_hint(key, declared, output=self.side.startswith("output")))
-        required = schema.get("required")
-        lowered = {key.lower() for key in value}
-        for name in required if isinstance(required, list) else []:
-            # A key present in another casing was already reported, with the hint.
-            if isinstance(name, str) and name not in value and name.lower() not in lowered:
-                self.found.append(f"{where} lacks {jsonio.dumps(name)}, which {self.side} requires")
+            child = properties.get(key)
+            if child is not None:
+                if child is not _TRUSTED:
+                    self.value(item, child, (*path, key))
+            elif node.extra is False:
+                self.found.append(f"{_where(path)} has {jsonio.dumps(key)}, which {self.side} does not declare"
+                                  + casing_hint(key, list(properties), output=self.side.startswith("output")))
+            elif node.extra is not True:
+                self.value(item, node.extra, (*path, key))
+        missing = [name for name in node.required if name not in value]
+        if missing:
+            lowered = {key.lower() for key in value}
+            for name in missing:
+                if name.lower() not in lowered:  # present in another casing: already said, with the hint
+                    self.found.append(f"{_where(path)} lacks {jsonio.dumps(name)}, which {self.side} requires")
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -234,32 +276,54 @@ def _structural(project: Project, eval_set: EvalSet) -> list[EvaluatorDef]:
     return [e for e in found if e is not None and e.type_id in STRUCTURAL_TYPES and not e.target_error]
 
 
-def _row_findings(row: Row, evaluators: list[EvaluatorDef], contract: WorkflowContract) -> Iterator[str]:
-    if contract.input is not None:
+@dataclass(slots=True)
+class _Compiled:
+    """The contract's schemas read once for a whole check, with the schema under each target path."""
+
+    contract: WorkflowContract
+    input: _Node | None = None
+    output: _Node | None = None
+    paths: dict[str, _Node | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.input = compile_schema(self.contract.input) if self.contract.input is not None else None
+        self.output = compile_schema(self.contract.output) if self.contract.output is not None else None
+
+    def output_at(self, path: str) -> _Node | None:
+        if path not in self.paths:
+            schema = schema_at(self.contract.output, path)[0] if self.contract.output is not None else None
+            self.paths[path] = compile_schema(schema) if schema is not None else None
+        return self.paths[path]
+
+
+def _row_findings(row: Row, evaluators: list[EvaluatorDef], compiled: _Compiled) -> list[str]:
+    found: list[str] = []
+    if compiled.input is not None:
         checker = _Checker("input.schema")
-        checker.value(row.inputs, contract.input, "inputs")
-        yield from _capped(checker.found)
-    if contract.output is None:
-        return
+        checker.value(row.inputs, compiled.input, ("inputs",))
+        found += _capped(checker.found)
+    if compiled.output is None:
+        return found
     for evaluator in evaluators:
         expected = _expected(row.criteria.get(evaluator.ref))
         if expected is MISSING:
             continue
         checker = _Checker("output.schema")
-        label = f" ({evaluator.ref})" if len(evaluators) > 1 else ""
+        label = "expectedOutput" + (f" ({evaluator.ref})" if len(evaluators) > 1 else "")
         for path in ([WHOLE] if WHOLE in evaluator.target_paths else evaluator.target_paths):
             if path == WHOLE:
-                checker.value(expected, contract.output, "expectedOutput" + label)
+                checker.value(expected, compiled.output, (label,))
                 continue
             value = select(expected, path)
             if value is MISSING:
-                checker.found.append(f"expectedOutput{label} has no {jsonio.dumps(path)}, which "
-                                     f"{evaluator.ref}'s targetOutputKey compares (a missing path fails)")
+                checker.found.append(f"{label} has no {jsonio.dumps(path)}, which {evaluator.ref}'s "
+                                     "targetOutputKey compares (a missing path fails)")
                 continue
-            schema, _ = schema_at(contract.output, path)
-            if schema is not None:
-                checker.value(value, schema, f"expectedOutput{label}.{path}")
-        yield from _capped(checker.found)
+            node = compiled.output_at(path)
+            if node is not None:
+                checker.value(value, node, (label, *split_path(path)))
+        found += _capped(checker.found)
+    return found
 
 
 def _capped(found: list[str]) -> list[str]:
@@ -273,6 +337,7 @@ def contract_problems(project: Project, contract: WorkflowContract) -> list[Prob
     contract: errors pinned to their row (or naming the evaluator file)."""
     problems: list[Problem] = []
     targeted: set[tuple[str, str]] = set()
+    compiled = _Compiled(contract)
     for eval_set in project.sets:
         if eval_set.dialect != "uipath":
             continue
@@ -283,12 +348,10 @@ def contract_problems(project: Project, contract: WorkflowContract) -> list[Prob
                 problems.extend(_target_problems(project, evaluator, contract))
         file = relative(project.root, eval_set.path)
         for row in eval_set.rows:
-            if row.problem is not None:
-                continue
-            where = f"evaluations[{row.index}]" + (f" ({row.name!r})" if row.name else "")
-            key = eval_set.key_of(row)
-            problems.extend(Problem(file, f"{where}: {text}", "error", key)
-                            for text in _row_findings(row, evaluators, contract))
+            found = _row_findings(row, evaluators, compiled) if row.problem is None else None
+            if found:
+                where = f"evaluations[{row.index}]" + (f" ({row.name!r})" if row.name else "")
+                problems.extend(Problem(file, f"{where}: {text}", "error", eval_set.key_of(row)) for text in found)
     return problems
 
 
