@@ -153,6 +153,8 @@ class Overrides:
     scenarios_dir: str | None = None  # --dir
     cluster: str | None = None  # --cluster ADDRESS
     no_cache: bool = False  # --no-cache: ask the judge again instead of using remembered answers
+    tags: tuple[str, ...] = ()  # --tag: only rows with one of these tags, every iteration
+    kinds: tuple[str, ...] = ()  # --type: only rows of these types (capability, regression)
 
     def apply(self, config: Config) -> None:
         if self.no_cache:

@@ -8,6 +8,7 @@ runs an iteration kills every child it started (the runners clean up in `finally
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -67,7 +68,16 @@ class RowFilter:
         chosen = [s for s in project.sets if self.wants_set(s)]
         missing += [f"row {name!r}" for name in self.rows
                     if not any(r.id == name or r.name == name for s in chosen for r in s.rows)]
+        missing += [f"tag {tag!r}" for tag in self.tags if not any(tag in r.tags for s in chosen for r in s.rows)]
+        missing += [f"type {kind!r}" for kind in self.kinds if not any(r.kind == kind for s in chosen for r in s.rows)]
         return missing
+
+    def narrowed(self, tags: tuple[str, ...], kinds: tuple[str, ...]) -> RowFilter:
+        """This filter within `--tag` / `--type` (which hold for every iteration); tags or types the
+        filter names itself win."""
+        if not tags and not kinds:
+            return self
+        return dataclasses.replace(self, tags=self.tags or tags, kinds=self.kinds or kinds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +161,7 @@ class Engine:
         started = time.perf_counter()
         if project is None:
             project = await asyncio.to_thread(self.load)
-        selection = selection or RowFilter()
+        selection = (selection or RowFilter()).narrowed(self.config.overrides.tags, self.config.overrides.kinds)
         report = IterationReport(trigger=trigger, problems=list(project.problems), project=project)
         jobs = self._plan(project, selection)
         total_results = sum(len(job.plans) for job in jobs)

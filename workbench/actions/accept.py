@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..config import Config
+from ..dialects import dialect_for
 from ..history import DB_NAME, HistoryError, HistoryStore
 from ..model import EvalSet, Project, Result, Row
 from ..project import load_project
@@ -32,9 +33,17 @@ class AcceptPreview:
         return self.plan.changed
 
 
+def refuse_format(eval_set: EvalSet, row: Row) -> None:
+    """Refused when the row's format has no expected output to write (a conversation eval)."""
+    reason = dialect_for(eval_set.dialect).accept_refusal
+    if reason:
+        raise Refused(f"{row.label!r} {reason}")
+
+
 def preview_accept(project: Project, eval_set: EvalSet, row: Row, results: Iterable[Result | None]) -> AcceptPreview:
     """Accepting the row's results as they are on screen (every evaluator that compares with
     expectedOutput; the others become notes). Raises Refused when none can be accepted."""
+    refuse_format(eval_set, row)
     evaluators = project.evaluators_of(eval_set.scope)
     kept, notes = acceptable([r for r in results if r is not None], evaluators)
     try:
@@ -55,6 +64,7 @@ def preview_recorded_accept(config: Config, set_name: str, row_ref: str, *, eval
     project = load_project(config.root, config)
     eval_set = find_set(project, set_name)
     row = find_row(eval_set, row_ref)
+    refuse_format(eval_set, row)
     if not (config.state_dir / DB_NAME).is_file():
         raise Refused(f"no recorded output to accept: nothing has run in {config.root} yet. "
                       f"Run it first: workbench run --set {eval_set.stem} --row {row.id}")

@@ -123,7 +123,8 @@ def run_gate(config: Config, request: GateRequest, on_event: EventSink | None = 
     if scenarios is not None:  # --baseline names the scenario baseline; other results keep [baseline]'s file
         request = replace(request, baseline_path=config.root / config.baseline.path)
     baseline = None if request.update_baseline else load_baseline(request.baseline_path)
-    selection = RowFilter(sets=request.sets, rows=request.rows)
+    selection = RowFilter(sets=request.sets, rows=request.rows).narrowed(config.overrides.tags,
+                                                                      config.overrides.kinds)
     unmatched = selection.unmatched(project)
     if unmatched:
         raise WorkbenchError(f"nothing matches {' and '.join(unmatched)} ({known_names(project, selection)})")

@@ -77,6 +77,29 @@ def runner_options(func: F) -> F:
     return func
 
 
+_TAGS, _KINDS = "workbench.tags", "workbench.kinds"
+EVAL_TYPES = ("capability", "regression")
+
+
+def _remember_values(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """Like `_remember_flag`, for repeatable options: kept on the context for `load_project_config`."""
+    if value:
+        ctx.meta[f"workbench.{param.name}"] = tuple(dict.fromkeys(value))
+    return value
+
+
+def row_filter_options(func: F) -> F:
+    """--tag / --type (repeatable): only the rows with one of the tags / of one of the types, in every
+    iteration. Rows without tags (every UiPath row) are left out by --tag."""
+    func = click.option("--type", "kinds", multiple=True, type=click.Choice(EVAL_TYPES), expose_value=False,
+                        callback=_remember_values,
+                        help="Only conversation evals of this type (capability or regression). Repeatable.")(func)
+    func = click.option("--tag", "tags", multiple=True, metavar="TAG", expose_value=False, callback=_remember_values,
+                        help="Only rows tagged TAG (conversation evals' tags); untagged rows are left out. "
+                             "Repeatable: a row with any of the tags runs.")(func)
+    return func
+
+
 def scenario_options(func: F) -> F:
     """--model / --dir, for projects with scenarios (seed 000); both kept across re-reads."""
     func = click.option("--dir", "scenarios_dir", type=click.Path(file_okay=False), metavar="PATH",
@@ -102,7 +125,9 @@ def load_project_config(root: Path, *, command: str | None = None, timeout: floa
             fail("--command is empty")
     folder = str(Path(scenarios_dir).expanduser().resolve()) if scenarios_dir else None  # from where it was typed
     ctx = click.get_current_context(silent=True)
+    meta = ctx.meta if ctx else {}
     config.overrides = Overrides(command=argv, timeout=timeout, concurrency=concurrency, model=model,
-                                 scenarios_dir=folder, no_cache=bool(ctx and ctx.meta.get(_NO_CACHE)))
+                                 scenarios_dir=folder, no_cache=bool(ctx and ctx.meta.get(_NO_CACHE)),
+                                 tags=meta.get(_TAGS, ()), kinds=meta.get(_KINDS, ()))
     config.overrides.apply(config)
     return config

@@ -20,6 +20,7 @@ from .common import (
     load_project_config,
     project_argument,
     resolve_root,
+    row_filter_options,
     runner_options,
     scenario_options,
 )
@@ -57,6 +58,7 @@ from .common import (
                    "but evals/ changed since (and the row's inputs are the same).")
 @runner_options
 @scenario_options
+@row_filter_options
 def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], as_json: bool, quiet: bool,
                 junit_path: str | None, allow_empty: bool, min_pass_rate: float | None, max_slowdown: float | None,
                 max_token_increase: float | None, max_token_regression: float | None, baseline_path: str | None,

@@ -16,7 +16,15 @@ from ..config import Config
 from ..events import IterationReport
 from ..progress import IterationSummary, StopRules, final_summary, progress_line
 from ..report.text import TextReporter, format_problem
-from .common import EXIT_OK, load_project_config, project_argument, resolve_root, runner_options, scenario_options
+from .common import (
+    EXIT_OK,
+    load_project_config,
+    project_argument,
+    resolve_root,
+    row_filter_options,
+    runner_options,
+    scenario_options,
+)
 
 
 class PlainPrinter:
@@ -57,6 +65,7 @@ class PlainPrinter:
                    "without more rows passing).")
 @runner_options
 @scenario_options
+@row_filter_options
 def watch_command(path: str | None, plain: bool, verbose: bool, until_green: bool, max_iterations: int | None,
                   stop_on_stall: bool, command: str | None, timeout: float | None, concurrency: int | None,
                   model: str | None, scenarios_dir: str | None) -> None:

@@ -154,6 +154,7 @@ class Dialect:
     name: ClassVar[str] = ""
     expects: ClassVar[str] = ""  # where its files go, for "no eval sets found: expected ..."
     needs_target: ClassVar[bool] = True  # False: rows run without the project's target (replays)
+    accept_refusal: ClassVar[str] = ""  # why `accept` can't bless this format's rows, when it can't
 
     def present(self, root: Path, config: Config | None) -> bool:
         """Whether `root` holds files of this format (decides whether `load` runs)."""

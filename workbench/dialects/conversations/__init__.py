@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 class ConversationsDialect(Dialect):
     name = "conversations"
     expects = f"{EVALS_DIR}/**/*{SUFFIX}"
+    accept_refusal = ("is a conversation eval: its assertions are checked turn by turn and there is no single "
+                      "expected output to accept; edit the assertions in its .eval.json file instead")
 
     def present(self, root: Path, config: Config | None) -> bool:
         return next(eval_files(root / EVALS_DIR), None) is not None
