@@ -14,6 +14,7 @@ EXPECTED_TYPES = {
     "uipath-llm-judge-output-semantic-similarity", "uipath-llm-judge-output-strict-json-similarity",
     "workbench-assertions",
     "workbench-replay-expect",  # the `expect` of scripted replays (seed 001)
+    "workbench-conversation",  # the `conversation` evaluator of conversation evals (seed 002)
 }
 
 
