@@ -8,10 +8,12 @@ A new view is one module here with a `DetailView` subclass (compose its widgets;
 from __future__ import annotations
 
 from .base import DetailContext, DetailView
+from .conversation import ConversationView
 from .expected_actual import ExpectedActualView
 
 DETAIL_VIEWS: dict[str, type[DetailView]] = {
     "uipath": ExpectedActualView,
+    "conversations": ConversationView,
 }
 
 DEFAULT_VIEW: type[DetailView] = ExpectedActualView
