@@ -10,10 +10,12 @@ from __future__ import annotations
 from .base import DetailContext, DetailView
 from .conversation import ConversationView
 from .expected_actual import ExpectedActualView
+from .replay import ReplayView
 
 DETAIL_VIEWS: dict[str, type[DetailView]] = {
     "uipath": ExpectedActualView,
     "conversations": ConversationView,
+    "replays": ReplayView,
 }
 
 DEFAULT_VIEW: type[DetailView] = ExpectedActualView
