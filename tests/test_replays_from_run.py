@@ -9,7 +9,7 @@ from typing import Any
 
 from helpers.checks import tree_digest
 from helpers.cli import run_json, run_workbench
-from helpers.project import COMMAND_CONFIG, make_project, row
+from helpers.project import COMMAND_CONFIG, UIP_CONFIG, WORKFLOW_JSON, make_project, row
 from helpers.replays import TOOLS, copy_example
 
 AGENT = '''\
@@ -68,6 +68,22 @@ def test_a_traced_command_targets_run_becomes_a_case_that_replays_the_same(tmp_p
     assert replayed["verdict"] == "PASS"
     assert replayed["actual"]["status"] == "completed"
     assert replayed["actual"]["output"] == recorded["actual"]
+
+
+def test_a_uipath_row_run_by_uip_becomes_a_case_with_the_same_output(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "p", sets={"grading": [row("verdict", {"output": "approved"}, {"result": "approved"},
+                                                              id="v1")]},
+                        config=UIP_CONFIG, files={"Workflow.json": WORKFLOW_JSON})
+    first, doc = run_json("run", str(root))
+    assert first.returncode == 0, first.stdout + first.stderr
+    recorded = results_by_name(doc)["verdict"]["actual"]
+    proc = run_workbench("add-row", str(root), "--from-run", "1", "--row", "v1", "--script")
+    assert proc.returncode == 0, proc.stderr
+    case = json.loads((root / "evals" / "v1.script.json").read_text())
+    assert case["script"] == [{"type": "assistant.output", "content": recorded}]
+    again, doc = run_json("run", str(root), "--set", "scripts")
+    assert again.returncode == 0, again.stdout
+    assert results_by_name(doc)["v1"]["actual"] == {"status": "completed", "output": recorded}
 
 
 def test_replayed_cases_copied_from_a_run_replay_to_the_same_status_and_output(tmp_path: Path) -> None:
