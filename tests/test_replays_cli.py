@@ -55,3 +55,14 @@ def test_an_empty_evals_folder_fails_unless_allow_empty(tmp_path: Path) -> None:
     assert "no way to run the target" not in proc.stderr
     allowed = run_workbench("run", str(root), "--allow-empty")
     assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+
+
+def test_init_plico_makes_a_project_whose_smoke_case_passes_with_no_runner(tmp_path: Path) -> None:
+    root = tmp_path / "new"
+    made = run_workbench("init", str(root), "--format", "plico")
+    assert made.returncode == 0 and "created evals/smoke.script.json" in made.stdout
+    assert "created tools.json" in made.stdout
+    proc, doc = run_json("run", str(root))
+    assert proc.returncode == 0 and verdicts(doc) == {"smoke [expect]": "PASS"}
+    again = run_workbench("init", str(root), "--format", "plico")
+    assert again.returncode == 1 and "kept    tools.json" in again.stdout

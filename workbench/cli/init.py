@@ -11,6 +11,7 @@ import click
 from .. import scaffold
 from ..dialects.conversations import scaffold as conversations_scaffold
 from ..dialects.scenarios import scaffold as scenarios_scaffold
+from ..replay import scaffold as replays_scaffold
 from .common import EXIT_FAILED, fail, project_argument
 
 UIPATH_NEXT = ("Next: add rows to the eval set, say how to run your target in workbench.toml, then "
@@ -20,6 +21,7 @@ FORMATS: dict[str, tuple[Callable[[Path], tuple[list[str], list[str], list[str]]
     "uipath": (scaffold.init_project, UIPATH_NEXT),
     "appilots": (scenarios_scaffold.init_scenarios, scenarios_scaffold.NEXT_STEPS),
     "botpress": (conversations_scaffold.init_conversations, conversations_scaffold.NEXT_STEPS),
+    "plico": (replays_scaffold.init_replays, replays_scaffold.NEXT_STEPS),
 }
 
 
@@ -27,7 +29,8 @@ FORMATS: dict[str, tuple[Callable[[Path], tuple[list[str], list[str], list[str]]
 @project_argument
 @click.option("--format", "file_format", type=click.Choice(sorted(FORMATS)), default="uipath", show_default=True,
               help="uipath: the evals/ files Studio Web seeds; appilots: .appilots/scenarios/example.json; "
-                   "botpress: evals/greeting.eval.json (a conversation eval).")
+                   "botpress: evals/greeting.eval.json (a conversation eval); plico: tools.json and "
+                   "evals/smoke.script.json (scripted replays, no target).")
 def init_command(path: str | None, file_format: str) -> None:
     """Create evals/default/evaluators/exact-match-evaluator.json and an empty
     evals/default/eval-sets/evaluation-set.json (or, with --format, another format's starting files).
