@@ -87,12 +87,13 @@ def _match_any(listed: list[ExpectedAction], actual: list[ActualAction], offset:
     """Every listed action answered by a distinct actual one (indices in the pairs are + offset)."""
     matched = maximum_matching(len(listed), len(actual), lambda i, j: mismatch(listed[i], actual[j]) is None)
     pairs = [(i + offset, actual[j].index) for i, j in sorted(matched.items())]
-    lines = [_why_missing(action, actual, used={actual[j].index for j in matched.values()})
+    lines = [why_missing(action, actual, used={actual[j].index for j in matched.values()})
              for i, action in enumerate(listed) if i not in matched]
     return pairs, lines
 
 
-def _why_missing(action: ExpectedAction, actual: list[ActualAction], used: set[int]) -> str:
+def why_missing(action: ExpectedAction, actual: list[ActualAction], used: set[int]) -> str:
+    """Why no actual action answers the listed `action` (`used`: actual indices other listed ones took)."""
     same = [a for a in actual if a.type == action.type]
     if not same:
         shown = ", ".join(describe(a) for a in actual) or "none"
@@ -226,4 +227,4 @@ class ScenarioExpect:
         return boolean(result.ok, "\n".join(result.lines), data.criterion)
 
 
-__all__ = ["SCENARIO_EXPECT", "Evaluation", "ScenarioExpect", "evaluate", "folded", "judge"]
+__all__ = ["SCENARIO_EXPECT", "Evaluation", "ScenarioExpect", "evaluate", "folded", "judge", "why_missing"]

@@ -11,11 +11,13 @@ from .base import DetailContext, DetailView
 from .conversation import ConversationView
 from .expected_actual import ExpectedActualView
 from .replay import ReplayView
+from .scenario import ScenarioView
 
 DETAIL_VIEWS: dict[str, type[DetailView]] = {
     "uipath": ExpectedActualView,
     "conversations": ConversationView,
     "replays": ReplayView,
+    "appilots": ScenarioView,
 }
 
 DEFAULT_VIEW: type[DetailView] = ExpectedActualView
