@@ -8,6 +8,7 @@ never collide. Old iterations are pruned to `[history] retention`.
 
 from __future__ import annotations
 
+import shlex
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -153,6 +154,44 @@ def _parse_time(text: str) -> datetime:
         return datetime.fromtimestamp(0, UTC)
 
 
+# What a damaged file looks like from here: SQLite's own verdicts, text that is not UTF-8, and stored
+# values of the wrong kind (a verdict reading "PAQS", a number stored as text).
+_DAMAGE_WORDS = ("malformed", "not a database", "corrupt", "disk image")
+_DECODE_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError)  # ValueError: UnicodeDecodeError too
+
+
+def _trouble(path: Path, doing: str, exc: BaseException) -> HistoryError:
+    """The HistoryError for `exc`. A damaged file says how to start afresh: the history is only a record, so
+    moving it aside loses nothing else, and workbench carries on without it meanwhile."""
+    damaged = isinstance(exc, _DECODE_ERRORS) or (
+        isinstance(exc, sqlite3.DatabaseError) and any(word in str(exc).lower() for word in _DAMAGE_WORDS))
+    if not damaged:
+        return HistoryError(f"cannot {doing} history at {path}: {exc}")
+    why = "it holds text that is not UTF-8" if isinstance(exc, UnicodeDecodeError) else str(exc)[:200]
+    aside = shlex.quote(str(path.parent / "damaged"))
+    return HistoryError(f"the history file {path} is damaged ({why}). Everything else works without it; to start "
+                        f"a fresh history, move it aside with its -wal/-shm files: mkdir -p {aside} && "
+                        f"mv {shlex.quote(str(path))}* {aside}/")
+
+
+_INFO_TYPES = (int, str, str, str, str, int, int, int, int, int, int, int, (int, float), str)
+_RESULT_TYPES = (int, int, str, str, str, str, str, (str, type(None)), str, (int, float), str, (str, type(None)),
+                 (str, type(None)), (int, float), str, str)
+
+
+def _checked(row: tuple[Any, ...], types: tuple[Any, ...]) -> tuple[Any, ...]:
+    """`row` when every column holds the kind of value the schema promises (a damaged file can hold any)."""
+    if len(row) != len(types) or not all(isinstance(v, t) and v is not True and v is not False
+                                         for v, t in zip(row, types, strict=False)):
+        raise TypeError("a stored row holds values of the wrong kind")
+    return row
+
+
+def _json_list(text: str | None) -> list[Any]:
+    value = _load_json(text)
+    return value if isinstance(value, list) else []
+
+
 class HistoryStore:
     """The project's iteration history. Use `HistoryStore.open(config)`; close when done."""
 
@@ -167,8 +206,8 @@ class HistoryStore:
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(_SCHEMA)
             self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        except (sqlite3.Error, OSError) as exc:
-            raise HistoryError(f"cannot open history at {path}: {exc}") from None
+        except (sqlite3.Error, OSError, UnicodeDecodeError) as exc:
+            raise _trouble(path, "open", exc) from None
 
     @classmethod
     def open(cls, config: Config) -> HistoryStore:
@@ -193,8 +232,8 @@ class HistoryStore:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise HistoryError(f"cannot write history at {self.path}: {exc}") from None
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
+            raise _trouble(self.path, "write", exc) from None
 
     # -- writing -----------------------------------------------------------------------------------
 
@@ -207,6 +246,8 @@ class HistoryStore:
         finished = datetime.now(UTC)
         with self._write() as db:
             (latest,) = db.execute("SELECT COALESCE(MAX(number), 0) FROM iterations").fetchone()
+            if not isinstance(latest, int):
+                raise _trouble(self.path, "write", TypeError("the newest iteration number is not a number"))
             number = latest + 1
             db.execute(
                 "INSERT INTO iterations VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -239,11 +280,13 @@ class HistoryStore:
     def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         try:
             return self._db.execute(sql, args).fetchall()
-        except sqlite3.Error as exc:
-            raise HistoryError(f"cannot read history at {self.path}: {exc}") from None
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
+            raise _trouble(self.path, "read", exc) from None
 
     def latest_number(self) -> int | None:
         (number,) = self._query("SELECT MAX(number) FROM iterations")[0]
+        if number is not None and not isinstance(number, int):
+            raise _trouble(self.path, "read", TypeError("an iteration number is not a number"))
         return number
 
     def iterations(self, limit: int | None = None) -> list[IterationInfo]:
@@ -261,7 +304,7 @@ class HistoryStore:
     def _previous_full_passed(self, before: int) -> int | None:
         rows = self._query("SELECT passed FROM iterations WHERE number < ? AND partial = 0 "
                            "ORDER BY number DESC LIMIT 1", (before,))
-        return rows[0][0] if rows else None
+        return self._column_rows(rows, (int,))[0][0] if rows else None
 
     def iteration(self, number: int) -> IterationInfo | None:
         rows = self._query("SELECT * FROM iterations WHERE number = ?", (number,))
@@ -273,15 +316,24 @@ class HistoryStore:
             info.change = None if previous is None else info.passed - previous
         return info
 
-    @staticmethod
-    def _info(row: tuple[Any, ...]) -> IterationInfo:
-        (number, started, finished, kind, files, partial, total, passed, failed, errors, rows_total,
-         rows_passed, duration, problems) = row
-        problem_list = [Problem(p.get("file", "?"), p.get("message", ""), p.get("severity", "error"))
-                        for p in (_load_json(problems) or []) if isinstance(p, dict)]
-        return IterationInfo(number, _parse_time(started), _parse_time(finished),
-                             Trigger(kind, tuple(_load_json(files) or ())), bool(partial), total, passed, failed,
-                             errors, rows_total, rows_passed, duration, problem_list)
+    def _column_rows(self, rows: list[tuple[Any, ...]], types: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        try:
+            return [_checked(row, types) for row in rows]
+        except TypeError as exc:
+            raise _trouble(self.path, "read", exc) from None
+
+    def _info(self, row: tuple[Any, ...]) -> IterationInfo:
+        """One iteration's line; HistoryError when what is stored can't be one."""
+        try:
+            (number, started, finished, kind, files, partial, total, passed, failed, errors, rows_total,
+             rows_passed, duration, problems) = _checked(row, _INFO_TYPES)
+            problem_list = [Problem(str(p.get("file", "?")), str(p.get("message", "")), str(p.get("severity", "error")))
+                            for p in _json_list(problems) if isinstance(p, dict)]
+            return IterationInfo(number, _parse_time(started), _parse_time(finished),
+                                 Trigger(kind, tuple(str(f) for f in _json_list(files))), bool(partial), total,
+                                 passed, failed, errors, rows_total, rows_passed, duration, problem_list)
+        except _DECODE_ERRORS as exc:
+            raise _trouble(self.path, "read", exc) from None
 
     def results(self, number: int) -> list[Result]:
         rows = self._query("SELECT * FROM results WHERE iteration = ? ORDER BY position", (number,))
@@ -308,16 +360,19 @@ class HistoryStore:
         """(number, passed, total) of recent full iterations, oldest first: for sparklines."""
         rows = self._query("SELECT number, passed, total FROM iterations WHERE partial = 0 "
                            "ORDER BY number DESC LIMIT ?", (limit,))
-        return list(reversed(rows))
+        return list(reversed(self._column_rows(rows, (int, int, int))))
 
-    @staticmethod
-    def _result(row: tuple[Any, ...]) -> Result:
-        (_, _, scope, set_file, row_id, row_name, evaluator, evaluator_type, verdict, score, detail, actual,
-         expected, duration_ms, trace, log) = row
-        return Result(scope=scope, set_file=set_file, row_id=row_id, row_name=row_name, evaluator=evaluator,
-                      verdict=Verdict(verdict), score=score, detail=detail, actual=_load_json(actual),
-                      expected=_load_json(expected), duration_ms=duration_ms, evaluator_type=evaluator_type,
-                      trace=_load_json(trace) or [], log=log)
+    def _result(self, row: tuple[Any, ...]) -> Result:
+        """One stored result; HistoryError when what is stored can't be one (a verdict reading "PAQS")."""
+        try:
+            (_, _, scope, set_file, row_id, row_name, evaluator, evaluator_type, verdict, score, detail, actual,
+             expected, duration_ms, trace, log) = _checked(row, _RESULT_TYPES)
+            return Result(scope=scope, set_file=set_file, row_id=row_id, row_name=row_name, evaluator=evaluator,
+                          verdict=Verdict(verdict), score=score, detail=detail, actual=_load_json(actual),
+                          expected=_load_json(expected), duration_ms=duration_ms, evaluator_type=evaluator_type,
+                          trace=[e for e in _json_list(trace) if isinstance(e, dict)], log=log)
+        except _DECODE_ERRORS as exc:
+            raise _trouble(self.path, "read", exc) from None
 
 
 @dataclass(slots=True)
