@@ -21,7 +21,7 @@ from .. import jsonio
 from ..config import Config
 from ..dialects.base import EVALS_DIR, LoadContext
 from ..history import HistoryStore
-from ..model import EvalSet, Project, Result, results_by_row
+from ..model import EvalSet, Project, Result, RowKey, results_by_row
 from ..replay.from_run import NotACase, case_from_result
 from ..replay.script import SUFFIX, TOOL_CALL
 from ..replay.tools import load_toolbox
@@ -56,9 +56,9 @@ class NewCase:
     notes: list[str] = field(default_factory=list)
 
 
-def recorded_row(config: Config, iteration: int, row_ref: str) -> RecordedRow:
-    """The run of row `row_ref` (its id, else its name) in `iteration`. Refused naming the iteration or
-    the row when history has no such thing."""
+def recorded_row(config: Config, iteration: int, row_ref: str | RowKey) -> RecordedRow:
+    """The run of row `row_ref` (its id, else its name, or exactly that row's key) in `iteration`.
+    Refused naming the iteration or the row when history has no such thing."""
     with HistoryStore.open(config) as store:
         if not 1 <= iteration < 2**63 or store.iteration(iteration) is None:
             latest = store.latest_number()
@@ -66,6 +66,10 @@ def recorded_row(config: Config, iteration: int, row_ref: str) -> RecordedRow:
             raise Refused(f"there is no iteration {iteration} in the history ({have})")
         results = store.results(iteration)
     rows = results_by_row(results)
+    if isinstance(row_ref, RowKey):
+        if row_ref not in rows:
+            raise Refused(f"iteration {iteration} did not run row {row_ref.row_id!r} of {row_ref.set_file}")
+        return RecordedRow(iteration, rows[row_ref][0])
     groups = [group for key, group in rows.items() if key.row_id == row_ref]
     groups = groups or [group for group in rows.values() if group[0].row_name == row_ref]
     if not groups:

@@ -1,0 +1,93 @@
+"""The history tab's `c`: turn the selected row's run in the highlighted iteration into a scripted case
+(`evals/<name>.script.json`), previewed first. The use case is `workbench.actions.from_run` (shared
+with `workbench add-row --from-run --script`); this screen only names, shows and confirms."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+from ..actions.from_run import NewCase, RecordedRow, write_case
+from ..actions.writing import Refused
+from ..errors import WorkbenchError
+from ..textsafe import one_line, printable
+
+Planner = Callable[[str], NewCase]  # the case for a name, or Refused
+
+
+class CaseFromRunScreen(ModalScreen[bool]):
+    """Name (the row's id by default) → the case file as it will be written → Write. Dismisses True once
+    written."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "confirm", "Write", show=False),
+        Binding("escape", "cancel", "Cancel", show=False),
+    ]
+
+    def __init__(self, recorded: RecordedRow, plan: Planner) -> None:
+        super().__init__()
+        self.recorded = recorded
+        self.plan = plan
+        self.case: NewCase | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="case-from-run-box", classes="dialog"):
+            title = Text("New scripted case from a recorded run\n", "bold")
+            title.append(f"{one_line(self.recorded.where, 100)} · nothing runs again", "dim")
+            yield Static(title)
+            yield Label("Name (the file is evals/<name>.script.json)")
+            yield Input(value=self.recorded.result.row_id, id="case-name")
+            yield Static(id="case-status")
+            with VerticalScroll(classes="dialog-scroll"):
+                yield Static(id="case-preview")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Write it (ctrl+s)", variant="success", id="case-write")
+                yield Button("Cancel (Esc)", id="case-cancel")
+
+    def on_mount(self) -> None:
+        self._replan(self.recorded.result.row_id)
+
+    @on(Input.Changed, "#case-name")
+    def _name_changed(self, event: Input.Changed) -> None:
+        self._replan(event.value)
+
+    def _replan(self, name: str) -> None:
+        status = self.query_one("#case-status", Static)
+        preview = self.query_one("#case-preview", Static)
+        try:
+            self.case = self.plan(name)
+        except WorkbenchError as exc:
+            self.case = None
+            status.update(Text(printable(str(exc)), "red"))
+            preview.update("")
+        else:
+            notes = "\n".join(f"note: {printable(note)}" for note in self.case.notes)
+            status.update(Text(f"new file {printable(self.case.display)}" + (f"\n{notes}" if notes else ""),
+                               "yellow" if notes else "green"))
+            preview.update(Text(printable(self.case.text)))
+        self.query_one("#case-write", Button).disabled = self.case is None
+
+    @on(Button.Pressed, "#case-write")
+    def action_confirm(self) -> None:
+        if self.case is None:
+            return
+        try:
+            write_case(self.case)
+        except Refused as exc:
+            self.app.notify(f"Not written: {exc}", severity="error", timeout=10)
+            self._replan(self.case.name)
+            return
+        self.app.notify(f"Added case {self.case.name!r} as {self.case.display}", timeout=4)
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#case-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(False)
