@@ -1,5 +1,6 @@
 """What a one-shot `workbench run --reuse` compares to decide "nothing but evals/ changed": a fingerprint
-of every project file outside evals/ (the target's code, `workbench.toml`, data files) plus the runner
+of every project file outside the eval folders (evals/, a scenarios folder) — the target's code,
+`workbench.toml`, data files — plus the runner
 settings, and the per-row fingerprints of what ran, recorded with the iteration that ran them.
 
 Hashing a big project on every run would cost more than it saves, so a file whose size and mtime are
@@ -16,8 +17,8 @@ from typing import Any
 
 from . import jsonio
 from .config import Config
+from .dialects import eval_folders
 from .model import RowKey
-from .project import EVALS_DIR
 from .reuse import runner_fingerprint
 from .watching import ChangeFilter
 from .writeback.atomic import write_atomically
@@ -40,11 +41,12 @@ def _project_files(config: Config) -> list[tuple[str, Path]]:
     """Every file outside evals/ that the watcher would react to, as (posix relative path, path)."""
     root = config.root
     accept = ChangeFilter(root, config.watch.ignore)
+    eval_dirs = {root / folder for folder in eval_folders(root, config)}
     found: list[tuple[str, Path]] = []
     for folder, dirs, files in os.walk(root):
         here = Path(folder)
         rel_dir = here.relative_to(root)
-        dirs[:] = sorted(d for d in dirs if not (rel_dir == Path(".") and d == EVALS_DIR)
+        dirs[:] = sorted(d for d in dirs if here / d not in eval_dirs
                          and accept(None, str(here / d / "x")))  # type: ignore[arg-type]
         for name in sorted(files):
             path = here / name

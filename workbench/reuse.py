@@ -18,6 +18,7 @@ from typing import Any
 
 from . import jsonio
 from .config import Config
+from .dialects import eval_folders
 from .model import Result, RowKey, Verdict, results_by_row
 from .project import EVALS_DIR
 from .runners import RunOutcome
@@ -44,10 +45,12 @@ def runner_fingerprint(config: Config) -> str:
     return digest(settings)
 
 
-def only_evals_changed(files: Iterable[str]) -> bool:
-    """True when every changed file (paths relative to the project root) is under evals/."""
+def only_evals_changed(files: Iterable[str], folders: Iterable[str] = (EVALS_DIR,)) -> bool:
+    """True when every changed file (paths relative to the project root) is inside one of the eval
+    `folders` (evals/, and the folders of formats kept elsewhere: see `dialects.eval_folders`)."""
     changed = list(files)
-    return bool(changed) and all(PurePosixPath(name).parts[:1] == (EVALS_DIR,) for name in changed)
+    prefixes = [PurePosixPath(folder).parts for folder in folders]
+    return bool(changed) and all(any(PurePosixPath(name).parts[:len(p)] == p for p in prefixes) for name in changed)
 
 
 def recorded_from_results(results: Iterable[Result], fingerprints: Mapping[RowKey, str]) -> dict[RowKey, RecordedRun]:
@@ -81,19 +84,23 @@ class ReuseBook:
         # recorded runs may be stale until one such iteration completes (a cancelled one doesn't count).
         self.stale = False
 
-    def note(self, trigger_kind: str, files: Iterable[str]) -> None:
+    def note(self, config: Config, trigger_kind: str, files: Iterable[str]) -> None:
         """An iteration was asked for (call it at once, not when it starts: it may be cancelled before)."""
-        if trigger_kind != "row" and (trigger_kind != "change" or not only_evals_changed(files)):
+        if trigger_kind != "row" and (trigger_kind != "change" or not self._evals_only(config, files)):
             self.stale = True
 
     def offer(self, config: Config, trigger_kind: str, files: Iterable[str]) -> dict[RowKey, RecordedRun] | None:
         """The runs an iteration started by `trigger_kind` may re-score from, or None when it must run
         everything (an explicit re-run of a row always runs it)."""
-        if trigger_kind != "change" or not only_evals_changed(files):
+        if trigger_kind != "change" or not self._evals_only(config, files):
             return None
         if self.stale or not config.cache.reuse or self.runner != runner_fingerprint(config) or not self.runs:
             return None
         return self.runs
+
+    @staticmethod
+    def _evals_only(config: Config, files: Iterable[str]) -> bool:
+        return only_evals_changed(files, eval_folders(config.root, config))
 
     def remember(self, config: Config, runs: Mapping[RowKey, RecordedRun], *, partial: bool) -> None:
         """Keep what a completed iteration ran (or re-scored) for the next one."""

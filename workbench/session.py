@@ -103,7 +103,7 @@ class Session:
         if replace:
             for task in earlier:
                 task.cancel()
-        self.reuse.note(trigger.kind, trigger.files)
+        self.reuse.note(self.config, trigger.kind, trigger.files)
         task = asyncio.ensure_future(self._iterate(trigger, selection, earlier))
         task.add_done_callback(self._task_done)
         self._tasks = [*earlier, task]
