@@ -228,3 +228,14 @@ def test_python_target_processes_outlive_an_evals_only_change(tmp_path: Path) ->
             assert pids(third).isdisjoint(first)  # code changed: new processes
 
     asyncio.run(go())
+
+
+def test_eval_folders_of_every_format_count_as_eval_edits() -> None:
+    from workbench.reuse import only_evals_changed
+
+    folders = ["evals", ".appilots/scenarios"]
+    assert only_evals_changed(["evals/a/eval-sets/s.json", ".appilots/scenarios/signup.json"], folders)
+    assert not only_evals_changed([".appilots/scenarios/x.json", "agent.py"], folders)
+    assert not only_evals_changed([".appilotsrc"], folders)  # settings, not rows
+    assert not only_evals_changed([], folders)
+    assert not only_evals_changed(["evalsx/file.json"], folders)
