@@ -26,6 +26,8 @@ class AcceptPreview:
     label: str  # the row's display name
     notes: list[str] = field(default_factory=list)  # evaluators skipped, timestamps left alone, …
     iteration: int | None = None  # the history iteration the output comes from, when read from history
+    eval_set: EvalSet | None = None  # the set the row belongs to (bulk accept groups rows by it)
+    results: list[Result] = field(default_factory=list)  # the results accepted (bulk accept writes them again)
 
     @property
     def changed(self) -> bool:
@@ -53,7 +55,7 @@ def preview_accept(project: Project, eval_set: EvalSet, row: Row, results: Itera
         plan = plan_accept(project.root, eval_set.path, kept, evaluators)
     except WritebackError as exc:
         raise Refused(str(exc)) from None
-    return AcceptPreview(plan, row.label, notes + plan.notes)
+    return AcceptPreview(plan, row.label, notes + plan.notes, eval_set=eval_set, results=kept)
 
 
 def preview_recorded_accept(config: Config, set_name: str, row_ref: str, *, evaluator: str | None = None,
@@ -65,14 +67,28 @@ def preview_recorded_accept(config: Config, set_name: str, row_ref: str, *, eval
     eval_set = find_set(project, set_name)
     row = find_row(eval_set, row_ref)
     refuse_format(eval_set, row)
+    with open_history(config, f"workbench run --set {eval_set.stem} --row {row.id}") as store:
+        return recorded_preview(project, store, eval_set, row, evaluator=evaluator, iteration=iteration)
+
+
+def open_history(config: Config, run_first: str) -> HistoryStore:
+    """The history to accept from; Refused (saying to run `run_first`) when nothing has run yet."""
     if not (config.state_dir / DB_NAME).is_file():
-        raise Refused(f"no recorded output to accept: nothing has run in {config.root} yet. "
-                      f"Run it first: workbench run --set {eval_set.stem} --row {row.id}")
+        raise Refused(f"no recorded output to accept: nothing has run in {config.root} yet. Run it first: {run_first}")
+    try:
+        return HistoryStore.open(config)
+    except HistoryError as exc:
+        raise Refused(str(exc)) from None
+
+
+def recorded_preview(project: Project, store: HistoryStore, eval_set: EvalSet, row: Row, *,
+                     evaluator: str | None = None, iteration: int | None = None) -> AcceptPreview:
+    """Accepting the row's output as `store` recorded it; Refused when that can't be written."""
     evaluators = project.evaluators_of(eval_set.scope)
     try:
-        with HistoryStore.open(config) as store:
-            recorded = recorded_for_row(store, eval_set, row, evaluators, evaluator=evaluator, iteration=iteration)
-        plan = plan_accept(config.root, eval_set.path, recorded.results, evaluators)
+        recorded = recorded_for_row(store, eval_set, row, evaluators, evaluator=evaluator, iteration=iteration)
+        plan = plan_accept(project.root, eval_set.path, recorded.results, evaluators)
     except (WritebackError, HistoryError) as exc:
         raise Refused(str(exc)) from None
-    return AcceptPreview(plan, row.label, recorded.notes + plan.notes, recorded.iteration)
+    return AcceptPreview(plan, row.label, recorded.notes + plan.notes, recorded.iteration, eval_set,
+                         recorded.results)

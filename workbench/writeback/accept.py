@@ -104,51 +104,78 @@ def _ops_for(result: Result, evaluator: EvaluatorDef, row: dict[str, Any],
     return ops, Change(ref, current, new_value)
 
 
-def _stamp_ops(doc: dict[str, Any], index: int, now: datetime) -> tuple[list[Op], list[str]]:
-    """Refresh `updatedAt` on the row and the set, where present, in the format they use."""
+def _stamp_ops(doc: dict[str, Any], indexes: Sequence[int], now: datetime) -> tuple[list[Op], list[str]]:
+    """Refresh `updatedAt` on the set and on each changed row, where present, in the format they use."""
     ops: list[Op] = []
     notes: list[str] = []
-    for path, owner in (((), doc), (("evaluations", index), doc["evaluations"][index])):
+    owners = [((), doc)] + [(("evaluations", index), doc["evaluations"][index]) for index in indexes]
+    for path, owner in owners:
         if not isinstance(owner, dict) or "updatedAt" not in owner:
             continue
         stamped = restamp(owner["updatedAt"], now)
         if stamped is None:
-            notes.append(f"left updatedAt {owner['updatedAt']!r} alone: its format is not one workbench knows")
+            note = f"left updatedAt {owner['updatedAt']!r} alone: its format is not one workbench knows"
+            if note not in notes:
+                notes.append(note)
         else:
             ops.append(SetValue((*path, "updatedAt"), stamped))
     return ops, notes
 
 
-def accept_edit(results: Sequence[Result], evaluators: Mapping[str, EvaluatorDef],
-                clock: Clock = utc_now) -> Edit:
-    """The edit (bytes → Edited) that accepts `results` (one row, one result per evaluator ref)."""
-    check_recorded(results, evaluators)
-    row_id = results[0].row_id
-    label = results[0].label
+def _row_ops(doc: dict[str, Any], results: Sequence[Result],
+             evaluators: Mapping[str, EvaluatorDef]) -> tuple[int, list[Op], list[Change]]:
+    """Where the row of `results` is in `doc`, and the edits that accept them there."""
+    row_id, label = results[0].row_id, results[0].label
+    evaluations = doc.get("evaluations")
+    index = row_index(evaluations, row_id) if isinstance(evaluations, list) else None
+    if index is None:
+        raise WritebackError(f"row {label!r} (id {row_id}) is no longer in the eval set; nothing written")
+    ops: list[Op] = []
+    changes: list[Change] = []
+    for result in results:
+        more, change = _ops_for(result, evaluators[result.evaluator], evaluations[index], index)
+        ops += more
+        if change is not None:
+            changes.append(change)
+    return index, ops, changes
+
+
+def accept_rows_edit(rows: Sequence[Sequence[Result]], evaluators: Mapping[str, EvaluatorDef],
+                     clock: Clock = utc_now) -> Edit:
+    """The edit (bytes → Edited) that accepts several rows of one eval set at once: one parse, one
+    splice per changed value, one check of the result (bulk accept writes each file once).
+    Each entry of `rows` is one row's results (one per evaluator ref to accept)."""
+    for results in rows:
+        check_recorded(results, evaluators)
 
     def edit(data: bytes) -> Edited:
         try:
             doc = jsonio.loads(data)
         except jsonio.JsonError as exc:
             raise WritebackError(f"the eval set is not valid JSON right now ({exc}); fix it, then accept") from None
-        evaluations = doc.get("evaluations") if isinstance(doc, dict) else None
-        index = row_index(evaluations, row_id) if isinstance(evaluations, list) else None
-        if index is None:
-            raise WritebackError(f"row {label!r} (id {row_id}) is no longer in the eval set; nothing written")
-        row = evaluations[index]
+        if not isinstance(doc, dict):
+            raise WritebackError("the eval set's top level is not a JSON object right now; nothing written")
         ops: list[Op] = []
         changes: list[Change] = []
-        for result in results:
-            more, change = _ops_for(result, evaluators[result.evaluator], row, index)
+        changed_rows: list[int] = []
+        for results in rows:
+            index, more, row_changes = _row_ops(doc, results, evaluators)
             ops += more
-            if change is not None:
-                changes.append(change)
+            changes += row_changes
+            if more:
+                changed_rows.append(index)
         if not ops:
             return Edited(data, [])
-        stamps, notes = _stamp_ops(doc, index, clock())
+        stamps, notes = _stamp_ops(doc, changed_rows, clock())
         return Edited(apply_ops(data, doc, ops + stamps, detect(data)), changes, notes)
 
     return edit
+
+
+def accept_edit(results: Sequence[Result], evaluators: Mapping[str, EvaluatorDef],
+                clock: Clock = utc_now) -> Edit:
+    """The edit (bytes → Edited) that accepts `results` (one row, one result per evaluator ref)."""
+    return accept_rows_edit([results], evaluators, clock)
 
 
 def plan_accept(root: Path, set_path: Path, results: Sequence[Result], evaluators: Mapping[str, EvaluatorDef],
@@ -159,3 +186,9 @@ def plan_accept(root: Path, set_path: Path, results: Sequence[Result], evaluator
     each ref to its definition in the set's scope.
     """
     return make_plan(root, set_path, accept_edit(results, evaluators, clock))
+
+
+def plan_accept_rows(root: Path, set_path: Path, rows: Sequence[Sequence[Result]],
+                     evaluators: Mapping[str, EvaluatorDef], *, clock: Clock = utc_now) -> WritePlan:
+    """What accepting several rows of the eval set at `set_path` would write, as one change; writes nothing."""
+    return make_plan(root, set_path, accept_rows_edit(rows, evaluators, clock))
