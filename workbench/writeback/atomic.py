@@ -3,11 +3,16 @@ The one atomic file writer: the eval-set write-backs use `replace_atomically`, t
 `write_atomically`.
 
 The new bytes go to a hidden temp file in the same folder (same filesystem, so the rename is atomic),
-are fsynced, and get the old file's permission bits. Just before the rename the file is read again:
-if it no longer holds the bytes the edit was made from, someone else wrote it, so the temp file is
-dropped and ConcurrentChange raised; the caller re-reads and patches the new text, or gives up.
-There is no portable lock on a plain file, so a writer landing in the microseconds between that
-last read and the rename could still be overwritten; everything else is detected.
+are fsynced, and get the old file's owner, group and permission bits. Just before the rename the file
+is read again: if it no longer holds the bytes the edit was made from, someone else wrote it, so the
+temp file is dropped and ConcurrentChange raised; the caller re-reads and patches the new text, or
+gives up. Workbench's own writers also take turns through a lock (`lock.py`), so only a writer that
+is not workbench (an editor) saving in the moment between that last read and the rename could still
+be overwritten.
+
+A rename gives the path a new file, so what can't be carried over is refused instead of lost: a
+file with several hard links (the other links would keep the old content) and a file whose owner or
+group this user can't give to the new file (it would silently become this user's) are not rewritten.
 
 A workbench killed mid-write (SIGKILL, a power cut) leaves the file whole (old or new bytes) and, at
 worst, its temp file; the temp name carries the writer's pid, and the next write to that file removes
@@ -23,6 +28,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from ..regular_files import UnreadableFile, read_regular_file
 from .errors import ConcurrentChange, WritebackError
 
 TEMP_SUFFIX = ".workbench-tmp"
@@ -30,15 +36,54 @@ NEW_FILE_MODE = 0o644  # a file workbench creates: readable by all, like one wri
 
 
 def read_bytes(path: Path, limit: int) -> bytes:
+    """The file's bytes, when it is a regular file of at most `limit` bytes; else WritebackError."""
     try:
         size = path.stat().st_size
         if size > limit:
             raise WritebackError(f"{path.name} is {size / 1e6:.0f} MB; files that large are not edited")
-        return path.read_bytes()
+        return read_regular_file(path, limit)
     except FileNotFoundError:
         raise WritebackError(f"{path} no longer exists; nothing written") from None
     except OSError as exc:
         raise WritebackError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _owner_problem(info: os.stat_result) -> str | None:
+    """Why a new file can't get `info`'s owner and group (None when it can)."""
+    if os.geteuid() == 0:
+        return None
+    if info.st_uid != os.geteuid():
+        return f"it is owned by another user (uid {info.st_uid}), and rewriting it would make it yours"
+    if info.st_gid != os.getegid() and info.st_gid not in os.getgroups():
+        return f"its group (gid {info.st_gid}) is not one of yours, and rewriting it would change its group"
+    return None
+
+
+def check_replaceable(path: Path, display: str) -> os.stat_result:
+    """WritebackError (nothing written) when rewriting `path` would lose what a rename can't carry over:
+    its other hard links, or an owner or group this user can't give to the new file."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise WritebackError(f"{path} no longer exists; nothing written") from None
+    except OSError as exc:
+        raise WritebackError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if info.st_nlink > 1:
+        raise WritebackError(
+            f"{display} has {info.st_nlink} hard links; writing it replaces the file, which would leave the other "
+            "links holding the old content, so workbench does not write it. Edit it by hand, or make it a file of "
+            "its own first (cp FILE FILE.copy && mv FILE.copy FILE)")
+    problem = _owner_problem(info)
+    if problem:
+        raise WritebackError(f"{display}: {problem}; nothing written. Run workbench as its owner to write it")
+    return info
+
+
+def _keep_owner(temp: Path, info: os.stat_result) -> None:
+    """Give the temp file the original's owner and group (before its mode: chown may clear setuid bits)."""
+    current = temp.stat()
+    if (current.st_uid, current.st_gid) != (info.st_uid, info.st_gid):
+        os.chown(temp, info.st_uid, info.st_gid)
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -75,9 +120,9 @@ def _remove_stale_temps(path: Path) -> None:
             pass  # alive (perhaps someone else's): leave it
 
 
-def _durable_temp(path: Path, data: bytes, mode: int) -> Path:
-    """A hidden temp file beside `path` holding `data`, fsynced, with permission bits `mode`.
-    Raises OSError, leaving no temp file behind."""
+def _durable_temp(path: Path, data: bytes, mode: int, owner: os.stat_result | None = None) -> Path:
+    """A hidden temp file beside `path` holding `data`, fsynced, with permission bits `mode` (and the
+    owner and group of `owner`, when given). Raises OSError, leaving no temp file behind."""
     fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=path.parent)
     temp = Path(temp_name)
     try:
@@ -85,6 +130,8 @@ def _durable_temp(path: Path, data: bytes, mode: int) -> Path:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        if owner is not None:
+            _keep_owner(temp, owner)
         os.chmod(temp, mode)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -98,11 +145,15 @@ def write_atomically(path: Path, data: bytes, *, new_mode: int = NEW_FILE_MODE) 
     `new_mode`). For workbench's own files (the baseline), where no one else's edit can be lost.
     Raises OSError when it can't; the old file and no temp file are left."""
     _remove_stale_temps(path)
+    owner: os.stat_result | None = None
     try:
-        mode = stat.S_IMODE(path.stat().st_mode)
+        info = path.stat()
     except FileNotFoundError:
         mode = new_mode
-    temp = _durable_temp(path, data, mode)
+    else:
+        mode = stat.S_IMODE(info.st_mode)
+        owner = info if _owner_problem(info) is None else None  # keep the owner where this user can
+    temp = _durable_temp(path, data, mode, owner)
     try:
         os.replace(temp, path)
     except BaseException:
@@ -121,17 +172,20 @@ def replace_atomically(path: Path, data: bytes, expected: bytes, *,
     """
     folder = path.parent
     _remove_stale_temps(path)
+    info = check_replaceable(path, path.name)
     try:
-        temp = _durable_temp(path, data, stat.S_IMODE(path.stat().st_mode))
+        temp = _durable_temp(path, data, stat.S_IMODE(info.st_mode), info)
     except OSError as exc:
         raise WritebackError(f"cannot write in {folder}: {exc.strerror or exc}") from None
     try:
         if before_rename is not None:
             before_rename()
         try:
-            current = path.read_bytes()
+            current = read_regular_file(path, max(len(expected), 1) * 2 + 2**20)
         except FileNotFoundError:
             raise ConcurrentChange(f"{path.name} was deleted while writing; nothing written") from None
+        except UnreadableFile:  # replaced by something that is not a file, or grew past any likely edit
+            raise ConcurrentChange(f"{path.name} changed on disk while writing; its new content was kept") from None
         if current != expected:
             raise ConcurrentChange(f"{path.name} changed on disk while writing; its new content was kept")
         os.replace(temp, path)

@@ -3,6 +3,8 @@
 Front-ends show `diff()` (or `changes`) and call `apply_plan` on confirm. Applying re-reads the file
 and runs the same edit on what is on disk *then*, so edits made meanwhile (in an editor, in Studio
 Web) are kept; the edit itself refuses if the row it targets is gone or its expectation changed.
+Workbench's own writers (CLI, TUI, bulk accept, in any number of processes) take turns on a set
+through its lock under `.workbench/locks/` (see `lock.py`), so they never overwrite each other.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ..project import EVALS_DIR, MAX_FILE_BYTES, SETS_DIR
-from .atomic import read_bytes, replace_atomically
+from .atomic import check_replaceable, read_bytes, replace_atomically
 from .errors import ConcurrentChange, WritebackError
+from .lock import writing_lock
 
 ATTEMPTS = 3
 
@@ -81,6 +84,7 @@ def make_plan(root: Path, path: Path, edit: Edit) -> WritePlan:
         display = real.relative_to(root.resolve()).as_posix()
     except ValueError:
         display = str(real)
+    check_replaceable(real, display)
     before = read_bytes(real, MAX_FILE_BYTES)
     edited = edit(before)
     return WritePlan(real, display, before, edited.after, edited.changes, edit, edited.notes)
@@ -90,19 +94,23 @@ def apply_plan(plan: WritePlan, *, attempts: int = ATTEMPTS,
                before_rename: Callable[[], None] | None = None) -> WritePlan:
     """Write the plan's change into the file as it is on disk now; the plan as actually written.
 
-    If the file changes while writing, start again from its new content (up to `attempts` times);
-    never overwrite the other writer. Raises WritebackError (nothing written) when the edit refuses.
+    Other workbench writers of the same set are waited for (their lock); if the file changes while
+    writing all the same (an editor's save), start again from its new content (up to `attempts`
+    times); never overwrite the other writer. Raises WritebackError (nothing written) when the edit
+    refuses or another workbench holds the set's lock for too long.
     """
-    for _ in range(attempts):
-        current = read_bytes(plan.path, MAX_FILE_BYTES)
-        edited = Edited(plan.after, plan.changes, plan.notes) if current == plan.before else plan.edit(current)
-        written = replace(plan, before=current, after=edited.after, changes=edited.changes, notes=edited.notes)
-        if edited.after == current:
+    root = plan.path.parents[3]  # checked_target: <root>/evals/<scope>/eval-sets/<set>.json
+    with writing_lock(root, plan.path, plan.display):
+        for _ in range(attempts):
+            current = read_bytes(plan.path, MAX_FILE_BYTES)
+            edited = Edited(plan.after, plan.changes, plan.notes) if current == plan.before else plan.edit(current)
+            written = replace(plan, before=current, after=edited.after, changes=edited.changes, notes=edited.notes)
+            if edited.after == current:
+                return written
+            try:
+                replace_atomically(plan.path, edited.after, current, before_rename=before_rename)
+            except ConcurrentChange:
+                continue
             return written
-        try:
-            replace_atomically(plan.path, edited.after, current, before_rename=before_rename)
-        except ConcurrentChange:
-            continue
-        return written
     raise ConcurrentChange(f"{plan.display} kept changing while workbench tried to write it; nothing was "
                            "written and the other changes were kept. Try again.")
