@@ -8,12 +8,13 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import jsonio
 from ..config import Config, reload_config
 from ..engine import RunnerFactory
-from ..model import EvalSet, Project
+from ..model import EvalSet, EvaluatorDef, Project
 from ..runners import LogSink, make_runner
 from ..writeback import WritebackError, WritePlan
-from ..writeback.add_row import build_row, parse_inputs, plan_add_row, run_target_on
+from ..writeback.add_row import build_row, check_criteria, criteria_needed, parse_inputs, plan_add_row, run_target_on
 from .writing import Refused
 
 
@@ -56,6 +57,43 @@ def check_new_row(eval_set: EvalSet, name: str, inputs_text: str) -> dict[str, A
     return inputs
 
 
+def criteria_to_ask(project: Project, eval_set: EvalSet) -> list[EvaluatorDef]:
+    """The set's evaluators a new row needs a criterion typed in for (e.g. uipath-contains' searchText):
+    none can be built from the output, and without one the row could only ERROR."""
+    return criteria_needed(eval_set.evaluator_refs, project.evaluators_of(eval_set.scope))
+
+
+def check_new_criteria(project: Project, eval_set: EvalSet, criteria: dict[str, Any]) -> None:
+    """Refused when a criterion the new row needs is missing, or one is given for a ref that takes none.
+    Checked before the target runs, so a run is never spent on a row that can't be written."""
+    try:
+        check_criteria(eval_set.evaluator_refs, project.evaluators_of(eval_set.scope), criteria)
+    except WritebackError as exc:
+        raise Refused(str(exc)) from None
+
+
+def _compact(value: Any, limit: int = 60) -> str:
+    text = jsonio.dumps(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def example_inputs(eval_set: EvalSet) -> str:
+    """What a new row's inputs could look like, from the set's own rows (for a placeholder)."""
+    for row in eval_set.rows:
+        if row.inputs:
+            return _compact(row.inputs)
+    return '{"key": "value"}'
+
+
+def example_criterion(eval_set: EvalSet, ref: str) -> str:
+    """What the criterion for `ref` could look like, from a row of the set that has one."""
+    for row in eval_set.rows:
+        criterion = row.criteria.get(ref)
+        if isinstance(criterion, dict) and criterion:
+            return _compact(criterion)
+    return '{"searchText": "…"}'
+
+
 async def run_for_new_row(config: Config, eval_set: EvalSet, name: str, inputs: dict[str, Any], *,
                           runner_factory: RunnerFactory = make_runner, on_log: LogSink | None = None) -> TargetRun:
     """Run the target once on `inputs` as a row of `eval_set` would run. The settings are re-read first
@@ -70,12 +108,13 @@ async def run_for_new_row(config: Config, eval_set: EvalSet, name: str, inputs: 
     return TargetRun(row_id, name, inputs, outcome.output)
 
 
-def plan_new_row(project: Project, eval_set: EvalSet, run: TargetRun) -> NewRow:
+def plan_new_row(project: Project, eval_set: EvalSet, run: TargetRun,
+                 criteria: dict[str, Any] | None = None) -> NewRow:
     """The row built from the run's output (an expectation per evaluator that compares with
-    expectedOutput; notes for the others) and the planned append. Raises Refused."""
+    expectedOutput; the given `criteria` for the others) and the planned append. Raises Refused."""
     try:
         row, notes = build_row(run.name, run.inputs, run.output, eval_set.evaluator_refs,
-                               project.evaluators_of(eval_set.scope), row_id=run.row_id)
+                               project.evaluators_of(eval_set.scope), row_id=run.row_id, criteria=criteria)
         plan = plan_add_row(project.root, eval_set.path, row)
     except WritebackError as exc:
         raise Refused(str(exc)) from None
@@ -83,7 +122,10 @@ def plan_new_row(project: Project, eval_set: EvalSet, run: TargetRun) -> NewRow:
 
 
 async def try_new_row(config: Config, project: Project, eval_set: EvalSet, name: str, inputs: dict[str, Any], *,
-                      runner_factory: RunnerFactory = make_runner, on_log: LogSink | None = None) -> NewRow:
-    """`run_for_new_row` then `plan_new_row`: everything up to the confirmation; writes nothing."""
+                      runner_factory: RunnerFactory = make_runner, on_log: LogSink | None = None,
+                      criteria: dict[str, Any] | None = None) -> NewRow:
+    """`run_for_new_row` then `plan_new_row`: everything up to the confirmation; writes nothing.
+    A missing criterion is refused before the target runs."""
+    check_new_criteria(project, eval_set, criteria or {})
     run = await run_for_new_row(config, eval_set, name, inputs, runner_factory=runner_factory, on_log=on_log)
-    return plan_new_row(project, eval_set, run)
+    return plan_new_row(project, eval_set, run, criteria)

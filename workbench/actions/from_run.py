@@ -16,6 +16,7 @@ import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .. import jsonio
 from ..config import Config
@@ -147,7 +148,8 @@ def write_case(case: NewCase) -> Path:
     return case.path
 
 
-def plan_set_row(project: Project, recorded: RecordedRow, set_name: str, name: str | None = None) -> NewRow:
+def plan_set_row(project: Project, recorded: RecordedRow, set_name: str, name: str | None = None,
+                 criteria: dict[str, Any] | None = None) -> NewRow:
     """A row of eval set `set_name` with the recorded inputs and, as its expectations, the recorded output
     (the append `add-row` plans). Refused for a taken name or a run without output."""
     try:
@@ -165,7 +167,8 @@ def plan_set_row(project: Project, recorded: RecordedRow, set_name: str, name: s
         raise Refused(f"{eval_set.file_name} already has a row named {name!r}; choose another --name")
     if result.actual is None:
         raise Refused(f"{recorded.where} ended in ERROR, so there is no output to build the row from")
-    new_row = plan_new_row(project, eval_set, TargetRun(str(uuid.uuid4()), name, dict(result.inputs), result.actual))
+    run = TargetRun(str(uuid.uuid4()), name, dict(result.inputs), result.actual)
+    new_row = plan_new_row(project, eval_set, run, criteria)
     if not result.inputs:
         new_row.notes.insert(0, f"{recorded.where} has no recorded inputs; the row's inputs are empty")
     return new_row

@@ -3,6 +3,8 @@ scripted case, or a row of an eval set, from what history recorded — nothing r
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from ..actions.from_run import plan_script_case, plan_set_row, recorded_row, write_case
@@ -25,12 +27,12 @@ def check_options(*, row: str | None, script: bool, set_name: str | None, inputs
 
 
 def add_from_run(config: Config, iteration: int, row: str, *, script: bool, set_name: str | None,
-                 name: str | None, dry_run: bool) -> None:
+                 name: str | None, dry_run: bool, criteria: dict[str, Any] | None = None) -> None:
     recorded = recorded_row(config, iteration, row)
     project = load_project(config.root, config)
     if not script:
         assert set_name is not None
-        new_row = plan_set_row(project, recorded, set_name, name)
+        new_row = plan_set_row(project, recorded, set_name, name, criteria)
         print_notes(new_row.notes)
         written = show_and_write(new_row.plan, dry_run)
         if written is not None:

@@ -42,26 +42,83 @@ def parse_inputs(text: str) -> dict[str, Any]:
     return value
 
 
+def _usable_default(evaluator: EvaluatorDef) -> bool:
+    """Whether the engine can score a row without its own criterion for this evaluator: a type other
+    than exact match with a `defaultEvaluationCriteria` that says something (not a blank skeleton)."""
+    default = evaluator.config.get("defaultEvaluationCriteria")
+    return (evaluator.type_id != "uipath-exact-match" and isinstance(default, dict)
+            and any(value not in ("", None, {}, []) for value in default.values()))
+
+
+def criteria_needed(refs: Sequence[str], evaluators: Mapping[str, EvaluatorDef]) -> list[EvaluatorDef]:
+    """The evaluators a new row needs a criterion typed in for: they don't compare with expectedOutput
+    (so none can be built from the output) and have no usable default; without one the row can only ERROR."""
+    return [evaluator for ref in refs if (evaluator := evaluators.get(ref)) is not None
+            and not exp.uses_expected_output(evaluator) and not _usable_default(evaluator)]
+
+
+def check_criteria(refs: Sequence[str], evaluators: Mapping[str, EvaluatorDef], given: Mapping[str, Any]) -> None:
+    """Refuse criteria for refs the set doesn't use or whose expectation comes from the output, and a
+    missing criterion an evaluator needs (WritebackError naming the ref and an example)."""
+    for ref, criterion in given.items():
+        evaluator = evaluators.get(ref)
+        if ref not in refs or evaluator is None:
+            raise WritebackError(f"the set has no evaluator ref {ref!r} to give a criterion for "
+                                 f"(its refs: {', '.join(refs) or 'none'})")
+        if exp.uses_expected_output(evaluator):
+            raise WritebackError(f"{ref}'s expectation is built from the target's output; give criteria only for "
+                                 "evaluators that don't compare with expectedOutput")
+        if not isinstance(criterion, dict):
+            raise _not_an_object(ref)
+    missing = [ev for ev in criteria_needed(refs, evaluators) if ev.ref not in given]
+    if missing:
+        names = ", ".join(f"{ev.ref} ({ev.type_id})" for ev in missing)
+        raise WritebackError(f"the new row needs a criterion for {names}: it doesn't compare with expectedOutput, so "
+                             "none can be built from the output, and a row without one can only ERROR. Give it "
+                             f"with --criterion {missing[0].ref}='{{...}}' (in the TUI, in the row dialog)")
+
+
+def _not_an_object(ref: str) -> WritebackError:
+    return WritebackError(f"the criterion for {ref} must be a JSON object, such as {{\"searchText\": \"refund\"}}")
+
+
+def parse_criterion(ref: str, text: str) -> dict[str, Any]:
+    """A typed criterion (a JSON object) for evaluator `ref`; WritebackError (exit 2) saying what is wrong."""
+    try:
+        value = jsonio.loads(text)
+    except jsonio.JsonError as exc:
+        raise WritebackError(f"the criterion for {ref} is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise _not_an_object(ref)
+    return value
+
+
 def build_row(name: str, inputs: dict[str, Any], output: Any, refs: Sequence[str],
-              evaluators: Mapping[str, EvaluatorDef], *,
-              row_id: str | None = None) -> tuple[dict[str, Any], list[str]]:
-    """The new row for `output` (the target's raw output, wrapped as scorers see it), and notes on
-    evaluators it has no criterion for (types that don't compare with expectedOutput)."""
+              evaluators: Mapping[str, EvaluatorDef], *, row_id: str | None = None,
+              criteria: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The new row for `output` (the target's raw output, wrapped as scorers see it): an expectedOutput
+    for each evaluator that compares with it, the given `criteria` for the others (refused when one
+    is needed and missing), and notes on evaluators left to their default criterion."""
     if not name.strip():
         raise WritebackError("the row needs a name")
+    given = dict(criteria or {})
+    check_criteria(refs, evaluators, given)
     actual = wrap_output(output)
-    criteria: dict[str, Any] = {}
+    built: dict[str, Any] = {}
     notes: list[str] = []
     for ref in refs:
         evaluator = evaluators.get(ref)
         if evaluator is None:
             raise WritebackError(f"evaluator {ref!r} has no usable file, so workbench can't tell what it "
                                  "compares; fix the evaluator first")
-        if not exp.uses_expected_output(evaluator):
-            notes.append(exp.not_expected_output(evaluator) + f"; add evaluationCriterias[{ref!r}] by hand")
-            continue
-        criteria[ref] = {"expectedOutput": exp.selected(actual, evaluator)}
-    row = {"id": row_id or str(uuid.uuid4()), "name": name, "inputs": inputs, "evaluationCriterias": criteria}
+        if ref in given:
+            built[ref] = given[ref]
+        elif exp.uses_expected_output(evaluator):
+            built[ref] = {"expectedOutput": exp.selected(actual, evaluator)}
+        else:
+            notes.append(f"{ref} ({evaluator.type_id}) scores the new row with its defaultEvaluationCriteria; "
+                         f"add evaluationCriterias[{ref!r}] to the row to give it its own")
+    row = {"id": row_id or str(uuid.uuid4()), "name": name, "inputs": inputs, "evaluationCriterias": built}
     return row, notes
 
 
