@@ -16,10 +16,12 @@ from typing import Any
 from . import jsonio
 from .errors import WorkbenchError
 from .model import Result, ResultKey
+from .regular_files import read_regular_file
 from .trace import trace_tokens
 from .writeback.atomic import write_atomically
 
 BASELINE_VERSION = 1
+MAX_BASELINE_BYTES = 512 * 1024 * 1024  # ~100 bytes per result: millions of results
 # What counts as a slowdown or a token increase when no gate is configured: report-only thresholds.
 DEFAULT_SLOWDOWN = 1.0
 DEFAULT_TOKEN_INCREASE = 0.25
@@ -76,9 +78,10 @@ class Baseline:
 
 
 def load_baseline(path: Path) -> Baseline | None:
-    """The baseline at `path`, or None when there is none."""
+    """The baseline at `path`, or None when there is none. Read only when it is a regular file of at most
+    MAX_BASELINE_BYTES: a link to /dev/zero or a FIFO there is an error, not a hang."""
     try:
-        data = path.read_bytes()
+        data = read_regular_file(path, MAX_BASELINE_BYTES)
     except FileNotFoundError:
         return None
     except OSError as exc:

@@ -13,6 +13,7 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 _CHUNK = 1 << 20
 
@@ -37,11 +38,8 @@ def _too_large(limit: int) -> UnreadableFile:
     return UnreadableFile(errno.EFBIG, f"larger than {limit / 2**20:g} MiB, which is more than workbench reads")
 
 
-def read_regular_file(path: Path | str, limit: int) -> bytes:
-    """The bytes of the regular file at `path` (symlinks followed), at most `limit` of them.
-
-    Raises FileNotFoundError when there is nothing there, UnreadableFile when it is not a regular file
-    or holds more than `limit` bytes, and other OSErrors as `open` does."""
+def _open_regular(path: Path | str) -> tuple[int, os.stat_result]:
+    """A descriptor on the regular file at `path`, opened without blocking, and its stat."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
@@ -52,6 +50,25 @@ def read_regular_file(path: Path | str, limit: int) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise UnreadableFile(errno.EINVAL, f"{_kind(info.st_mode)}, not a regular file; not read")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
+
+
+def open_regular(path: Path | str) -> BinaryIO:
+    """`open(path, "rb")`, refusing (UnreadableFile) anything but a regular file, without blocking on a FIFO."""
+    fd, _ = _open_regular(path)
+    return os.fdopen(fd, "rb")
+
+
+def read_regular_file(path: Path | str, limit: int) -> bytes:
+    """The bytes of the regular file at `path` (symlinks followed), at most `limit` of them.
+
+    Raises FileNotFoundError when there is nothing there, UnreadableFile when it is not a regular file
+    or holds more than `limit` bytes, and other OSErrors as `open` does."""
+    fd, info = _open_regular(path)
+    try:
         if info.st_size > limit:
             raise _too_large(limit)
         chunks: list[bytes] = []

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import jsonio
 from ..model import EvalSet, Problem, Project, Row
+from ..regular_files import read_regular_file
 from ..runners.base import LogSink, Runner, RunOutcome, RunRequest
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ class LoadContext:
             if size > MAX_FILE_BYTES:
                 self.problem(path, f"is {size / 1e6:.0f} MB; files over {MAX_FILE_BYTES // 2**20} MiB are not read")
                 return UNREADABLE
-            data = path.read_bytes()
+            data = read_regular_file(path, MAX_FILE_BYTES)
         except OSError as exc:
             self.problem(path, f"cannot be read: {exc.strerror or exc}")
             return UNREADABLE

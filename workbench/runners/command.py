@@ -11,8 +11,11 @@ from typing import Any
 
 from .. import jsonio
 from ..config import Config
+from ..regular_files import read_regular_file
 from .base import LogSink, Runner, RunOutcome, RunRequest, describe_failure, expand_argv
 from .process import ProcessResult, run_process
+
+TRACE_MAX_BYTES = 256 * 1024 * 1024  # a trace file larger than this is reported, not read
 
 
 def read_trace(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
@@ -20,7 +23,7 @@ def read_trace(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     events: list[dict[str, Any]] = []
     complaints: list[str] = []
     try:
-        data = path.read_bytes()
+        data = read_regular_file(path, TRACE_MAX_BYTES)
     except FileNotFoundError:
         return events, complaints
     except OSError as exc:

@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import jsonio
 from ..config import Config
+from ..regular_files import open_regular
 from .base import LogSink, Runner, RunOutcome, RunRequest, describe_failure, expand_argv
 from .process import LOG_KEEP_BYTES, TailBuffer, run_process
 
@@ -84,7 +85,7 @@ class _DebugLog:
 
     def poll(self, *, final: bool = False) -> None:
         """Take in what was appended since the last poll (everything, when `final`)."""
-        with contextlib.suppress(OSError), self.path.open("rb") as handle:
+        with contextlib.suppress(OSError), open_regular(self.path) as handle:
             handle.seek(self.offset)
             reads = 0
             while final or reads < 4:  # a live poll takes a few MiB at most; the final one takes the rest
