@@ -365,6 +365,11 @@ def _validate(config: Config, where: str) -> None:
     cluster = config.cluster
     if cluster.engine is not None and cluster.engine != "ray":
         raise ConfigError(f"{where}: [cluster] engine must be \"ray\", not {cluster.engine!r}")
+    if cluster.address is not None and cluster.engine is None:
+        raise ConfigError(f"{where}: [cluster] address is set but engine is not; add engine = \"ray\" to run the rows "
+                          "on that cluster")
+    if cluster.address is not None and not cluster.address.strip():
+        raise ConfigError(f"{where}: [cluster] address is empty; use \"local\", \"auto\" or \"ray://head:10001\"")
     if not 0 < cluster.cpus_per_row <= 1024:
         raise ConfigError(f"{where}: [cluster] cpus_per_row must be more than 0")
     if cluster.max_in_flight is not None and cluster.max_in_flight < 1:

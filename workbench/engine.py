@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .cluster import rows_in_flight
 from .config import Config
 from .dialects import RowRun, dialect_for
 from .events import (
@@ -164,6 +165,7 @@ class Engine:
         selection = (selection or RowFilter()).narrowed(self.config.overrides.tags, self.config.overrides.kinds)
         report = IterationReport(trigger=trigger, problems=list(project.problems), project=project)
         jobs = self._plan(project, selection)
+        in_flight = await rows_in_flight(self.config) if jobs else 1  # on a cluster: connects, or raises
         total_results = sum(len(job.plans) for job in jobs)
         planned = tuple(job.eval_set.key_of(job.row) for job in jobs)
         emit(IterationStarted(trigger, project, len(jobs), total_results, planned))
@@ -190,7 +192,7 @@ class Engine:
                     emit(ResultReady(result, done, len(jobs), row_complete=index == len(results) - 1))
 
         shared = iter(jobs)
-        workers = max(1, min(self.config.runner.concurrency, len(jobs)))
+        workers = max(1, min(in_flight, len(jobs)))
         completed = False
         try:
             async with asyncio.TaskGroup() as group:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..cluster import check_cluster
 from ..config import Config, resolve_runner_kind
 from ..dialects import runner_needed
 from ..model import Project
@@ -17,6 +18,7 @@ def check_runnable(config: Config, *, watching: bool) -> Project:
     project = load_project(config.root, config)
     if runner_needed(config.root, config):  # a project of scripted replays only has no target to run
         resolve_runner_kind(config)
+        check_cluster(config)  # Ray installed, when the rows run on a cluster
     if watching:
         watch_paths(config)
     return project

@@ -62,8 +62,23 @@ def _remember_flag(ctx: click.Context, param: click.Parameter, value: bool) -> b
     return value
 
 
+_CLUSTER = "workbench.cluster"
+
+
+def _remember_cluster(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Like `_remember_flag`, for --cluster ADDRESS."""
+    if value is not None:
+        if not value.strip():
+            raise click.BadParameter("give the cluster's address: local, auto or ray://head:10001")
+        ctx.meta[_CLUSTER] = value.strip()
+    return value
+
+
 def runner_options(func: F) -> F:
-    """--command / --timeout / --concurrency / --no-cache, which override the config file."""
+    """--command / --timeout / --concurrency / --no-cache / --cluster, which override the config file."""
+    func = click.option("--cluster", metavar="ADDRESS", expose_value=False, callback=_remember_cluster,
+                        help="Run the rows on a Ray cluster: local (start one on this machine), auto, or "
+                             "ray://head:10001 ([cluster] engine = \"ray\" and address).")(func)
     func = click.option("--no-cache", is_flag=True, expose_value=False, callback=_remember_flag,
                         help="Ask the LLM judge again instead of using answers remembered under .workbench/ "
                              "([judge] cache).")(func)
@@ -128,6 +143,6 @@ def load_project_config(root: Path, *, command: str | None = None, timeout: floa
     meta = ctx.meta if ctx else {}
     config.overrides = Overrides(command=argv, timeout=timeout, concurrency=concurrency, model=model,
                                  scenarios_dir=folder, no_cache=bool(ctx and ctx.meta.get(_NO_CACHE)),
-                                 tags=meta.get(_TAGS, ()), kinds=meta.get(_KINDS, ()))
+                                 tags=meta.get(_TAGS, ()), kinds=meta.get(_KINDS, ()), cluster=meta.get(_CLUSTER))
     config.overrides.apply(config)
     return config

@@ -9,6 +9,10 @@ from .base import RUNNER_FAULTS, LogSink, Runner, RunOutcome, RunRequest, outcom
 def make_runner(config: Config) -> Runner:
     """The runner the config asks for; raises ConfigError when it can't tell."""
     kind = resolve_runner_kind(config)
+    if config.cluster.engine == "ray":  # the same kind, run on the cluster's workers (workbench/cluster/)
+        from ..cluster.ray_runner import RayRunner
+
+        return RayRunner(config, kind, make_runner)
     if kind == "uip":
         from .uip import UipRunner
 

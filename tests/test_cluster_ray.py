@@ -1,0 +1,314 @@
+"""Rows on a real local Ray (`[cluster] engine = "ray"`, `address = "local"`, 2 CPUs): the same verdicts
+as the local run for every runner kind, the project shipped without what must stay behind, a file change
+cancelling every row in flight on the cluster, a Ray worker dying mid-row, an unreachable address.
+
+One local Ray serves the whole test session (it takes seconds to start); every test here is in one
+xdist group, so they all run on the worker that started it. Skipped where Ray is not installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from helpers.checks import process_alive
+from helpers.cli import run_workbench
+from helpers.project import make_project, row, toml_text
+from helpers.watch import watching
+
+from workbench.cluster import cluster_status
+from workbench.cluster.connection import connect, disconnect
+from workbench.config import Config, Overrides, load_config
+from workbench.engine import Engine
+from workbench.events import IterationReport, Trigger
+from workbench.model import Verdict
+
+ray = pytest.importorskip("ray")
+
+pytestmark = pytest.mark.xdist_group("ray")
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+CPUS = 2
+WAIT_S = 60.0
+
+
+@pytest.fixture(scope="session", autouse=True)
+def local_ray():
+    """One local Ray with 2 CPUs for every test of the session; stopped at the end."""
+    config = Config(root=Path.cwd())
+    config.cluster.engine, config.cluster.address, config.cluster.max_in_flight = "ray", "local", CPUS
+    status = connect(config)
+    assert status.cpus == CPUS
+    yield status
+    disconnect()
+
+
+def on_cluster(config: Config, **cluster: object) -> Config:
+    """The same settings, with the rows run on the local Ray (as `--cluster local` does)."""
+    config.overrides = Overrides(cluster="local")
+    config.overrides.apply(config)
+    for key, value in cluster.items():
+        setattr(config.cluster, key, value)
+    return config
+
+
+def iterate(config: Config) -> IterationReport:
+    return asyncio.run(Engine(config).run_iteration(Trigger("run")))
+
+
+def verdicts(report: IterationReport) -> dict[tuple[object, str], tuple[str, object, float | None]]:
+    """{(row, evaluator): (verdict, output, score)}; a conversation's response times are left out (they
+    are measured on this machine around each turn, so on the cluster they include Ray's round trip)."""
+    assert report.results, "nothing ran"
+    return {(r.row_key, r.evaluator): (r.verdict.value, untimed(r.actual), r.score) for r in report.results}
+
+
+def untimed(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: untimed(v) for k, v in value.items() if k != "response_time_ms"}
+    if isinstance(value, list):
+        return [untimed(v) for v in value]
+    return value
+
+
+def wait_until(condition, what: str) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+def cpus_free() -> float:
+    return ray.available_resources().get("CPU", 0.0)
+
+
+# -- the same verdicts for every runner kind -----------------------------------------------------------
+
+UIP_STANDIN = '''\
+"""Stands in for `uip api-workflow run`: the workflow is grade.py's grade(), its Response in the debug log."""
+import json
+import sys
+
+from grade import grade
+
+args = sys.argv[1:]
+inputs = json.loads(args[args.index("--input-arguments") + 1])
+with open(args[args.index("--log-file") + 1], "a") as log:
+    log.write("Workflow started\\n")
+    log.write('Response task evaluated successfully for "Response": ' + json.dumps({"response": grade(inputs)}) + "\\n")
+print(json.dumps({"Result": "Success", "Message": None, "Data": {}}))
+'''
+
+GRADE_WORKER = '''\
+"""grade.py as a JSON-lines worker: one request per line in, one reply per line out."""
+import json
+import sys
+
+from grade import grade
+
+for line in sys.stdin:
+    request = json.loads(line)
+    print(json.dumps({"id": request["id"], "output": grade(request["inputs"])}), flush=True)
+'''
+
+GRADING_AS = {
+    "command": ({"kind": "command", "command": ["{python}", "grade.py"], "timeout": 20}, {}),
+    "uip": ({"kind": "uip", "uip": ["{python}", "uip_standin.py"], "timeout": 20},
+            {"uip_standin.py": UIP_STANDIN, "Workflow.json": '{"name": "grading"}\n'}),
+    "worker": ({"kind": "worker", "command": ["{python}", "grade_worker.py"], "timeout": 20},
+               {"grade_worker.py": GRADE_WORKER}),
+    "python": ({"kind": "python", "callable": "grade:grade", "timeout": 20}, {}),
+}
+
+
+@pytest.mark.parametrize("kind", list(GRADING_AS))
+def test_the_grading_example_gets_the_same_verdicts_on_the_cluster(tmp_path, kind):
+    root = shutil.copytree(EXAMPLES / "grading", tmp_path / "grading")
+    runner, files = GRADING_AS[kind]
+    make_project(root, config=runner, files=files, evaluators={})
+    local = iterate(load_config(root))
+    remote = iterate(on_cluster(load_config(root)))
+    assert verdicts(remote) == verdicts(local)
+    assert Verdict.FAIL in {r.verdict for r in remote.results}  # the example's planted bug, found there too
+    assert all(r.duration_ms > 0 for r in remote.results)
+
+
+@pytest.mark.parametrize("example", ["support-bot", "form-agent"])
+def test_python_examples_get_the_same_verdicts_on_the_cluster(tmp_path, example):
+    """Conversations (several turns on one held target process) and scenarios, both `kind = "python"`."""
+    root = shutil.copytree(EXAMPLES / example, tmp_path / example)
+    local = iterate(load_config(root))
+    remote = iterate(on_cluster(load_config(root)))
+    assert verdicts(remote) == verdicts(local)
+    assert {r.verdict for r in remote.results} == {Verdict.PASS, Verdict.FAIL}
+
+
+# -- shipping the project ------------------------------------------------------------------------------
+
+LIST_FILES = '''\
+import json
+import os
+import sys
+
+json.load(sys.stdin)
+found = sorted(os.path.relpath(os.path.join(folder, name)).replace(os.sep, "/")
+               for folder, _, names in os.walk(".") for name in names)
+print(json.dumps({"files": found}))
+'''
+
+
+def test_the_project_is_shipped_without_state_vcs_virtualenvs_and_watch_ignores(tmp_path):
+    make_project(tmp_path, sets={"files": [row("what the worker sees", {"x": 1}, {})]},
+                 config={"runner": {"kind": "command", "command": ["{python}", "list_files.py"], "timeout": 20},
+                         "watch": {"ignore": ["scratch"]}},
+                 files={"list_files.py": LIST_FILES, "data/prices.csv": "a,b\n", ".workbench/history.sqlite": "x",
+                        ".git/HEAD": "ref", "node_modules/pkg/index.js": "x", "env/pyvenv.cfg": "home = /usr",
+                        "env/lib/site.py": "x", "scratch/big.bin": "x"})
+    report = iterate(on_cluster(load_config(tmp_path)))
+    files = report.results[0].actual["files"]
+    assert {"list_files.py", "data/prices.csv", "workbench.toml", "evals/default/eval-sets/files.json"} <= set(files)
+    assert not [f for f in files if f.split("/")[0] in {".workbench", ".git", "node_modules", "env", "scratch"}]
+
+
+# -- cancelling --------------------------------------------------------------------------------------
+
+HANGS_WHILE_FLAGGED = '''\
+import json
+import os
+import subprocess
+import sys
+import time
+
+
+def answer(inputs):
+    if os.path.exists("hang.flag"):
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        with open(os.path.join(os.environ["PIDS"], f"{inputs['n']}.pids"), "w") as pids:
+            pids.write(f"{os.getpid()} {child.pid}")
+        time.sleep(600)
+    return {"n": inputs["n"]}
+
+
+if __name__ == "__main__":
+    print(json.dumps(answer(json.load(sys.stdin))))
+'''
+
+HANGING_AS = {
+    "command": {"kind": "command", "command": ["{python}", "hangs.py"]},
+    "python": {"kind": "python", "callable": "hangs:answer"},
+}
+
+
+@pytest.mark.parametrize("kind", list(HANGING_AS))
+def test_a_file_change_cancels_every_row_running_on_the_cluster(tmp_path, kind):
+    """Two rows hang on the cluster (a target and its child each); removing the file that makes them
+    hang cancels that iteration: no target process and no Ray task is left, and the next one passes."""
+    root, pids = tmp_path / "project", tmp_path / "pids"
+    pids.mkdir()
+    make_project(root, sets={"rows": [row(f"row {n}", {"n": n}, {"n": n}) for n in (1, 2)]},
+                 config={"runner": {**HANGING_AS[kind], "timeout": 300, "env": {"PIDS": str(pids)}},
+                         "cluster": {"engine": "ray", "address": "local"}},
+                 files={"hangs.py": HANGS_WHILE_FLAGGED, "hang.flag": ""})
+
+    async def scenario() -> IterationReport:
+        async with watching(root, wait_first=False) as harness:
+            await harness.until(lambda: len(list(pids.glob("*.pids"))) == 2, "both rows to hang on the cluster")
+            assert cluster_status(harness.session.config).rows_running == 2
+            (root / "hang.flag").unlink()
+            report, _ = await harness.wait_for(1)
+            return report
+
+    report = asyncio.run(scenario())
+    assert report.trigger.kind == "change"
+    assert [r.verdict for r in report.results] == [Verdict.PASS, Verdict.PASS]
+    started = [int(pid) for path in pids.glob("*.pids") for pid in path.read_text().split()]
+    wait_until(lambda: not any(process_alive(pid) for pid in started), "the hanging targets and children to be killed")
+    wait_until(lambda: cpus_free() == CPUS, "every CPU of the cluster to be free again")
+    status = cluster_status(on_cluster(load_config(root)))
+    assert status is not None and status.rows_running == 0 and status.cpus_in_use == 0
+
+
+# -- a worker dying mid-row --------------------------------------------------------------------------
+
+DIES_ONCE = '''\
+import json
+import os
+import signal
+import sys
+import time
+
+
+def answer(inputs):
+    marker = os.path.join(os.environ["MARKS"], f"{inputs['n']}.died")
+    if inputs.get("die") and not os.path.exists(marker):
+        open(marker, "w").close()
+        os.kill(os.getppid(), signal.SIGKILL)  # the Ray worker (task or actor) running this row
+        time.sleep(60)
+    return {"n": inputs["n"]}
+
+
+if __name__ == "__main__":
+    print(json.dumps(answer(json.load(sys.stdin))))
+'''
+
+KILLER_AS = {
+    "command": {"kind": "command", "command": ["{python}", "dies_once.py"]},
+    "python": {"kind": "python", "callable": "dies_once:answer"},
+}
+
+
+def killer_project(root: Path, marks: Path, kind: str) -> Path:
+    marks.mkdir()
+    rows = [row("killed mid-row", {"n": 1, "die": True}, {"n": 1}), row("fine", {"n": 2}, {"n": 2})]
+    runner = {**KILLER_AS[kind], "timeout": 60, "env": {"MARKS": str(marks)}}
+    return make_project(root, sets={"rows": rows}, config={"runner": runner}, files={"dies_once.py": DIES_ONCE})
+
+
+@pytest.mark.parametrize("kind", list(KILLER_AS))
+def test_a_worker_killed_mid_row_makes_that_row_an_error(tmp_path, kind):
+    root = killer_project(tmp_path / "project", tmp_path / "marks", kind)
+    report = iterate(on_cluster(load_config(root)))
+    by_row = {r.row_name: r for r in report.results}
+    assert by_row["killed mid-row"].verdict == Verdict.ERROR
+    assert "the Ray worker running this row died" in by_row["killed mid-row"].detail
+    assert by_row["fine"].verdict == Verdict.PASS
+    wait_until(lambda: cpus_free() == CPUS, "every CPU of the cluster to be free again")
+
+
+@pytest.mark.parametrize("kind", list(KILLER_AS))
+def test_with_one_retry_a_row_whose_worker_died_runs_again(tmp_path, kind):
+    root = killer_project(tmp_path / "project", tmp_path / "marks", kind)
+    report = iterate(on_cluster(load_config(root), retries=1))
+    by_row = {r.row_name: r for r in report.results}
+    assert by_row["killed mid-row"].verdict == Verdict.PASS
+    assert "the Ray worker running this row died" in by_row["killed mid-row"].log
+    assert "running the row again" in by_row["killed mid-row"].log
+    assert by_row["fine"].verdict == Verdict.PASS
+
+
+# -- connecting ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:1", "ray://127.0.0.1:1"])
+def test_an_unreachable_address_fails_fast_naming_it(tmp_path, address):
+    make_project(tmp_path, sets={"rows": [row("one", {"n": 1}, {"n": 1})]},
+                 config={"kind": "command", "command": ["{python}", "-c", "print('{}')"]})
+    started = time.monotonic()
+    proc = run_workbench("run", str(tmp_path), "--cluster", address)
+    assert proc.returncode == 2, proc.stderr
+    assert f"cannot reach the Ray cluster at {address}" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert time.monotonic() - started < 30  # Ray alone retries for a minute or more
+
+
+def test_the_status_line_text_names_the_cluster_and_its_cpus(tmp_path):
+    make_project(tmp_path, sets={"rows": [row("one", {"n": 1}, {"n": 1})]},
+                 config=toml_text({"runner": {"kind": "command", "command": ["{python}", "x.py"]},
+                                   "cluster": {"engine": "ray", "address": "local"}}))
+    status = cluster_status(load_config(tmp_path))
+    assert status is not None
+    assert status.describe() == f"Ray local · 0/{CPUS} CPUs in use"
