@@ -18,6 +18,7 @@ from helpers.tui import (
     app_for,
     grading_rows,
     out_row,
+    settled,
     shown_rows,
     status_text,
     wait_idle,
@@ -135,7 +136,7 @@ async def test_editing_the_target_during_a_run_restarts_it_and_the_panes_show_th
             isinstance(e, IterationStarted) and e.trigger.kind == "change" for e in events), "the edit restarted it")
         await wait_until(pilot, lambda: not app.state.running and all(
             label.startswith("✔") for label in shown_rows(app).values()), "both rows pass")
-        await wait_until(pilot, lambda: not app._update_pending and not app.state.has_changes, "the UI caught up")
+        await settled(app, pilot)
         assert "2/2 rows pass" in status_text(app)
         assert not process_alive(slow_pid)  # the cancelled run's target was killed
         changes = [e for e in events if isinstance(e, IterationStarted) and e.trigger.kind == "change"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shlex
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -187,17 +188,33 @@ def _checked(row: tuple[Any, ...], types: tuple[Any, ...]) -> tuple[Any, ...]:
     return row
 
 
+_SQLITE_INT_MAX = 2**63 - 1
+
+
+def _as_sqlite_int(value: Any) -> Any:
+    """An integer argument SQLite can take: `history 99999999999999999999` asks for an iteration that can't
+    exist (no iteration is numbered beyond 2**63 - 1), so the largest one stands in for it."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -_SQLITE_INT_MAX <= value <= _SQLITE_INT_MAX:
+        return _SQLITE_INT_MAX if value > 0 else -_SQLITE_INT_MAX
+    return value
+
+
 def _json_list(text: str | None) -> list[Any]:
     value = _load_json(text)
     return value if isinstance(value, list) else []
 
 
 class HistoryStore:
-    """The project's iteration history. Use `HistoryStore.open(config)`; close when done."""
+    """The project's iteration history. Use `HistoryStore.open(config)`; close when done.
+
+    One connection, usable from any thread: the session records from a worker thread while the TUI reads
+    from others, so every use of the connection holds `_lock` (a read never lands inside a half-written
+    iteration's transaction, and two transactions never interleave on the connection)."""
 
     def __init__(self, path: Path, retention: int = 500) -> None:
         self.path = path
         self.retention = retention
+        self._lock = threading.RLock()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
@@ -214,7 +231,8 @@ class HistoryStore:
         return cls(config.state_dir / DB_NAME, config.history.retention)
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            self._db.close()
 
     def __enter__(self) -> HistoryStore:
         return self
@@ -224,6 +242,11 @@ class HistoryStore:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, self._transaction() as db:
+            yield db
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
         try:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -278,8 +301,10 @@ class HistoryStore:
     # -- reading -----------------------------------------------------------------------------------
 
     def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        args = tuple(_as_sqlite_int(arg) for arg in args)
         try:
-            return self._db.execute(sql, args).fetchall()
+            with self._lock:
+                return self._db.execute(sql, args).fetchall()
         except (sqlite3.Error, UnicodeDecodeError) as exc:
             raise _trouble(self.path, "read", exc) from None
 

@@ -190,10 +190,16 @@ async def wait_until(pilot: Pilot[Any], predicate: Callable[[], bool], what: str
 async def wait_idle(app: WorkbenchApp, pilot: Pilot[Any], iterations: int = 1, timeout: float = WAIT_S) -> None:
     """Wait until `iterations` iterations have finished, nothing runs or is queued, and the UI has
     applied every update (the last coalesced repaint included)."""
-    await wait_until(pilot, lambda: app.iterations_done >= iterations and not app.state.running
-                     and not app.session.running, f"{iterations} iteration(s) finished", timeout)
-    await wait_until(pilot, lambda: not app._update_pending and not app.state.has_changes,
-                     "the UI applied the last updates")
+    await wait_until(pilot, lambda: app.iterations_done >= iterations, f"{iterations} iteration(s) finished", timeout)
+    await settled(app, pilot, timeout)
+
+
+async def settled(app: WorkbenchApp, pilot: Pilot[Any], timeout: float = WAIT_S) -> None:
+    """The app's public settled signal (nothing runs or is queued, the screen shows it), then a frame."""
+    try:
+        await asyncio.wait_for(app.settled(), timeout)
+    except TimeoutError:
+        raise AssertionError("timed out waiting until the app settled") from None
     await pilot.pause()
 
 

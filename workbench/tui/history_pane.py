@@ -1,16 +1,24 @@
 """Iteration history: one line per iteration, a sparkline of passes, and the selected iteration's
-flips and results."""
+flips and results.
+
+SQLite is read in thread workers, never on the UI thread: the session may be writing a large
+iteration at that moment (the store serialises the two), and keys must keep answering meanwhile.
+Each read posts its result back as a message; a read that a newer one replaced is dropped."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import DataTable, Static
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..history import HistoryError, HistoryStore, IterationInfo, compare_results
+from ..model import Result
 from ..textsafe import one_line, printable
 from .labels import plain, verdict_text
 
@@ -36,11 +44,59 @@ def _change(info: IterationInfo) -> Text:
     return Text(f"{info.change:+d}", "green" if info.change > 0 else "red")
 
 
+def iteration_text(info: IterationInfo, results: list[Result], previous: list[Result], *, first: bool) -> Text:
+    """What flipped in an iteration (vs the one before) and its results."""
+    flips = compare_results(previous, results, only_current=info.partial)
+    text = Text(f"iteration {info.number}", "bold")
+    text.append(f" · {one_line(info.trigger.describe(), 80)} · {info.passed}/{info.total} passed\n", "dim")
+    for title, items, style in (("newly passing", flips.newly_passing, "green"),
+                                ("newly failing", flips.newly_failing, "red"),
+                                ("new", flips.added, "cyan"), ("gone", flips.removed, "dim")):
+        if items and (not first or title != "new"):
+            text.append(f"{title} ({len(items)})\n", f"bold {style}")
+            for result in items[:50]:
+                text.append(f"  {one_line(result.label, 60)} [{one_line(result.evaluator, 30)}]\n")
+    if first:
+        text.append("(first recorded iteration)\n", "dim")
+    elif not (flips.newly_passing or flips.newly_failing or flips.removed):
+        text.append("nothing flipped since the iteration before\n", "dim")
+    text.append("\nresults\n", "bold")
+    for result in results[:500]:
+        text.append_text(verdict_text(result.verdict))
+        text.append(f" {one_line(result.set_file, 30)} › {one_line(result.label, 60)} "
+                    f"[{one_line(result.evaluator, 30)}]\n")
+    if len(results) > 500:
+        text.append(f"… and {len(results) - 500} more\n", "dim")
+    return text
+
+
 class HistoryPane(Horizontal):
+    class Listed(Message):
+        """The iteration list and sparkline were read (or `error` says why not)."""
+
+        def __init__(self, asked: int, infos: list[IterationInfo], counts: list[tuple[int, int, int]],
+                     error: str | None = None) -> None:
+            super().__init__()
+            self.asked, self.infos, self.counts, self.error = asked, infos, counts, error
+
+    class Detailed(Message):
+        """One iteration's flips and results were read and drawn."""
+
+        def __init__(self, asked: int, text: Text) -> None:
+            super().__init__()
+            self.asked, self.text = asked, text
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.store: HistoryStore | None = None
         self.infos: dict[int, IterationInfo] = {}
+        self._asked = {"list": 0, "detail": 0}  # reads asked for, per kind; a reply for an older one is dropped
+        self._answered = {"list": 0, "detail": 0}
+
+    @property
+    def busy(self) -> bool:
+        """A read was asked for and its answer is not on screen yet."""
+        return self._asked != self._answered
 
     def compose(self) -> ComposeResult:
         with Vertical(id="history-left"):
@@ -54,23 +110,47 @@ class HistoryPane(Horizontal):
         table = self.query_one("#history-table", DataTable)
         table.add_columns("#", "when", "results passing", "change", "time", "trigger")
 
+    # -- the iteration list --------------------------------------------------------------------------
+
     def reload(self, store: HistoryStore | None) -> None:
+        """Read the iterations again (after one was recorded); the table follows once they are read."""
         self.store = store
+        if store is None:
+            self.query_one("#history-table", DataTable).clear()
+            self.query_one("#history-spark-label", Static).update(
+                Text("History is off for this project (see the notification).", "yellow"))
+            return
+        self._asked["list"] += 1
+        self._read_list(store, self._asked["list"])
+
+    @work(thread=True, exclusive=True, group="history-list", exit_on_error=False,
+          description="reading the iteration history")
+    def _read_list(self, store: HistoryStore, asked: int) -> None:
+        try:
+            reply = self.Listed(asked, store.iterations(limit=200), store.pass_counts(SPARK_ITERATIONS))
+        except HistoryError as exc:
+            reply = self.Listed(asked, [], [], str(exc))
+        if not get_current_worker().is_cancelled:
+            self.post_message(reply)
+
+    def on_history_pane_listed(self, message: Listed) -> None:
+        message.stop()
+        if message.asked != self._asked["list"]:
+            return
+        self._answered["list"] = message.asked
+        label = self.query_one("#history-spark-label", Static)
+        if message.error is not None:
+            label.update(Text(one_line(message.error, 200), "yellow"))
+            return
+        self._fill(message.infos, message.counts)
+
+    def _fill(self, infos: list[IterationInfo], counts: list[tuple[int, int, int]]) -> None:
         table = self.query_one("#history-table", DataTable)
         selected = self._selected_number()
         table.clear()
-        label = self.query_one("#history-spark-label", Static)
-        if store is None:
-            label.update(Text("History is off for this project (see the notification).", "yellow"))
-            return
-        try:
-            infos = store.iterations(limit=200)
-            counts = store.pass_counts(SPARK_ITERATIONS)
-        except HistoryError as exc:
-            label.update(Text(one_line(str(exc), 200), "yellow"))
-            return
         self.infos = {info.number: info for info in infos}
         self.query_one("#history-spark", Static).update(sparkline(counts))
+        label = self.query_one("#history-spark-label", Static)
         if counts:
             _, passed, total = counts[-1]
             label.update(Text(f"results passing over the last {len(counts)} iterations · now {passed}/{total}",
@@ -85,9 +165,6 @@ class HistoryPane(Horizontal):
             table.move_cursor(row=table.get_row_index(str(selected)))  # the user is browsing: stay put
         elif table.row_count:
             table.move_cursor(row=0)  # otherwise follow the newest iteration
-        self.call_after_refresh(self._show_cursor)
-
-    def _show_cursor(self) -> None:
         number = self._selected_number()
         if number is not None:
             self.show_iteration(number)
@@ -102,44 +179,44 @@ class HistoryPane(Horizontal):
             return None
         return int(key) if key is not None else None
 
+    # -- one iteration -------------------------------------------------------------------------------
+
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
         if event.row_key.value is not None:
             self.show_iteration(int(event.row_key.value))
 
     def show_iteration(self, number: int) -> None:
-        detail = self.query_one("#history-detail", Static)
+        """Show what flipped in iteration `number`, once read."""
         info = self.infos.get(number)
         if self.store is None or info is None:
-            detail.update("")
+            self.query_one("#history-detail", Static).update("")
             return
+        earlier = [n for n in self.infos if n < number]
+        self._asked["detail"] += 1
+        self._read_iteration(self.store, info, max(earlier) if earlier else None, self._asked["detail"])
+
+    @work(thread=True, exclusive=True, group="history-iteration", exit_on_error=False,
+          description="reading an iteration from the history")
+    def _read_iteration(self, store: HistoryStore, info: IterationInfo, previous: int | None, asked: int) -> None:
         try:
-            results = self.store.results(number)
-            earlier = [n for n in self.infos if n < number]
-            previous = self.store.results(max(earlier)) if earlier else []
+            results = store.results(info.number)
+            before = store.results(previous) if previous is not None else []
+            text = iteration_text(info, results, before, first=previous is None)
         except HistoryError as exc:
-            detail.update(Text(printable(str(exc)), "yellow"))
-            return
-        flips = compare_results(previous, results, only_current=info.partial)
-        text = Text(f"iteration {info.number}", "bold")
-        text.append(f" · {one_line(info.trigger.describe(), 80)} · {info.passed}/{info.total} passed\n", "dim")
-        for title, items, style in (("newly passing", flips.newly_passing, "green"),
-                                    ("newly failing", flips.newly_failing, "red"),
-                                    ("new", flips.added, "cyan"), ("gone", flips.removed, "dim")):
-            if items and (earlier or title not in ("new",)):
-                text.append(f"{title} ({len(items)})\n", f"bold {style}")
-                for result in items[:50]:
-                    name = one_line(result.label, 60)
-                    text.append(f"  {name} [{one_line(result.evaluator, 30)}]\n")
-        if not earlier:
-            text.append("(first recorded iteration)\n", "dim")
-        elif not (flips.newly_passing or flips.newly_failing or flips.removed):
-            text.append("nothing flipped since the iteration before\n", "dim")
-        text.append("\nresults\n", "bold")
-        for result in results[:500]:
-            text.append_text(verdict_text(result.verdict))
-            text.append(f" {one_line(result.set_file, 30)} › {one_line(result.label, 60)} "
-                        f"[{one_line(result.evaluator, 30)}]\n")
-        if len(results) > 500:
-            text.append(f"… and {len(results) - 500} more\n", "dim")
-        detail.update(text)
+            text = Text(printable(str(exc)), "yellow")
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.Detailed(asked, text))
+
+    def on_history_pane_detailed(self, message: Detailed) -> None:
+        message.stop()
+        if message.asked == self._asked["detail"]:
+            self._answered["detail"] = message.asked
+            self.query_one("#history-detail", Static).update(message.text)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A read that failed outright will not answer: stop waiting for it. The event goes on to the
+        app, which tells the user what failed."""
+        if event.state is WorkerState.ERROR:
+            kind = "list" if event.worker.group == "history-list" else "detail"
+            self._answered[kind] = self._asked[kind]

@@ -32,8 +32,7 @@ def result_badge(result: Result | None, ref: str) -> Text:
 
 
 def row_label(state: RunState, eval_set: EvalSet, row: Row) -> Text:
-    key = (eval_set.scope, eval_set.file_name, row.id)
-    status = state.status.get(key)
+    status = state.status.get(eval_set.key_of(row))
     verdict = state.row_verdict(eval_set, row)
     if status == RUNNING:
         glyph, style = RUNNING_GLYPH

@@ -45,9 +45,6 @@ class SetsTree(Tree[NodeRef]):
 
     # -- building ------------------------------------------------------------------------------------
 
-    def shows_row(self, key: RowKey) -> bool:
-        return key in self._rows
-
     def _wanted(self, key: RowKey, name: str) -> bool:
         if self.name_filter and self.name_filter.lower() not in name.lower():
             return False
@@ -120,7 +117,7 @@ class SetsTree(Tree[NodeRef]):
             if node is None or found is None:
                 continue
             node.set_label(row_label(self.state, *found))
-            touched_sets.add(key[:2])
+            touched_sets.add((key[0], key[1]))
         for eval_set in project.sets:
             set_key = (eval_set.scope, eval_set.file_name)
             if set_key in touched_sets and set_key in self._sets:

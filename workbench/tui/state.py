@@ -33,8 +33,6 @@ class Changes:
     rows: set[RowKey] = field(default_factory=set)
     logs: dict[RowKey, list[str]] = field(default_factory=dict)
     structure: bool = False
-    progress: bool = False
-    finished: bool = False
 
 
 class RunState:
@@ -54,11 +52,12 @@ class RunState:
     # -- queries -------------------------------------------------------------------------------------
 
     def row_results(self, eval_set: EvalSet, row: Row) -> list[Result | None]:
-        return [self.results.get((eval_set.scope, eval_set.file_name, row.id, ref)) for ref in eval_set.evaluator_refs]
+        key = eval_set.key_of(row)
+        return [self.results.get(ResultKey(*key, ref)) for ref in eval_set.evaluator_refs]
 
     def row_verdict(self, eval_set: EvalSet, row: Row) -> Verdict | None:
         """ERROR if any result errored, else FAIL if any failed, PASS if all passed; None if unknown."""
-        key = (eval_set.scope, eval_set.file_name, row.id)
+        key = eval_set.key_of(row)
         if key not in self._verdicts:
             self._verdicts[key] = self._compute_verdict(eval_set, row)
         return self._verdicts[key]
@@ -83,6 +82,21 @@ class RunState:
     def find_row(self, key: RowKey) -> tuple[EvalSet, Row] | None:
         return self._index.get(key)
 
+    def rows(self) -> list[tuple[EvalSet, Row]]:
+        """Every row of the project, in file order."""
+        return list(self._index.values())
+
+    def failing_keys(self) -> frozenset[RowKey]:
+        """Rows whose latest verdict is FAIL or ERROR."""
+        return frozenset(key for key, (eval_set, row) in self._index.items() if self.is_failing(eval_set, row))
+
+    def any_failing(self) -> bool:
+        return any(self.is_failing(eval_set, row) for eval_set, row in self._index.values())
+
+    def set_row_keys(self, scope: str, set_file: str) -> frozenset[RowKey]:
+        """The rows of one eval set."""
+        return frozenset(key for key in self._index if key.scope == scope and key.set_file == set_file)
+
     def _set_project(self, project: Project) -> None:
         self.project = project
         self._index = {s.key_of(r): (s, r) for s in project.sets for r in s.rows}
@@ -99,7 +113,7 @@ class RunState:
             self._set_project(project)
         for result in results:
             self.results[result.key] = result
-            self.logs[result.key[:3]] = deque(result.log.splitlines(), LOG_LINES_KEPT)
+            self.logs[result.row_key] = deque(result.log.splitlines(), LOG_LINES_KEPT)
         self._forget_counts()
         self._changes.structure = True
 
@@ -113,7 +127,6 @@ class RunState:
             self.done_rows, self.total_rows = 0, event.total_rows
             self._forget_missing(event.project)
             self.mark_queued(list(event.rows))
-            changes.progress = True
         elif isinstance(event, RowStarted):
             self.status[event.key] = RUNNING
             self.logs[event.key] = deque(maxlen=LOG_LINES_KEPT)
@@ -124,27 +137,24 @@ class RunState:
             changes.logs.setdefault(event.key, []).append(event.line)
         elif isinstance(event, ResultReady):
             result = event.result
-            key = result.key[:3]
+            key = result.row_key
             found = self._index.get(key)
             was_passing = found is not None and self.row_verdict(*found) is Verdict.PASS
             self.results[result.key] = result
             self._verdicts.pop(key, None)
-            if found is not None and key[:2] in self._set_passed:
-                self._set_passed[key[:2]] += (self.row_verdict(*found) is Verdict.PASS) - was_passing
+            if found is not None and (key.scope, key.set_file) in self._set_passed:
+                self._set_passed[key.scope, key.set_file] += (self.row_verdict(*found) is Verdict.PASS) - was_passing
             self.status[key] = DONE
             if not self.logs.get(key) and result.log:
                 self.logs[key] = deque(result.log.splitlines(), LOG_LINES_KEPT)
             self.done_rows = event.done_rows
             changes.rows.add(key)
-            changes.progress = True
         elif isinstance(event, IterationFinished):
             self.running = False
             for key, status in self.status.items():
                 if status != DONE:
                     self.status[key] = IDLE
                     changes.rows.add(key)
-            changes.progress = True
-            changes.finished = True
 
     def mark_queued(self, keys: list[RowKey]) -> None:
         """Rows about to run keep showing their last verdict: relabelling 10,000 rows at the start of
@@ -153,13 +163,13 @@ class RunState:
             self.status[key] = QUEUED
 
     def mark_cancelled(self) -> None:
-        """The running iteration was cancelled: rows still running or queued go back to idle."""
+        """The running iteration was cancelled and none replaced it (a quit, a project that stopped
+        loading): rows still running or queued go back to idle and keep their last verdict."""
         self.running = False
         for key, status in self.status.items():
             if status in (RUNNING, QUEUED):
                 self.status[key] = IDLE
                 self._changes.rows.add(key)
-        self._changes.progress = True
 
     def _forget_missing(self, project: Project) -> None:
         present = {(s.scope, s.file_name, r.id, ref) for s in project.sets for r in s.rows for ref in s.evaluator_refs}
@@ -178,4 +188,4 @@ class RunState:
     @property
     def has_changes(self) -> bool:
         c = self._changes
-        return bool(c.rows or c.logs or c.structure or c.progress or c.finished)
+        return bool(c.rows or c.logs or c.structure)

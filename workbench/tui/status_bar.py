@@ -1,4 +1,4 @@
-"""The status line: watching or paused, iteration, progress, last result, stalled warning."""
+"""The status line: watching, paused or stopped by an error, iteration, progress, last result, stalled warning."""
 
 from __future__ import annotations
 
@@ -21,9 +21,11 @@ class StatusBar(Widget):
 
     def render_status(self, *, project: str, watching: bool, paused: bool, running: bool, done: int, total: int,
                       iteration: int | None, last: IterationSummary | None, failures_only: bool,
-                      name_filter: str) -> None:
+                      name_filter: str, watch_stopped: bool = False) -> None:
         text = Text(f" workbench · {one_line(project, 40)} ", "bold")
-        if not watching:
+        if watch_stopped:
+            text.append(" ✖ watching stopped by an error — w restarts ", "bold white on red")
+        elif not watching:
             text.append(" ○ not watching ", "dim")
         elif paused:
             text.append(" ⏸ paused ", "bold black on yellow")

@@ -1,8 +1,10 @@
 """`a` and `+`: the two edits of the user's eval-set files the TUI makes, each behind a confirmation
-that shows exactly what will change. The editing itself is `workbench.writeback` (shared with the CLI)."""
+that shows exactly what will change. The use cases themselves are `workbench.actions` (shared with the
+CLI); these screens only ask, show and confirm."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -14,12 +16,15 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from .. import jsonio
+from ..actions.accept import AcceptPreview
+from ..actions.add_row import NewRow, RunFailed, check_new_row, try_new_row
+from ..actions.writing import Refused, write_plan
 from ..config import Config
 from ..engine import RunnerFactory
-from ..model import EvalSet, EvaluatorDef
+from ..errors import WorkbenchError
+from ..model import EvalSet, Project
 from ..textsafe import one_line, printable
-from ..writeback import WritebackError, WritePlan, apply_plan
-from ..writeback.add_row import build_row, parse_inputs, plan_add_row, run_target_on
+from ..writeback import WritePlan
 
 
 def diff_text(plan: WritePlan) -> Text:
@@ -40,21 +45,20 @@ class AcceptScreen(ModalScreen[bool]):
         Binding("n,escape", "cancel", "Cancel", show=False),
     ]
 
-    def __init__(self, plan: WritePlan, label: str, notes: list[str]) -> None:
+    def __init__(self, preview: AcceptPreview) -> None:
         super().__init__()
-        self.plan = plan
-        self.label = label
-        self.notes = notes
+        self.preview = preview
 
     def compose(self) -> ComposeResult:
+        preview = self.preview
         with Vertical(id="accept-box", classes="dialog"):
             title = Text("Accept the actual output as expected\n", "bold")
-            title.append(f"row {one_line(self.label, 80)} · {self.plan.display}", "dim")
+            title.append(f"row {one_line(preview.label, 80)} · {preview.plan.display}", "dim")
             yield Static(title)
             with VerticalScroll(classes="dialog-scroll"):
-                yield Static(diff_text(self.plan), id="accept-diff")
-                if self.notes:
-                    yield Static(Text("\n".join(f"note: {printable(n)}" for n in self.notes), "yellow"))
+                yield Static(diff_text(preview.plan), id="accept-diff")
+                if preview.notes:
+                    yield Static(Text("\n".join(f"note: {printable(n)}" for n in preview.notes), "yellow"))
             yield Static(Text("Only these lines change; everything else in the file stays byte for byte.", "dim"))
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Write it (y)", variant="success", id="accept-write")
@@ -63,8 +67,8 @@ class AcceptScreen(ModalScreen[bool]):
     @on(Button.Pressed, "#accept-write")
     def action_confirm(self) -> None:
         try:
-            written = apply_plan(self.plan)
-        except WritebackError as exc:
+            written = write_plan(self.preview.plan)
+        except Refused as exc:
             self.app.notify(f"Not written: {exc}", severity="error", timeout=10)
             self.dismiss(False)
             return
@@ -78,21 +82,24 @@ class AcceptScreen(ModalScreen[bool]):
 
 
 class AddRowScreen(ModalScreen[bool]):
-    """Name and inputs (JSON, validated as you type) → run the target → show the output → append."""
+    """Name and inputs (JSON, validated as you type) → run the target → show the output → append.
+
+    The run uses the settings as they are when Run is pressed (`settings()` is the session's current
+    config, and the use case re-reads workbench.toml on top), not the ones the TUI was launched with."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", show=False),
         Binding("ctrl+r", "run", "Run", show=False),
     ]
 
-    def __init__(self, config: Config, eval_set: EvalSet, evaluators: dict[str, EvaluatorDef],
+    def __init__(self, settings: Callable[[], Config], project: Project, eval_set: EvalSet,
                  runner_factory: RunnerFactory) -> None:
         super().__init__()
-        self.config = config
+        self.settings = settings
+        self.project = project
         self.eval_set = eval_set
-        self.evaluators = evaluators
         self.runner_factory = runner_factory
-        self.plan: WritePlan | None = None
+        self.new_row: NewRow | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="add-row-box", classes="dialog"):
@@ -118,24 +125,21 @@ class AddRowScreen(ModalScreen[bool]):
     def _status(self, text: str, style: str) -> None:
         self.query_one("#add-status", Static).update(Text(printable(text), style))
 
-    def _problem(self) -> str | None:
+    def _checked(self) -> tuple[str, dict[str, Any]]:
+        """The name and parsed inputs, or a WorkbenchError saying what to fix."""
         name = self.query_one("#add-name", Input).value.strip()
-        if not name:
-            return "give the row a name"
-        if any(row.name == name for row in self.eval_set.rows):
-            return f"{self.eval_set.file_name} already has a row named {name!r}"
-        try:
-            parse_inputs(self.query_one("#add-inputs", Input).value or "")
-        except WritebackError as exc:
-            return str(exc)
-        return None
+        return name, check_new_row(self.eval_set, name, self.query_one("#add-inputs", Input).value or "")
 
     @on(Input.Changed)
     def _validate(self, _event: Input.Changed) -> None:
-        self.plan = None
+        self.new_row = None
         self.query_one("#add-append", Button).disabled = True
-        problem = self._problem()
-        self._status(problem or "ready: press Run to run the target on these inputs", "yellow" if problem else "green")
+        try:
+            self._checked()
+        except WorkbenchError as exc:
+            self._status(str(exc), "yellow")
+            return
+        self._status("ready: press Run to run the target on these inputs", "green")
 
     @on(Input.Submitted)
     def _submitted(self, _event: Input.Submitted) -> None:
@@ -143,49 +147,51 @@ class AddRowScreen(ModalScreen[bool]):
 
     @on(Button.Pressed, "#add-run")
     def action_run(self) -> None:
-        problem = self._problem()
-        if problem:
-            self._status(problem, "bold red")
+        try:
+            name, inputs = self._checked()
+        except WorkbenchError as exc:
+            self._status(str(exc), "bold red")
             return
         self._status("running the target…", "cyan")
         self.query_one("#add-run", Button).disabled = True
-        self._run(self.query_one("#add-name", Input).value.strip(), parse_inputs(self.query_one("#add-inputs",
-                                                                                                Input).value))
+        self._run(name, inputs)
 
-    @work(exclusive=True, group="add-row", exit_on_error=False)
+    @work(exclusive=True, group="add-row", exit_on_error=False, description="running the target for a new row")
     async def _run(self, name: str, inputs: dict[str, Any]) -> None:
-        try:
-            outcome = await run_target_on(self.config, self.eval_set, name, inputs, runner_factory=self.runner_factory)
-        finally:
-            self.query_one("#add-run", Button).disabled = False
         preview = self.query_one("#add-preview", Static)
-        if not outcome.ok:
-            self._status("the run failed, so there is no output to build the row from", "bold red")
-            preview.update(Text(printable(outcome.error or ""), "red"))
-            return
         try:
-            row, notes = build_row(name, inputs, outcome.output, self.eval_set.evaluator_refs, self.evaluators)
-            self.plan = plan_add_row(self.config.root, self.eval_set.path, row)
-        except WritebackError as exc:
+            self.new_row = await try_new_row(self.settings(), self.project, self.eval_set, name, inputs,
+                                             runner_factory=self.runner_factory)
+        except RunFailed as exc:
+            self._status("the run failed, so there is no output to build the row from", "bold red")
+            preview.update(Text(printable(exc.detail), "red"))
+            return
+        except WorkbenchError as exc:
             self._status(str(exc), "bold red")
             return
-        text = Text("output\n", "bold")
-        text.append(printable(jsonio.dumps(outcome.output, indent=True)) + "\n\n")
-        text.append("the row to append\n", "bold")
-        text.append_text(diff_text(self.plan))
-        for note in notes:
-            text.append(f"\nnote: {printable(note)}", "yellow")
-        preview.update(text)
+        finally:
+            self.query_one("#add-run", Button).disabled = False
+        preview.update(self._preview(self.new_row))
         self._status("check the output; Append writes the row", "green")
         self.query_one("#add-append", Button).disabled = False
 
+    @staticmethod
+    def _preview(new_row: NewRow) -> Text:
+        text = Text("output\n", "bold")
+        text.append(printable(jsonio.dumps(new_row.run.output, indent=True)) + "\n\n")
+        text.append("the row to append\n", "bold")
+        text.append_text(diff_text(new_row.plan))
+        for note in new_row.notes:
+            text.append(f"\nnote: {printable(note)}", "yellow")
+        return text
+
     @on(Button.Pressed, "#add-append")
     def _append(self) -> None:
-        if self.plan is None:
+        if self.new_row is None:
             return
         try:
-            written = apply_plan(self.plan)
-        except WritebackError as exc:
+            written = write_plan(self.new_row.plan)
+        except Refused as exc:
             self._status(f"not written: {exc}", "bold red")
             return
         self.app.notify(f"Row appended to {written.display}", timeout=4)

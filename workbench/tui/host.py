@@ -1,0 +1,49 @@
+"""The app as the TUI's action modules see it. `WorkbenchApp` is the one implementation; the modules
+type against this instead of importing `app.py` (which imports them)."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+from ..config import Config
+from ..progress import IterationSummary
+from ..session import Session
+from .detail_pane import RowDetail
+from .sets_pane import SetsTree
+from .state import RunState
+
+
+class WorkbenchHost(Protocol):
+    config: Config  # the launch settings (the session holds the current ones: `session.config`)
+    state: RunState
+    session: Session
+    watching: bool  # this TUI watches files (`workbench open` without --no-watch)
+    last_summary: IterationSummary | None
+
+    @property
+    def tree(self) -> SetsTree: ...
+
+    @property
+    def detail(self) -> RowDetail: ...
+
+    @property
+    def watch_stopped(self) -> bool: ...
+
+    # the parts of textual.App they use
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = False) -> None: ...
+
+    def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
+
+    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
+
+    def push_screen(self, screen: Any, callback: Any = None, *args: Any, **kwargs: Any) -> Any: ...
+
+    def suspend(self) -> AbstractContextManager[None]: ...
+
+    def copy_to_clipboard(self, text: str) -> None: ...
+
+    def refresh(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def refresh_bindings(self) -> None: ...

@@ -1,0 +1,87 @@
+"""RunState → panes: what the app repaints when the engine reports, and when the selection moves.
+
+Plain functions over the app's public parts (its panes, `state`, `session`), so `app.py` only wires
+messages to them."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from ..model import RowKey
+from ..textsafe import one_line, printable
+from .evaluators_pane import EvaluatorsTable
+from .host import WorkbenchHost
+from .log_pane import RunLog
+from .messages import IterationDone
+from .state import RUNNING, RunState
+from .status_bar import StatusBar
+
+
+def row_label(state: RunState, key: RowKey) -> str:
+    """The row's display name for notices and the log title (its id if it is gone)."""
+    found = state.find_row(key)
+    return one_line(found[1].label, 60) if found else key[2]
+
+
+def apply_changes(app: WorkbenchHost) -> None:
+    """Repaint only what changed since the last repaint: the tree's shape or some rows, the log, the status."""
+    changes = app.state.drain()
+    tree = app.tree
+    if changes.structure:
+        tree.rebuild()
+        app.query_one("#evaluators-table", EvaluatorsTable).show(app.state.project)
+        show_selected(app)
+    elif changes.rows:
+        tree.refresh_rows(changes.rows)
+        if tree.selected_row in changes.rows:
+            app.detail.refresh_detail()
+    log = app.query_one("#run-log", RunLog)
+    for key, lines in changes.logs.items():
+        if key == log.row and not lines and app.state.status.get(key) == RUNNING:
+            log.show(key, [], row_label(app.state, key))  # the row started again: a fresh log
+        else:
+            log.append(key, lines)
+    render_status(app)
+
+
+def render_status(app: WorkbenchHost) -> None:
+    tree, summary = app.tree, app.last_summary
+    app.query_one("#status", StatusBar).render_status(
+        project=app.config.root.name, watching=app.watching, paused=app.session.paused,
+        running=app.state.running, done=app.state.done_rows, total=app.state.total_rows,
+        iteration=summary.number if summary else None, last=summary,
+        failures_only=tree.failures_only, name_filter=tree.name_filter, watch_stopped=app.watch_stopped)
+
+
+def show_selected(app: WorkbenchHost) -> None:
+    """The detail and the log follow the tree's cursor (a row, or a file problem)."""
+    key = app.tree.selected_row
+    problem = app.tree.selected_problem
+    if problem is not None:
+        text = Text("File problem\n", "bold yellow")
+        text.append(f"{printable(problem.file)}\n\n", "bold")
+        text.append(printable(problem.message))
+        app.detail.show_message(text)
+    else:
+        app.detail.show(app.state.find_row(key) if key else None)
+    app.query_one("#run-log", RunLog).show(key, app.state.log_of(key) if key else [],
+                                           row_label(app.state, key) if key else "")
+
+
+def after_iteration(app: WorkbenchHost, message: IterationDone) -> None:
+    """Say what an iteration found that needs attention, and end a failures-only view once all pass."""
+    errors = [p for p in message.report.problems if p.severity == "error"]
+    if errors:
+        app.notify(f"{len(errors)} file problem{'s' if len(errors) != 1 else ''}: "
+                   f"{one_line(errors[0].file, 60)} — {one_line(errors[0].message, 120)}",
+                   severity="error", timeout=6)
+    if message.summary.stalled_for:
+        app.notify(f"Stalled: no improvement in passes for {message.summary.stalled_for} iterations",
+                   severity="warning", timeout=6)
+    tree = app.tree
+    if tree.failures_only:
+        shown = [app.state.find_row(key) for key in tree.visible_rows()]
+        if all(found is None or not app.state.is_failing(*found) for found in shown):
+            tree.failures_only = False
+            app.notify("Every shown row passes — showing all rows again", timeout=4)
+        tree.rebuild()

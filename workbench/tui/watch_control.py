@@ -1,0 +1,58 @@
+"""Watching the project from the TUI: one exclusive worker over `Session.watch`, `w` to pause and resume,
+and what happens when the watcher dies — it is restarted a few times (re-running everything, since
+changes made meanwhile were missed), then the status line says watching stopped and `w` restarts it."""
+
+from __future__ import annotations
+
+from .host import WorkbenchHost
+from .repaint import render_status
+
+WATCH_GROUP = "watch"
+MAX_RESTARTS = 3
+
+
+class WatchControl:
+    def __init__(self, app: WorkbenchHost) -> None:
+        self.app = app
+        self.restarts = 0
+        self.stopped = False  # the watcher died and was not restarted: the status line says so
+
+    def start(self, *, initial: bool) -> None:
+        """Watch (running everything first when `initial`); replaces a watcher already running."""
+        self.stopped = False
+        self.app.run_worker(self.app.session.watch(initial=initial), group=WATCH_GROUP, exclusive=True,
+                            exit_on_error=False, description="watching the project for changes")
+
+    def ended(self) -> None:
+        """The watch worker ended although nothing cancelled it (its error was already shown)."""
+        if self.restarts < MAX_RESTARTS:
+            self.restarts += 1
+            self.app.notify("Watching restarted; everything re-runs to catch up with changes made meanwhile",
+                            severity="warning", timeout=8)
+            self.start(initial=True)
+        else:
+            self.stopped = True
+            self.app.notify("Watching stopped: file changes no longer re-run anything. Press w to restart "
+                            "watching, R to re-run by hand", severity="error", timeout=30)
+        render_status(self.app)
+
+    def toggle(self) -> None:
+        """`w`: pause or resume watching; after the watcher stopped on errors, start it again."""
+        app, session = self.app, self.app.session
+        if not app.watching:
+            app.notify("Not watching files in this session", severity="warning")
+            return
+        if self.stopped:
+            self.restarts = 0
+            self.start(initial=True)
+            app.notify("Watching restarted")
+        else:
+            paused = not session.paused
+            pending = len(session.pending_changes)
+            session.set_paused(paused)
+            if paused:
+                app.notify("Watching paused: changes are remembered until you resume (w)")
+            else:
+                app.notify("Watching resumed" + (f": running for {pending} changed file(s)" if pending else ""))
+        app.refresh_bindings()
+        render_status(app)
