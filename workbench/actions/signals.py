@@ -11,6 +11,8 @@ from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, TypeVar
 
 from ..errors import WorkbenchError
+from ..runners.reaper import REAPER
+from ..runners.strays import stop_strays
 
 T = TypeVar("T")
 
@@ -49,10 +51,26 @@ def on_stop_signals(callback: Callable[[int], None], signals: Iterable[int] = ST
     return remove
 
 
-def run_until_stopped(work: Coroutine[Any, Any, T], *, note: str = "every child process was stopped",
+def children_note(note: str | None = None) -> str:
+    """What can truthfully be said about the targets' processes once the work was cancelled: processes
+    that left their target's process group (setsid) are found and killed too, and any that survive
+    are named. `note` replaces the default wording of the good case."""
+    watchdog = REAPER.process.pid if REAPER.process is not None else None
+    left = stop_strays([watchdog] if watchdog else [])
+    if left is None:  # no /proc: strays can't be looked for
+        return note or "the targets' process groups were stopped"
+    if left:
+        shown = ", ".join(str(pid) for pid in left[:10]) + (", ..." if len(left) > 10 else "")
+        lead = f"{note}, but " if note else ""
+        return (f"{lead}{len(left)} process{'es' * (len(left) != 1)} started by the target left its process "
+                f"group and could not be stopped (pid {shown})")
+    return note or "every child process was stopped"
+
+
+def run_until_stopped(work: Coroutine[Any, Any, T], *, note: str | None = None,
                       signals: Iterable[int] = STOP_SIGNALS) -> T:
     """`asyncio.run(work)`, except that Ctrl-C or a stop signal cancels `work` (its finally blocks kill
-    the children) and then raises Stopped saying `note`.
+    the children) and then raises Stopped saying what became of them (`children_note(note)`).
 
     The value leaves through a list, not as asyncio.run's return value, which Python 3.11 formats
     (repr) on the way out: seconds for an iteration report of 100,000 results."""
@@ -79,7 +97,7 @@ def run_until_stopped(work: Coroutine[Any, Any, T], *, note: str = "every child 
     try:
         asyncio.run(main())
     except KeyboardInterrupt:
-        raise Stopped(signal.SIGINT, note) from None
+        raise Stopped(signal.SIGINT, children_note(note)) from None
     if received:
-        raise Stopped(received[0], note)
+        raise Stopped(received[0], children_note(note))
     return box[0]

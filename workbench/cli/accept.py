@@ -3,12 +3,16 @@ failing row (each diff shown, then one write per eval set)."""
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+from collections.abc import Iterator
 
 import click
 
 from ..actions.accept import AcceptPreview, preview_recorded_accept
 from ..actions.accept_bulk import BulkPreview, preview_recorded_failing, preview_recorded_rows, write_accepted
+from ..actions.signals import Stopped
 from ..actions.writing import Refused
 from ..textsafe import printable
 from .common import fail, load_project_config, project_argument, resolve_root
@@ -40,8 +44,36 @@ def accept_command(path: str | None, set_name: str | None, row_refs: tuple[str, 
     One --row is written straight after its diff. Several --row, or --all-failing, show every row's
     diff first and then ask once (--yes skips the question; with no terminal to ask on, --yes is
     required); all the accepted rows of one eval set are written in one write of that file.
-    Exit status: 0 written (or nothing to change), 1 refused or declined (nothing written), 2 usage errors.
+    Exit status: 0 written (or nothing to change), 1 refused or declined (nothing written), 2 usage errors,
+    130 interrupted (nothing written).
     """
+    try:
+        _accept(path, set_name, row_refs, all_failing, evaluator, iteration, yes, dry_run)
+    except KeyboardInterrupt:
+        raise Stopped(signal.SIGINT, "nothing was written") from None
+    except click.Abort as exc:
+        if isinstance(exc.__context__, KeyboardInterrupt):  # Ctrl-C at the confirmation question
+            raise Stopped(signal.SIGINT, "nothing was written") from None
+        raise
+
+
+@contextlib.contextmanager
+def _not_interrupted() -> Iterator[None]:
+    """Ctrl-C is ignored while files are written (milliseconds): a write is never cut short, and
+    "interrupted; nothing was written" stays true."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _accept(path: str | None, set_name: str | None, row_refs: tuple[str, ...], all_failing: bool,
+            evaluator: str | None, iteration: int | None, yes: bool, dry_run: bool) -> None:
     if all_failing and row_refs:
         fail("give either --row or --all-failing, not both")
     if not all_failing and not row_refs:
@@ -69,7 +101,8 @@ def _accept_one(preview: AcceptPreview, dry_run: bool) -> None:
         click.echo(f"nothing to change: the expectations of {label!r} already hold the output of "
                    f"iteration {preview.iteration}")
         return
-    written = show_and_write(preview.plan, dry_run)
+    with _not_interrupted():
+        written = show_and_write(preview.plan, dry_run)
     if written is not None:
         refs = ", ".join(change.label for change in written.changes) or "nothing"
         click.echo(f"accepted the output of iteration {preview.iteration} as the expectation of {label!r} "
@@ -110,7 +143,9 @@ def _accept_many(bulk: BulkPreview, *, yes: bool, dry_run: bool) -> None:
         if not click.confirm(f"Accept {summary}?", default=False):
             raise Refused("declined")
     refused: list[str] = []
-    for outcome in write_accepted(bulk.project, bulk.previews):
+    with _not_interrupted():
+        outcomes = list(write_accepted(bulk.project, bulk.previews))
+    for outcome in outcomes:
         names = ", ".join(repr(printable(label)) for label in outcome.labels)
         if outcome.written is None:
             refused.append(f"{outcome.display} ({names}): {outcome.refused}")

@@ -17,6 +17,8 @@ import subprocess
 import sys
 import threading
 
+from . import strays  # noqa: F401 - marks every target started from now on (see strays.py)
+
 # Runs with `python -I -S -c`: nothing to import but builtins, so it starts in a few milliseconds.
 WATCHDOG = r"""
 import os, signal

@@ -7,9 +7,10 @@ rules on the document as it is on disk at write time.
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import Any
 
-from ..model import EvalSet, Project, Row
+from ..model import EvalSet, Problem, Project, Row
 from .errors import WritebackError
 
 
@@ -53,8 +54,24 @@ def find_set(project: Project, name: str) -> EvalSet:
     if matches:
         scopes = ", ".join(f"{s.scope}/{s.stem}" for s in matches)
         raise WritebackError(f"eval set {name!r} exists in more than one scope ({scopes}); name it as scope/name")
+    broken = _broken_set_file(project, name)
+    if broken is not None:
+        raise WritebackError(f"eval set {name!r} can't be read: {broken.file}: {broken.message}. Fix the file "
+                             "first; nothing was written", exit_code=1)
     known = ", ".join(sorted({s.stem for s in project.sets})) or "none"
     raise WritebackError(f"no eval set {name!r} (eval sets: {known})")
+
+
+def _broken_set_file(project: Project, name: str) -> Problem | None:
+    """The error that kept the set called `name` from loading (an empty file, invalid JSON, ...), if any."""
+    scope, _, base = name.rpartition("/")
+    for problem in project.problems:
+        path = PurePosixPath(problem.file)
+        if problem.severity != "error" or problem.row is not None or path.suffix != ".json":
+            continue
+        if base in (path.stem, path.name) and (not scope or scope in path.parts[:-1]):
+            return problem
+    return None
 
 
 def find_row(eval_set: EvalSet, ref: str) -> Row:
