@@ -129,3 +129,20 @@ async def test_the_tui_opens_and_runs_without_a_damaged_history(recorded: Path, 
         assert shown_rows(app)  # the rows ran and are shown
         verdicts = {r.verdict for r in app.session.last_report.results}
         assert verdicts <= {Verdict.PASS, Verdict.FAIL}
+
+
+def test_a_tui_that_crashed_never_exits_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual shows a crash's traceback and returns from run() with return_code 1; the CLI exits with it."""
+    import workbench.tui.app as tui_app
+    from workbench.cli.tui_launch import launch_tui
+
+    class CrashedApp:
+        return_code = 1
+
+        def run(self) -> None:
+            pass
+
+    monkeypatch.setattr(tui_app, "make_app", lambda *args, **kwargs: CrashedApp())
+    with pytest.raises(SystemExit) as exited:
+        launch_tui(write_project(tmp_path))
+    assert exited.value.code == 1

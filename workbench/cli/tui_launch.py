@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import sys
+
 from ..config import Config
 from .common import fail
 
 
 def launch_tui(config: Config, *, watch: bool = True, welcome: str | None = None) -> None:
     try:
-        from ..tui.app import run_app
+        from ..tui.app import make_app
     except ImportError as exc:
         fail(f"the TUI cannot start ({exc}); `workbench watch --plain` runs the same loop without it")
-    run_app(config, watch=watch, welcome=welcome)
+    app = make_app(config, watch=watch, welcome=welcome)
+    app.run()
+    if app.return_code:  # it crashed (Textual has shown the traceback): never report success after that
+        sys.exit(app.return_code)
