@@ -9,11 +9,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from helpers.project import make_project, row
 from helpers.replays import TOOLS, call, case, decide, replay, replay_project, say, write
 
+from workbench.actions.accept import preview_accept
+from workbench.actions.writing import Refused
 from workbench.config import load_config
 from workbench.dialects import runner_needed
+from workbench.engine import Engine
 from workbench.events import IterationReport, Trigger
 from workbench.model import EvaluatorDef, Verdict
 from workbench.project import load_project
@@ -296,3 +300,31 @@ async def _session_iteration(root: Path) -> IterationReport | None:
         return await session.iterate_now(Trigger("start"))
     finally:
         await session.aclose()
+
+
+# -- pay once and accept ------------------------------------------------------------------------------
+
+def test_a_reused_replay_is_rescored_until_its_steps_or_tools_change(tmp_path: Path) -> None:
+    root = replay_project(tmp_path, {"held": case(REFUND, status="waiting")},
+                          config='[replay]\ntools = "evals/tools.json"\n', tools=None)
+    (root / "evals" / "tools.json").write_text(json.dumps(TOOLS))
+    engine = Engine(load_config(root))
+    first = asyncio.run(engine.run_iteration(Trigger("run")))
+    case_file = root / "evals" / "held.script.json"
+    case_file.write_text(json.dumps(case(REFUND, status="completed")))  # only the expectation changed
+    second = asyncio.run(engine.run_iteration(Trigger("run"), reuse=first.runs))
+    assert second.reused_rows == 1 and second.results[0].verdict is Verdict.FAIL
+    never = [{**tool, "approval": "never"} for tool in TOOLS]
+    (root / "evals" / "tools.json").write_text(json.dumps(never))  # the tools changed: replay again
+    third = asyncio.run(engine.run_iteration(Trigger("run"), reuse=second.runs))
+    assert third.reused_rows == 0 and third.results[0].verdict is Verdict.PASS
+
+
+def test_accept_refuses_a_replay_and_says_how_to_copy_a_run(tmp_path: Path) -> None:
+    root = replay_project(tmp_path, {"held": case(REFUND, status="completed")})
+    project = load_project(root, load_config(root))
+    (scripts,) = project.sets
+    with pytest.raises(Refused) as refused:
+        preview_accept(project, scripts, scripts.rows[0], replay(root).values())
+    assert "'held' is a scripted replay: its expect (status, outputContains) is written by hand" in str(refused.value)
+    assert "add-row --from-run N --row ROW --script" in str(refused.value)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..model import EvalSet, EvaluatorDef, Row
 from ..replay.executor import replay_case
@@ -55,6 +55,9 @@ class ReplaysDialect(Dialect):
     name = "replays"
     expects = f"{EVALS_DIR}/*{SUFFIX}"
     needs_target = False
+    accept_refusal = ("is a scripted replay: its expect (status, outputContains) is written by hand and there is no "
+                      "expectedOutput to accept; `workbench add-row --from-run N --row ROW --script` copies a run "
+                      "into a new case")
 
     def present(self, root: Path, config: Config | None) -> bool:
         return bool(script_files(root)) or tools_path(root, config).is_file()
@@ -93,6 +96,15 @@ class ReplaysDialect(Dialect):
             ctx.problem(path, warning, "warning")
         return Row(row_id, case.name, {"script": case.script}, {EXPECT: case.expect}, index,
                    ReplayRow(case, toolbox), source=path, kind="replay")
+
+    def run_fingerprint(self, row: Row) -> Any:
+        """The steps and the tools they are checked against (a tools file may live under evals/, where
+        a change would otherwise only re-score)."""
+        replay = row.raw
+        if not isinstance(replay, ReplayRow):
+            return row.inputs
+        tools = [[t.name, t.input_schema, t.approval, t.handler] for t in replay.toolbox.tools.values()]
+        return {"script": row.inputs.get("script"), "tools": tools, "toolsFound": replay.toolbox.found}
 
     async def execute(self, run: RowRun) -> RunOutcome:
         replay = run.row.raw
