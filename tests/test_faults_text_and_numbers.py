@@ -90,3 +90,19 @@ def test_a_set_and_outputs_with_huge_integers_are_compared_exactly_and_accepted(
     assert f'"n": {BIG}1' in text
     again = run_workbench("run", str(root), env=cli_env())
     assert again.returncode == 0, again.stdout
+
+
+async def test_a_python_target_takes_and_returns_integers_beyond_the_limit(tmp_path):
+    from workbench.config import Config, RunnerConfig
+    from workbench.runners import RunRequest, make_runner
+
+    (tmp_path / "bigagent.py").write_text("def answer(inputs):\n    return {'n': inputs['n'] * 10 + 1}\n")
+    config = Config(root=tmp_path, runner=RunnerConfig(kind="python", callable="bigagent:answer", timeout=60))
+    runner = make_runner(config)
+    value = jsonio.parse_int(BIG)
+    try:
+        outcome = await runner.run(RunRequest({"n": value}, "r", "r", "set.json", "default"))
+    finally:
+        await runner.aclose()
+    assert outcome.error is None, outcome.error
+    assert outcome.output == {"n": value * 10 + 1}

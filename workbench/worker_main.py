@@ -81,6 +81,22 @@ class _Codec:
         return json.dumps(value, allow_nan=False, separators=(",", ":"))
 
 
+def _any_size_ints(convert: Callable[[Any], Any], value: Any) -> Any:
+    """`convert(value)`; if it stopped at Python's 4,300-digit limit for converting integers to or from
+    text, again without the limit (JSON integers have any size, and workbench compares them exactly)."""
+    try:
+        return convert(value)
+    except ValueError as exc:
+        if "integer string conversion" not in str(exc):
+            raise
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return convert(value)
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
 class _Channel:
     """The protocol pipes, moved off fds 0 and 1 so user code can't read requests or garble replies."""
 
@@ -102,11 +118,11 @@ class _Channel:
             if not line:
                 return None
             if line.strip():
-                return self.codec.loads(line.decode("utf-8", "surrogatepass"))
+                return _any_size_ints(self.codec.loads, line.decode("utf-8", "surrogatepass"))
 
     def send(self, message: dict[str, Any]) -> None:
         try:
-            data = self.codec.dumps(message)
+            data = _any_size_ints(self.codec.dumps, message)
         except (TypeError, ValueError, RecursionError) as exc:
             why = ("it is nested too deeply (JSON readers stop at about 1000 levels)"
                    if isinstance(exc, RecursionError) else f"{type(exc).__name__}: {exc}")
