@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
-from workbench.config import ConfigError, Overrides, load_config, reload_config
+from workbench.config import _SECTIONS, ConfigError, Overrides, load_config, reload_config
 
 
 def _load(root: Path, text: str, name: str = "workbench.toml") -> None:
@@ -32,7 +33,7 @@ def _load(root: Path, text: str, name: str = "workbench.toml") -> None:
     ("[watch]\ndebounce_ms = 9223372036854775807", "[watch] debounce_ms must be between 0 and 10000"),
     ("[watch]\nstall_after = 9223372036854775807", "[watch] stall_after must be between 1 and"),
     ("[history]\nretention = 9223372036854775807", "[history] retention must be between 1 and"),
-    ("[baseline]\nmax_slowdown = -1", "[baseline] max_slowdown must not be negative"),
+    ("[baseline]\nmax_slowdown = -1", "[baseline] max_slowdown must be between 0 and 1000"),
     ('[watch]\npaths = ["a\\u0000b"]', "paths contains a NUL character"),
     ("[watch]\npaths = []", "[watch] paths is empty, so nothing would be watched"),
     ('[runner]\ncommand = ["prog", "a\\u0000b"]', "command contains a NUL character"),
@@ -54,6 +55,24 @@ def test_a_wrong_type_for_the_tool_tables_of_pyproject_is_named(tmp_path, text, 
     with pytest.raises(ConfigError, match=None) as caught:
         _load(tmp_path, text, "pyproject.toml")
     assert named in str(caught.value)
+
+
+def _numeric_settings():
+    for section, cls in _SECTIONS.items():
+        for setting in fields(cls):
+            spec = str(setting.type)
+            if spec.startswith("float"):
+                yield from ((section, setting.name, value) for value in ("inf", "-inf", "nan", "1e300"))
+            elif spec.startswith("int"):
+                yield from ((section, setting.name, value) for value in (str(2**63 - 1), str(-(2**63))))
+
+
+@pytest.mark.parametrize(("section", "key", "value"), list(_numeric_settings()))
+def test_every_numeric_setting_refuses_values_out_of_any_sane_range(tmp_path, section, key, value):
+    """Every number in every section, including ones added later: non-finite or absurd values are refused."""
+    with pytest.raises(ConfigError) as caught:
+        _load(tmp_path, f"[{section}]\n{key} = {value}\n")
+    assert key in str(caught.value)
 
 
 def test_a_pyproject_without_workbench_settings_still_means_defaults(tmp_path):

@@ -29,6 +29,8 @@ MAX_OUTPUT_MB = 4096.0
 MAX_DEBOUNCE_MS = 10_000
 MAX_STALL_AFTER = 10_000
 MAX_RETENTION = 1_000_000
+MAX_INCREASE = 1000.0  # a baseline gate's slowdown / token increase: 1000 = +100,000%
+MAX_IN_FLIGHT = 100_000
 
 EXAMPLE_CONFIG = """\
 # workbench.toml at the project root
@@ -346,8 +348,8 @@ def _validate(config: Config, where: str) -> None:
         raise ConfigError(f"{where}: [baseline] min_pass_rate must be between 0 and 1")
     for key in ("max_slowdown", "max_token_increase"):
         limit = getattr(config.baseline, key)
-        if limit is not None and limit < 0:
-            raise ConfigError(f"{where}: [baseline] {key} must not be negative (0.5 = +50%)")
+        if limit is not None and not 0 <= limit <= MAX_INCREASE:
+            raise ConfigError(f"{where}: [baseline] {key} must be between 0 and {MAX_INCREASE:g} (0.5 = +50%)")
     if not 0 < config.judge.timeout <= MAX_TIMEOUT_S:
         raise ConfigError(f"{where}: [judge] timeout must be more than 0 and at most {MAX_TIMEOUT_S:g} seconds "
                           f"(a day), not {config.judge.timeout:g}")
@@ -372,8 +374,8 @@ def _validate(config: Config, where: str) -> None:
         raise ConfigError(f"{where}: [cluster] address is empty; use \"local\", \"auto\" or \"ray://head:10001\"")
     if not 0 < cluster.cpus_per_row <= 1024:
         raise ConfigError(f"{where}: [cluster] cpus_per_row must be more than 0")
-    if cluster.max_in_flight is not None and cluster.max_in_flight < 1:
-        raise ConfigError(f"{where}: [cluster] max_in_flight must be at least 1")
+    if cluster.max_in_flight is not None and not 1 <= cluster.max_in_flight <= MAX_IN_FLIGHT:
+        raise ConfigError(f"{where}: [cluster] max_in_flight must be between 1 and {MAX_IN_FLIGHT:,}")
     if not 0 <= cluster.retries <= 10:
         raise ConfigError(f"{where}: [cluster] retries must be between 0 and 10")
 
