@@ -114,3 +114,13 @@ def test_command_line_overrides_are_checked_like_the_file(tmp_path, overrides, n
     with pytest.raises(ConfigError) as caught:
         reload_config(config)
     assert named in str(caught.value)
+
+
+@pytest.mark.parametrize("args", [["--timeout", "nan"], ["--timeout", "inf"], ["--timeout", "1e9"],
+                                  ["--min-pass-rate", "nan"], ["--max-slowdown", "inf"],
+                                  ["--max-token-increase", "nan"]])
+def test_numeric_flags_refuse_non_finite_values(tmp_path, args):
+    from helpers.cli import cli_env, run_workbench
+
+    proc = run_workbench("run", str(tmp_path), *args, env=cli_env())
+    assert proc.returncode == 2 and f"Invalid value for '{args[0]}'" in proc.stderr, proc.stderr

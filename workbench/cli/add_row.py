@@ -13,7 +13,7 @@ from ..actions.signals import run_until_stopped
 from ..textsafe import printable
 from ..writeback.add_row import parse_criterion
 from ..writeback.rows import find_set
-from .common import fail, load_project_config, project_argument, resolve_root
+from .common import SECONDS, fail, load_project_config, project_argument, resolve_root
 from .from_run import add_from_run, check_options
 from .writing import print_notes, show_and_write
 
@@ -34,7 +34,7 @@ from .writing import print_notes, show_and_write
 @click.option("--script", is_flag=True,
               help="With --from-run: write evals/<name>.script.json, a scripted replay of the run (name: the row id).")
 @click.option("--command", "command", metavar="CMD", help="Target command (overrides [runner] command).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+@click.option("--timeout", type=SECONDS, metavar="SECONDS",
               help="Time limit for the run (overrides [runner] timeout).")
 @click.option("--dry-run", is_flag=True, help="Run the target and show the row; write nothing.")
 def add_row_command(path: str | None, set_name: str | None, name: str | None, inputs_text: str | None,

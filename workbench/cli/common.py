@@ -5,6 +5,7 @@ same way for every command (`render_error`)."""
 
 from __future__ import annotations
 
+import math
 import shlex
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +21,20 @@ from ..textsafe import printable
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class Number(click.FloatRange):
+    """A float option that refuses `nan` and `inf` (click's FloatRange lets `nan` through every bound)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return super().convert(number, param, ctx)
+
+
+SECONDS = Number(min=0, min_open=True, max=86_400)  # a time limit: up to a day, as in workbench.toml
+FRACTION = Number(min=0, max=1000)  # a gate's allowed increase: 0.5 = +50%
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
@@ -84,7 +99,7 @@ def runner_options(func: F) -> F:
                              "([judge] cache).")(func)
     func = click.option("--concurrency", type=click.IntRange(min=1), metavar="N",
                         help="Rows in flight at once (overrides [runner] concurrency).")(func)
-    func = click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+    func = click.option("--timeout", type=SECONDS, metavar="SECONDS",
                         help="Per-row time limit; the row's process group is killed after it.")(func)
     func = click.option("--command", "command", metavar="CMD",
                         help="Target command, split like a shell would (never run through one). "

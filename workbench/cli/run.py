@@ -16,6 +16,8 @@ from ..report.text import TextReporter
 from .common import (
     EXIT_FAILED,
     EXIT_OK,
+    FRACTION,
+    Number,
     fail,
     load_project_config,
     project_argument,
@@ -37,14 +39,14 @@ from .common import (
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write JUnit XML (one testcase per result) to FILE.")
 @click.option("--allow-empty", is_flag=True, help="Exit 0 when nothing ran (normally a failure).")
-@click.option("--min-pass-rate", type=click.FloatRange(0, 1), metavar="RATE",
+@click.option("--min-pass-rate", type=Number(0, 1), metavar="RATE",
               help="Fraction of results that must pass (default 1.0: all; [baseline] min_pass_rate; "
                    "for scenarios 0.95).")
-@click.option("--max-slowdown", type=click.FloatRange(min=0), metavar="FRACTION",
+@click.option("--max-slowdown", type=FRACTION, metavar="FRACTION",
               help="Fail when a passing result is slower than the baseline by more than this (0.5 = +50%).")
-@click.option("--max-token-increase", type=click.FloatRange(min=0), metavar="FRACTION",
+@click.option("--max-token-increase", type=FRACTION, metavar="FRACTION",
               help="Fail when a passing result uses more tokens than the baseline by more than this.")
-@click.option("--max-token-regression", type=click.FloatRange(min=0), metavar="FRACTION",
+@click.option("--max-token-regression", type=FRACTION, metavar="FRACTION",
               help="Scenarios: fail when a passing one uses more than (1 + this) × its baseline tokens "
                    "(default 0.25).")
 @click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), metavar="FILE",
