@@ -15,6 +15,7 @@ EXPECTED_TYPES = {
     "workbench-assertions",
     "workbench-replay-expect",  # the `expect` of scripted replays (seed 001)
     "workbench-conversation",  # the `conversation` evaluator of conversation evals (seed 002)
+    "workbench-scenario-expect",  # the `expect` of scenarios (seed 000)
 }
 
 

@@ -10,8 +10,8 @@ from .conversation import ConversationScorer
 from .exact_match import ExactMatch
 from .json_similarity import JsonSimilarity
 from .llm_judge import SemanticSimilarityJudge, StrictJsonSimilarityJudge
-from .scenario_expect import ScenarioExpect
 from .replay_expect import ReplayExpect
+from .scenario_expect import ScenarioExpect
 from .tool_calls import ToolCallArgs, ToolCallCount, ToolCallOrder, ToolCallOutput
 
 SCORERS: dict[str, Scorer] = {
@@ -30,8 +30,8 @@ SCORERS: dict[str, Scorer] = {
         StrictJsonSimilarityJudge(),
         Assertions(),
         ConversationScorer(),
-        ScenarioExpect(),
         ReplayExpect(),
+        ScenarioExpect(),
     )
 }
 
