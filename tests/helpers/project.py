@@ -108,7 +108,8 @@ def toml_text(config: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _write(path: Path, content: Any) -> None:
+def write_file(path: Path, content: Any) -> None:
+    """`content` at `path` (folders made as needed): bytes and str as they are, anything else as JSON."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(content, bytes):
         path.write_bytes(content)
@@ -127,11 +128,11 @@ def make_project(root: Path, *, sets: Mapping[str, Any] | None = None, evaluator
     (base / "eval-sets").mkdir(parents=True, exist_ok=True)
     for name, evaluator_doc in ({EXACT: evaluator(id="exact-match-eval-001")} if evaluators is None
                                 else evaluators).items():
-        _write(base / "evaluators" / f"{name}.json", evaluator_doc)
+        write_file(base / "evaluators" / f"{name}.json", evaluator_doc)
     for name, content in (sets or {}).items():
-        _write(base / "eval-sets" / f"{name}.json", eval_set(content) if isinstance(content, list) else content)
+        write_file(base / "eval-sets" / f"{name}.json", eval_set(content) if isinstance(content, list) else content)
     if config is not None:
-        _write(root / "workbench.toml", config if isinstance(config, str) else toml_text(config))
+        write_file(root / "workbench.toml", config if isinstance(config, str) else toml_text(config))
     for relative, content in (files or {}).items():
-        _write(root / relative, content)
+        write_file(root / relative, content)
     return root

@@ -9,11 +9,11 @@ in-process with a scripted agent instead of a target process.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from helpers.project import write_file
 from workbench.config import Overrides, load_config
 from workbench.engine import Engine
 from workbench.events import IterationReport, Trigger
@@ -35,21 +35,12 @@ def scenario_project(root: Path, scenarios: Mapping[str, Any], *, rc: Any = None
     `workbench.toml` when given."""
     (root / folder).mkdir(parents=True, exist_ok=True)
     for stem, content in scenarios.items():
-        _write(root / folder / f"{stem}.json", content)
+        write_file(root / folder / f"{stem}.json", content)
     if rc is not None:
-        _write(root / ".appilotsrc", rc)
+        write_file(root / ".appilotsrc", rc)
     if toml is not None:
-        _write(root / "workbench.toml", toml)
+        write_file(root / "workbench.toml", toml)
     return root
-
-
-def _write(path: Path, content: Any) -> None:
-    if isinstance(content, bytes):
-        path.write_bytes(content)
-    elif isinstance(content, str):
-        path.write_text(content, encoding="utf-8")
-    else:
-        path.write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
 
 
 def config_for(root: Path, **overrides: Any) -> Any:

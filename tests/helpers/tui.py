@@ -28,12 +28,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from helpers.project import evaluator, make_project, row
 from rich.text import Text
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Static
 
+from helpers.project import evaluator, make_project, row
 from workbench.config import Config, load_config
 from workbench.events import IterationReport, RowKey, Trigger
 from workbench.history import HistoryStore
