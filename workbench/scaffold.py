@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import uuid
 from pathlib import Path
 from typing import Any
 
 from . import jsonio
 from .project import EVALS_DIR, EVALUATORS_DIR, SETS_DIR
+from .writeback.atomic import create_new
 
 EVALUATOR_FILE = "exact-match-evaluator"
 SET_FILE = "evaluation-set"
@@ -39,16 +39,9 @@ def eval_set_document() -> dict[str, Any]:
     }
 
 
-def _create(path: Path, document: dict[str, Any]) -> bool:
-    """Write `document` to `path` only if nothing is there (O_EXCL: no race with another writer)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        return False
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(jsonio.dumps(document, indent=True) + "\n")
-    return True
+def create_json(path: Path, value: Any) -> bool:
+    """Write `value` as indented JSON to `path` only if nothing is there; False when it exists."""
+    return create_new(path, (jsonio.dumps(value, indent=True) + "\n").encode("utf-8"))
 
 
 def init_project(root: Path) -> tuple[list[str], list[str], list[str]]:
@@ -65,7 +58,7 @@ def init_project(root: Path) -> tuple[list[str], list[str], list[str]]:
         relative = path.relative_to(root).as_posix()
         if path == set_path and others and not path.exists():
             skipped.append(relative)
-        elif _create(path, document):
+        elif create_json(path, document):
             created.append(relative)
         else:
             kept.append(relative)

@@ -3,11 +3,10 @@ case, `evals/smoke.script.json`, that passes as it is. Never over an existing fi
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
-from .. import jsonio
+from ..scaffold import create_json
 from .script import SUFFIX
 from .tools import DEFAULT_TOOLS_FILE
 
@@ -34,23 +33,12 @@ NEXT_STEPS = ("Next: list your agent's tools in tools.json (inputSchema, approva
               "write a case per behaviour in evals/<name>.script.json, then `workbench run` — no [runner] needed.")
 
 
-def _create(path: Path, value: Any) -> bool:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        return False
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(jsonio.dumps(value, indent=True) + "\n")
-    return True
-
-
 def init_replays(root: Path) -> tuple[list[str], list[str], list[str]]:
     """(created, kept because they exist, skipped) relative paths, like `scaffold.init_project`."""
     created: list[str] = []
     kept: list[str] = []
     for relative, value in ((DEFAULT_TOOLS_FILE, TOOLS), (f"evals/{SMOKE}", SMOKE_CASE)):
-        (created if _create(root / relative, value) else kept).append(relative)
+        (created if create_json(root / relative, value) else kept).append(relative)
     return created, kept, []
 
 

@@ -196,3 +196,16 @@ def replace_atomically(path: Path, data: bytes, expected: bytes, *,
             raise WritebackError(f"cannot write {path}: {exc.strerror or exc}; the file is unchanged") from None
         raise
     _fsync_folder(folder)
+
+
+def create_new(path: Path, data: bytes, *, mode: int = NEW_FILE_MODE) -> bool:
+    """Write `data` to `path` only if nothing is there (O_EXCL: no race with another writer), creating
+    its folders. False when the file exists: starter files (`workbench init`) never overwrite."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    return True

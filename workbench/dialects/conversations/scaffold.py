@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
-from ... import jsonio
+from ...scaffold import create_json
 from ..base import EVALS_DIR
 
 EXAMPLE = "greeting.eval.json"
@@ -39,14 +38,7 @@ def init_conversations(root: Path) -> tuple[list[str], list[str], list[str]]:
     """(created, kept because they exist, skipped) relative paths, like `scaffold.init_project`."""
     path = root / EVALS_DIR / EXAMPLE
     relative = path.relative_to(root).as_posix()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        return [], [relative], []
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(jsonio.dumps(example_eval(), indent=True) + "\n")
-    return [relative], [], []
+    return ([relative], [], []) if create_json(path, example_eval()) else ([], [relative], [])
 
 
 NEXT_STEPS = ("Next: say in workbench.toml how to run your bot ([runner]). It is asked once per turn with "

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
-from ... import jsonio
+from ...scaffold import create_json
 from .settings import APPILOTS_DIR
 
 EXAMPLE = "example.json"
@@ -45,14 +44,7 @@ def init_scenarios(root: Path) -> tuple[list[str], list[str], list[str]]:
     """(created, kept because they exist, skipped) relative paths, like `scaffold.init_project`."""
     path = root / APPILOTS_DIR / "scenarios" / EXAMPLE
     relative = path.relative_to(root).as_posix()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        return [], [relative], []
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(jsonio.dumps(example_scenario(), indent=True) + "\n")
-    return [relative], [], []
+    return ([relative], [], []) if create_json(path, example_scenario()) else ([], [relative], [])
 
 
 NEXT_STEPS = ("Next: edit .appilots/scenarios/example.json to match a real screen, and say in workbench.toml how "
