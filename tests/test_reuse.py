@@ -239,3 +239,26 @@ def test_eval_folders_of_every_format_count_as_eval_edits() -> None:
     assert not only_evals_changed([".appilotsrc"], folders)  # settings, not rows
     assert not only_evals_changed([], folders)
     assert not only_evals_changed(["evalsx/file.json"], folders)
+
+
+def test_history_remembers_which_results_were_rescored(tmp_path: Path) -> None:
+    from workbench.history import HistoryStore
+
+    root = _project(tmp_path)
+
+    async def go() -> None:
+        session = Session(load_config(root))
+        try:
+            await session.request(Trigger("start"))
+            _edit_set(root, lambda doc: doc["evaluations"][0]["evaluationCriterias"]["exact-match-evaluator"]
+                      .update(expectedOutput={"double": 5}))
+            report = await session.request(Trigger("change", (SET_FILE,)))
+            assert report is not None and report.number is not None
+            number = report.number
+        finally:
+            await session.aclose()
+        with HistoryStore.open(load_config(root)) as store:
+            assert all(r.reused for r in store.results(number))
+            assert not any(r.reused for r in store.results(number - 1))
+
+    asyncio.run(go())

@@ -74,6 +74,13 @@ CREATE TABLE IF NOT EXISTS row_inputs (
     inputs    TEXT NOT NULL,
     PRIMARY KEY (iteration, scope, set_file, row_id)
 );
+CREATE TABLE IF NOT EXISTS reused_rows (
+    iteration INTEGER NOT NULL REFERENCES iterations(number) ON DELETE CASCADE,
+    scope     TEXT NOT NULL,
+    set_file  TEXT NOT NULL,
+    row_id    TEXT NOT NULL,
+    PRIMARY KEY (iteration, scope, set_file, row_id)
+);
 """
 
 
@@ -291,9 +298,14 @@ class HistoryStore:
             db.executemany("INSERT OR IGNORE INTO row_inputs VALUES (?,?,?,?,?)",
                            ((number, _storable(key.scope), _storable(key.set_file), _storable(key.row_id),
                              _json_or_none(group[0].inputs)) for key, group in results_by_row(report.results).items()))
+            # Rows re-scored from an earlier run instead of running (nothing but evals/ changed).
+            db.executemany("INSERT OR IGNORE INTO reused_rows VALUES (?,?,?,?)",
+                           ((number, _storable(r.scope), _storable(r.set_file), _storable(r.row_id))
+                            for r in report.results if r.reused))
             cutoff = number - self.retention
             if cutoff > 0:
-                db.execute("DELETE FROM results WHERE iteration <= ?", (cutoff,))
+                for table in ("results", "row_inputs", "reused_rows"):
+                    db.execute(f"DELETE FROM {table} WHERE iteration <= ?", (cutoff,))  # table names are ours
                 db.execute("DELETE FROM iterations WHERE number <= ?", (cutoff,))
         report.number = number
         return number
@@ -365,9 +377,12 @@ class HistoryStore:
         results = [self._result(row) for row in rows]
         inputs = {RowKey(scope, set_file, row_id): _load_json(text) for scope, set_file, row_id, text in self._query(
             "SELECT scope, set_file, row_id, inputs FROM row_inputs WHERE iteration = ?", (number,))}
+        reused = {RowKey(*key) for key in self._query(
+            "SELECT scope, set_file, row_id FROM reused_rows WHERE iteration = ?", (number,))}
         for result in results:
             recorded = inputs.get(result.row_key)
             result.inputs = recorded if isinstance(recorded, dict) else {}
+            result.reused = result.row_key in reused
         return results
 
     def find_result(self, key: ResultKey, iteration: int | None = None) -> tuple[int, Result] | None:
