@@ -262,3 +262,13 @@ def test_history_remembers_which_results_were_rescored(tmp_path: Path) -> None:
             assert not any(r.reused for r in store.results(number - 1))
 
     asyncio.run(go())
+
+
+def test_the_text_report_marks_rescored_results() -> None:
+    from workbench.model import Result, Verdict
+    from workbench.report.text import format_result
+
+    result = Result("default", "s.json", "r1", "row one", "exact", Verdict.PASS, 1.0, "", duration_ms=12)
+    assert "↺" not in format_result(result)
+    result.reused = True
+    assert format_result(result).startswith("PASS  s.json › row one [exact]  12ms ↺")

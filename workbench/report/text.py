@@ -46,6 +46,8 @@ def format_result(result: Result, *, show_scope: bool = False, color: bool = Fal
     `evaluators` names every evaluator the line stands for, when several failed the same way."""
     verdict = _paint(f"{result.verdict.value:<5}", _COLORS[result.verdict], color)
     line = f"{verdict} {result_label(result, show_scope, evaluators)}  {format_duration(result.duration_ms)}"
+    if result.reused:
+        line += " ↺"  # re-scored from the row's last run: nothing but evals/ changed
     if result.score not in (0.0, 1.0):
         line += f"  score {result.score:.2f}"
     if result.verdict is not Verdict.PASS:
