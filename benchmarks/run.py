@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import bench_cluster
 import bench_compare
 import bench_conversations
 import bench_pay_once
@@ -33,6 +34,7 @@ SUITE: dict[str, Callable[[bool], list[Measure]]] = {
     "5": bench_scale.run,  # includes the TUI on 10,000 rows (bench_tui.py)
     "6": bench_pay_once.run,
     "7": bench_conversations.run,
+    "8": bench_cluster.run,  # rows on a local Ray (skipped without Ray)
 }
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from ..config import Config
 from ..runners.base import LogSink, Runner, RunOutcome, RunRequest
 from .actors import ActorPool, Slot
-from .connection import ClusterError, ClusterStatus, connect, in_flight_limit, require_ray
+from .connection import ClusterError, ClusterStatus, address_of, connect, in_flight_limit, require_ray
 from .faults import ANSWER_GRACE_S, NoAnswer, answer, failure_text, stop_task, worker_died
 from .remote import LocalFactory, RowHost, run_row
 from .shipping import ShippingError, ship_project
@@ -78,9 +78,12 @@ class RayRunner(Runner):
             ray = require_ray()
             status = await asyncio.to_thread(connect, self.config)
             runtime_env = await asyncio.to_thread(ship_project, ray, self.config)
+            config_ref = ray.put(self.config)
         except (ClusterError, ShippingError) as exc:
             return str(exc)
-        return _Shipped(ray, status, runtime_env, ray.put(self.config))
+        except Exception as exc:  # the connection broke between iterations
+            return f"the Ray cluster at {address_of(self.config.cluster)} failed: {type(exc).__name__}: {exc}"
+        return _Shipped(ray, status, runtime_env, config_ref)
 
     def pool(self, shipped: _Shipped) -> ActorPool:
         if self._pool is None:
@@ -122,7 +125,7 @@ class RayRunner(Runner):
                     outcome = await attempt()
                 except NoAnswer as exc:
                     return RunOutcome(error=str(exc), log="\n".join(notes))
-                except shipped.ray.exceptions.RayError as exc:
+                except Exception as exc:  # Ray's errors, and a connection to the cluster that broke
                     if worker_died(shipped.ray, exc) and tried < self.config.cluster.retries:
                         notes.append(f"[workbench] {failure_text(shipped.ray, exc)}; running the row again "
                                      f"([cluster] retries = {self.config.cluster.retries})")
