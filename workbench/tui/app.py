@@ -7,7 +7,6 @@ This file holds the layout, the keys and the wiring only: what a key does lives 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any, ClassVar
@@ -24,7 +23,7 @@ from ..actions.signals import on_stop_signals
 from ..config import Config
 from ..engine import RunnerFactory
 from ..errors import WorkbenchError
-from ..events import Event, IterationReport, IterationStarted, Trigger
+from ..events import Trigger
 from ..progress import IterationSummary
 from ..project import load_project
 from ..runners import make_runner
@@ -33,6 +32,7 @@ from ..textsafe import one_line, printable
 from . import actions_rows, actions_write, repaint
 from .commands import PALETTE
 from .detail_pane import RowDetail
+from .engine_link import EngineLink
 from .evaluators_pane import EvaluatorsTable
 from .filter_box import NameFilter
 from .help_screen import HelpScreen
@@ -43,8 +43,6 @@ from .sets_pane import NodeRef, SetsTree
 from .state import RunState
 from .status_bar import StatusBar
 from .watch_control import WATCH_GROUP, WatchControl
-
-REPAINT_INTERVAL_S = 0.1  # row updates repaint at most this often: a repaint costs a frame, not one row
 
 
 def worker_failure(worker: Worker[Any]) -> str:
@@ -94,17 +92,15 @@ class WorkbenchApp(App[None]):
         self.welcome = welcome
         self.watching = watch
         self.state = RunState()
+        self.link = EngineLink(self, self.state)
         self._notices: list[str] = []  # before the Session: opening the history may already notify
-        self.session = Session(config, on_event=self._engine_event, on_iteration=self._iteration_recorded,
-                               on_notice=self._session_notice, on_idle=self._session_idle, record=record,
+        self.session = Session(config, on_event=self.link.event, on_iteration=self.link.iteration,
+                               on_notice=self._session_notice, on_idle=self.link.idle, record=record,
                                runner_factory=runner_factory)
         self.watcher = WatchControl(self)
         self.last_summary: IterationSummary | None = None
         self.iterations_done = 0
-        self._posted = self._shown = 0  # engine messages posted / applied: equal once the screen caught up
         self._closed = False
-        self._rows_due = False
-        self._rows_painted_at = 0.0
         self._remove_signal_handlers: Callable[[], None] = lambda: None
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information",
@@ -176,30 +172,7 @@ class WorkbenchApp(App[None]):
         else:
             self.session.request(Trigger("start"))
 
-    # -- engine → UI: the Session's callbacks post messages; the handlers repaint ----------------------
-
-    def _post(self, make: Callable[[int], EngineMessage]) -> None:
-        if not self._closed:
-            self._posted += 1
-            self.post_message(make(self._posted))
-
-    def _engine_event(self, event: Event) -> None:
-        self.state.apply(event)
-        if isinstance(event, IterationStarted):
-            self._post(partial(IterationBegan, trigger=event.trigger))
-        elif not self._rows_due:
-            self._rows_due = True
-            wait = REPAINT_INTERVAL_S - (time.monotonic() - self._rows_painted_at)
-            if wait > 0:
-                self.set_timer(wait, partial(self._post, RowsChanged))
-            else:
-                self._post(RowsChanged)
-
-    def _iteration_recorded(self, report: IterationReport, summary: IterationSummary) -> None:
-        self._post(partial(IterationDone, report=report, summary=summary))
-
-    def _session_idle(self) -> None:
-        self._post(SessionIdle)
+    # -- engine → UI: the Session's callbacks post messages (engine_link.py); the handlers repaint -------
 
     def _session_notice(self, text: str) -> None:
         if self.is_running:
@@ -209,7 +182,7 @@ class WorkbenchApp(App[None]):
 
     def _repaint(self, message: EngineMessage) -> None:
         repaint.apply_changes(self)
-        self._shown = message.seq
+        self.link.applied(message)
 
     def on_iteration_began(self, message: IterationBegan) -> None:
         if message.trigger.kind == "change":
@@ -217,8 +190,6 @@ class WorkbenchApp(App[None]):
         self._repaint(message)
 
     def on_rows_changed(self, message: RowsChanged) -> None:
-        self._rows_due = False
-        self._rows_painted_at = time.monotonic()
         self._repaint(message)
 
     def on_iteration_done(self, message: IterationDone) -> None:
@@ -255,8 +226,7 @@ class WorkbenchApp(App[None]):
 
     @property
     def is_settled(self) -> bool:
-        return (not self.session.running and not self._rows_due and self._shown == self._posted
-                and not self.history_pane.busy
+        return (not self.session.running and self.link.caught_up and not self.history_pane.busy
                 and not any(w.group != WATCH_GROUP and not w.is_finished for w in self.workers))
 
     # -- selection -----------------------------------------------------------------------------------
@@ -363,7 +333,7 @@ class WorkbenchApp(App[None]):
         """Stop watching and kill every running target before the app goes away."""
         if self._closed:
             return
-        self._closed = True
+        self._closed = self.link.closed = True
         self._remove_signal_handlers()
         self.workers.cancel_group(self, WATCH_GROUP)
         await self.session.aclose()

@@ -63,6 +63,9 @@ def set_label(state: RunState, eval_set: EvalSet, show_scope: bool) -> Text:
         label.append(f"  {one_line(eval_set.name, 40)}", "italic dim")
     style = "green" if total and passed == total else ("red" if total else "dim")
     label.append(f"  {passed}/{total}", style)
+    metric = state.set_metrics.get((eval_set.scope, eval_set.file_name))
+    if metric:
+        label.append(f"  {one_line(metric, 80)}", "cyan")
     if not eval_set.evaluator_refs:
         label.append("  (no evaluatorRefs)", "yellow")
     return label

@@ -31,8 +31,8 @@ def apply_changes(app: WorkbenchHost) -> None:
         tree.rebuild()
         app.query_one("#evaluators-table", EvaluatorsTable).show(app.state.project)
         show_selected(app)
-    elif changes.rows:
-        tree.refresh_rows(changes.rows)
+    elif changes.rows or changes.sets:
+        tree.refresh_rows(changes.rows, changes.sets)
         if tree.selected_row in changes.rows:
             app.detail.refresh_detail()
     log = app.query_one("#run-log", RunLog)

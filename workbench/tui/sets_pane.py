@@ -13,9 +13,7 @@ from textual.widgets.tree import TreeNode
 from ..model import Problem, RowKey
 from ..textsafe import one_line
 from .labels import row_label, set_label
-from .state import RunState
-
-SetKey = tuple[str, str]
+from .state import RunState, SetKey
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,12 +103,13 @@ class SetsTree(Tree[NodeRef]):
 
     # -- updating ------------------------------------------------------------------------------------
 
-    def refresh_rows(self, keys: set[RowKey]) -> None:
+    def refresh_rows(self, keys: set[RowKey], sets: set[SetKey] | None = None) -> None:
+        """Relabel these rows, their sets, and the `sets` whose line changed on its own (a metric)."""
         project = self.state.project
         if project is None:
             return
         show_scope = len(project.scopes) > 1
-        touched_sets: set[SetKey] = set()
+        touched_sets: set[SetKey] = set(sets or ())
         for key in keys:
             node = self._rows.get(key)
             found = self.state.find_row(key) if node is not None else None

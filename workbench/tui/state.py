@@ -11,10 +11,13 @@ from dataclasses import dataclass, field
 
 from ..events import Event, IterationFinished, IterationStarted, ResultReady, RowLog, RowStarted
 from ..model import EvalSet, Project, Result, ResultKey, Row, RowKey, Verdict, row_verdict
+from ..report.metrics import SetMetricLine, set_metrics
 
 LOG_LINES_KEPT = 2000
 
 QUEUED, RUNNING, DONE, IDLE = "queued", "running", "done", "idle"
+
+SetKey = tuple[str, str]  # (scope, set file)
 
 
 def structure_of(project: Project | None) -> tuple[object, ...]:
@@ -31,6 +34,7 @@ class Changes:
     """What changed since the last drain."""
 
     rows: set[RowKey] = field(default_factory=set)
+    sets: set[SetKey] = field(default_factory=set)  # set lines to redraw (their metric changed)
     logs: dict[RowKey, list[str]] = field(default_factory=dict)
     structure: bool = False
 
@@ -44,6 +48,7 @@ class RunState:
         self.results: dict[ResultKey, Result] = {}
         self.status: dict[RowKey, str] = {}
         self.logs: dict[RowKey, deque[str]] = {}
+        self.set_metrics: dict[SetKey, str] = {}  # a set's classification metric, as its line shows it
         self.running = False
         self.done_rows = 0
         self.total_rows = 0
@@ -115,6 +120,7 @@ class RunState:
             self.results[result.key] = result
             self.logs[result.row_key] = deque(result.log.splitlines(), LOG_LINES_KEPT)
         self._forget_counts()
+        self._measure_sets()
         self._changes.structure = True
 
     def apply(self, event: Event) -> None:
@@ -155,6 +161,7 @@ class RunState:
                 if status != DONE:
                     self.status[key] = IDLE
                     changes.rows.add(key)
+            self._measure_sets()
 
     def mark_queued(self, keys: list[RowKey]) -> None:
         """Rows about to run keep showing their last verdict: relabelling 10,000 rows at the start of
@@ -170,6 +177,19 @@ class RunState:
             if status in (RUNNING, QUEUED):
                 self.status[key] = IDLE
                 self._changes.rows.add(key)
+
+    def _measure_sets(self) -> None:
+        """The set-level metrics of classification evaluators that ask for one, over the latest results.
+        Measured when an iteration ends (not per row: it reads every result of the set)."""
+        found: dict[SetKey, list[SetMetricLine]] = {}
+        for line in set_metrics(self.project, self.results.values()) if self.project is not None else []:
+            found.setdefault((line.scope, line.set_file), []).append(line)
+        shown = {key: " · ".join(line.metric.describe() if len(lines) == 1 else
+                                 f"{line.evaluator} {line.metric.describe()}" for line in lines)
+                 for key, lines in found.items()}
+        self._changes.sets.update(key for key in shown.keys() | self.set_metrics.keys()
+                                  if shown.get(key) != self.set_metrics.get(key))
+        self.set_metrics = shown
 
     def _forget_missing(self, project: Project) -> None:
         present = {(s.scope, s.file_name, r.id, ref) for s in project.sets for r in s.rows for ref in s.evaluator_refs}
@@ -188,4 +208,4 @@ class RunState:
     @property
     def has_changes(self) -> bool:
         c = self._changes
-        return bool(c.rows or c.logs or c.structure)
+        return bool(c.rows or c.sets or c.logs or c.structure)
