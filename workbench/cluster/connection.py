@@ -9,6 +9,7 @@ message, instead of Ray's own minute of retries.
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures
 import contextlib
 import logging
@@ -140,6 +141,11 @@ def connect(config: Config) -> ClusterStatus:
         except Exception as exc:
             raise ClusterError(connect_failure(address, exc)) from None
         _STATE.update(address=address, status=status)
+        if address == LOCAL and not _STATE.get("stops_at_exit"):
+            # Stopped by Ray's own exit hook alone, a local Ray sometimes leaves two of its helper
+            # processes running after an interrupted run; this hook runs first and stops it cleanly.
+            atexit.register(disconnect)
+            _STATE["stops_at_exit"] = True
         return status
 
 
