@@ -89,6 +89,9 @@ class ConversationView(DetailView):
     """Meta line, what went wrong (for an ERROR), then one block per turn."""
 
     DEFAULT_CSS = """
+    ConversationView #conversation-turns {
+        height: auto;
+    }
     ConversationView .conversation-turn {
         margin-top: 1;
     }
