@@ -49,6 +49,8 @@ def row_label(state: RunState, eval_set: EvalSet, row: Row) -> Text:
     known = [r for r in results if r is not None]
     if known:
         label.append(f"  {format_duration(max(r.duration_ms for r in known))}", "dim")
+        if any(r.reused for r in known):
+            label.append(" ↺", "dim")  # re-scored from the last run: nothing but evals/ changed
         graded = [r for r in known if r.score not in (0.0, 1.0)]
         if graded:
             label.append(f"  score {min(r.score for r in graded):.2f}", "dim")

@@ -41,6 +41,8 @@ class StatusBar(Widget):
             text.append(f"  · {last.rows_passed}/{last.rows_total} {rows}", style)
             if last.change:
                 text.append(f" ({last.change:+d})", style)
+            if last.reused:
+                text.append(f"  ↺ {last.reused} re-scored, {last.ran} run", "dim")
             if last.stalled_for:
                 text.append(f"  ⚠ stalled: no improvement for {last.stalled_for} iterations", "bold yellow")
         if failures_only:
