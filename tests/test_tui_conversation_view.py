@@ -12,13 +12,17 @@ from typing import Any
 
 import pytest
 from helpers.conversations import ScriptedTarget
-from helpers.tui import screen_text, selected_id, settle, static_text, wait_idle
+from helpers.project import make_project, row
+from helpers.tui import screen_text, selected_id, settle, shown_rows, static_text, status_text, wait_idle
 
 from workbench.config import load_config
 from workbench.dialects.conversations import player
+from workbench.project import load_project
 from workbench.scoring.judge_client import clear_cache
 from workbench.tui.app import WorkbenchApp, make_app
 from workbench.tui.detail_views.conversation import ConversationView
+from workbench.tui.filter_box import NameFilter
+from workbench.tui.filter_text import RowFilterText
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "support-bot"
 SMALL = (110, 30)
@@ -140,3 +144,43 @@ async def test_screen_text_names_the_failing_assertion_beside_its_turn(support_b
         await select(app, pilot, "order-refund")
         screen = screen_text(app)
         assert "Turn 2" in screen and "✘ tools: called \"issueRefund\"" in screen
+
+
+# -- the `/` filter with tag: and type: ---------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("tag:smoke", ["greeting"]),
+    ("tag:smoke tag:events", ["greeting", "order-refund"]),
+    ("type:regression", ["urgent-ticket"]),
+    ("type:capability refund", ["order-refund"]),
+    ("TICKET", ["urgent-ticket"]),
+    ("tag:nope", []),
+])
+def test_filter_text_selects_on_tags_types_and_name(text: str, shown: list[str]) -> None:
+    project = load_project(EXAMPLE)
+    wanted = RowFilterText.parse(text)
+    assert [r.name for s in project.sets for r in s.rows if wanted.matches(r.name, r)] == shown
+
+
+async def test_the_filter_box_takes_tag_words(support_bot: tuple[Any, Any]) -> None:
+    config, target = support_bot
+    make_project(config.root, sets={"plain": [row("untagged", {"x": 1}, {"x": 1})]})
+    app = app_on(config, target)
+    async with app.run_test(size=(150, 45)) as pilot:
+        await wait_idle(app, pilot)
+        assert "untagged" in shown_rows(app)
+        await pilot.press("/", *"tag:smoke", "enter")
+        await settle(pilot)
+        assert list(shown_rows(app)) == ["greeting"]  # untagged rows of other formats are left out too
+        assert "[filter: tag:smoke]" in status_text(app)
+
+
+async def test_launched_with_tag_only_those_rows_run_and_show(support_bot: tuple[Any, Any]) -> None:
+    config, target = support_bot
+    config.overrides.tags = ("events",)
+    app = app_on(config, target)
+    async with app.run_test(size=(150, 45)) as pilot:
+        await wait_idle(app, pilot)
+        assert list(shown_rows(app)) == ["order-refund"]
+        assert {request["eval"] for request in target.requests} == {"order-refund"}
+        assert app.query_one("#filter", NameFilter).value == "tag:events"

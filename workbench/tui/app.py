@@ -35,6 +35,7 @@ from .detail_pane import RowDetail
 from .engine_link import EngineLink
 from .evaluators_pane import EvaluatorsTable
 from .filter_box import NameFilter
+from .filter_text import filter_text
 from .help_screen import HelpScreen
 from .history_pane import HistoryPane
 from .log_pane import RunLog
@@ -146,6 +147,7 @@ class WorkbenchApp(App[None]):
         self.tree.border_title = "Eval sets"
         self.detail.border_title = "Row detail"
         self.query_one("#filter", NameFilter).display = False
+        self._show_selection_filter()
         if self.welcome:
             self.notify(self.welcome, title="workbench", timeout=20)
         for text in self._notices:
@@ -156,6 +158,15 @@ class WorkbenchApp(App[None]):
         # SIGTERM / SIGHUP (`kill`, a closed terminal) quit like `q`, so no target is left running.
         self._remove_signal_handlers = on_stop_signals(lambda _signum: self.call_later(self.action_quit))
         self._start()
+
+    def _show_selection_filter(self) -> None:
+        """Launched with --tag / --type: only those rows run, so the tree shows only them (as `/` would)."""
+        text = filter_text(self.config.overrides.tags, self.config.overrides.kinds)
+        if text:
+            box = self.query_one("#filter", NameFilter)
+            box.value = text
+            box.display = True
+            self.tree.name_filter = text
 
     @work(group="start", exit_on_error=False, description="loading the project")
     async def _start(self) -> None:

@@ -12,7 +12,7 @@ class NameFilter(Input):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "clear", "Clear the filter", show=False)]
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(placeholder="filter rows by name — Enter keeps it, Esc clears", **kwargs)
+        super().__init__(placeholder="filter by name, tag:NAME or type:NAME — Enter keeps it, Esc clears", **kwargs)
 
     def open(self) -> None:
         self.display = True

@@ -12,6 +12,7 @@ from textual.widgets.tree import TreeNode
 
 from ..model import Problem, RowKey
 from ..textsafe import one_line
+from .filter_text import RowFilterText
 from .labels import row_label, set_label
 from .state import RunState, SetKey
 
@@ -36,6 +37,7 @@ class SetsTree(Tree[NodeRef]):
         self.guide_depth = 3
         self.state = state
         self.name_filter = ""
+        self._filter = ("", RowFilterText())  # the filter text and what it means (tag:/type: words, a name part)
         self.failures_only = False
         self._rows: dict[RowKey, TreeNode[NodeRef]] = {}
         self._row_position: dict[RowKey, int] = {}
@@ -44,8 +46,12 @@ class SetsTree(Tree[NodeRef]):
     # -- building ------------------------------------------------------------------------------------
 
     def _wanted(self, key: RowKey, name: str) -> bool:
-        if self.name_filter and self.name_filter.lower() not in name.lower():
-            return False
+        if self.name_filter:
+            if self._filter[0] != self.name_filter:
+                self._filter = (self.name_filter, RowFilterText.parse(self.name_filter))
+            found = self.state.find_row(key)
+            if not self._filter[1].matches(name, found[1] if found else None):
+                return False
         if self.failures_only:
             found = self.state.find_row(key)
             return found is not None and self.state.is_failing(*found)
