@@ -3,13 +3,16 @@ decisions and where the run stopped — as data (`outline`) and on the TUI's det
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from helpers.replays import copy_example, replay
-from helpers.tui import SIZE, app_for, selected_id, settle, static_text, wait_idle
+from helpers.tui import SIZE, app_for, selected_id, settle, static_text, wait_idle, wait_until
+from textual.widgets import Button, Input
 
 from workbench.config import load_config
 from workbench.replay.outline import DENIED, DONE, FAILED, NOT_REACHED, NOT_RUN, WAITING, outline
+from workbench.tui.case_from_run_screen import CaseFromRunScreen
 from workbench.tui.detail_views import view_for
 from workbench.tui.detail_views.replay import ReplayView
 
@@ -63,3 +66,30 @@ async def test_the_tui_shows_a_replays_steps_and_where_it_stopped(tmp_path: Path
         assert selected_id(app) == "refund-denied"
         assert "✗ [2] approval.decide denied" in static_text(app, "#replay-steps")
         assert "Approval for issue_refund was denied." in static_text(app, "#replay-run")
+
+
+async def test_c_on_the_history_tab_turns_the_rows_run_into_a_case_after_a_preview(tmp_path: Path) -> None:
+    root = copy_example(tmp_path / "refund-agent")
+    app = app_for(load_config(root), record=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_idle(app, pilot)
+        await pilot.press("2", "j", "j")  # the history tab; the sets tree keeps the keys
+        await settle(pilot)
+        assert selected_id(app) == "refund-held" and app.history_pane.selected_iteration == 1
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(app.screen, CaseFromRunScreen), "the preview opened")
+        await settle(pilot)
+        screen = app.screen
+        assert "evals/refund-held.script.json already exists" in static_text(screen, "#case-status")
+        assert screen.query_one("#case-write", Button).disabled
+        screen.query_one("#case-name", Input).value = "held-again"
+        await settle(pilot)
+        assert "new file evals/held-again.script.json" in static_text(screen, "#case-status")
+        assert '"status": "waiting"' in static_text(screen, "#case-preview")
+        assert not (root / "evals" / "held-again.script.json").exists()  # nothing before the confirmation
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: not isinstance(app.screen, CaseFromRunScreen), "the preview closed")
+        written = json.loads((root / "evals" / "held-again.script.json").read_text())
+        assert written["expect"] == {"status": "waiting"}
+        assert written["script"] == [{"type": "tool.call", "toolName": "issue_refund",
+                                      "arguments": {"orderId": "A-1001"}}]

@@ -29,7 +29,7 @@ from ..project import load_project
 from ..runners import make_runner
 from ..session import Session
 from ..textsafe import one_line, printable
-from . import actions_rows, actions_write, repaint
+from . import actions_from_run, actions_rows, actions_write, repaint
 from .commands import PALETTE
 from .detail_pane import RowDetail
 from .engine_link import EngineLink
@@ -75,6 +75,9 @@ class WorkbenchApp(App[None]):
                 tooltip="copy the actual output to the clipboard"),
         Binding("a", "accept", "Accept", id="accept",
                 tooltip="accept the row's actual output as its expected output (shows the change first)"),
+        Binding("c", "case_from_run", "Case from run", id="case-from-run", show=False,
+                tooltip="turn the selected row's run in the history tab's highlighted iteration into a "
+                        "scripted case (evals/<name>.script.json), previewed first"),
         Binding("plus", "add_row", "New row", id="add-row",
                 tooltip="run the target on new inputs and append the result as a new row"),
         Binding("1", "show_tab('log')", "Log", id="tab-log", show=False, tooltip="show the live run log"),
@@ -309,6 +312,9 @@ class WorkbenchApp(App[None]):
 
     def action_add_row(self) -> None:
         actions_write.add_row(self)
+
+    def action_case_from_run(self) -> None:
+        actions_from_run.case_from_run(self)
 
     def action_copy_actual(self) -> None:
         actions_rows.copy_selected(self, "actual", "actual output")

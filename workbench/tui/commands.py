@@ -12,5 +12,7 @@ PALETTE: list[tuple[str, str, str]] = [
     ("view: history", "Show the iteration history (2)", "show_tab('history')"),
     ("view: evaluators", "Show the evaluators (3)", "show_tab('evaluators')"),
     ("copy: expected output", "Copy the selected row's expected output", "copy_expected"),
+    ("write: case from run", "The selected row's run in the history's highlighted iteration as a scripted "
+     "case (c)", "case_from_run"),
     ("watch: pause or resume", "Pause or resume watching files (w)", "toggle_watch"),
 ]

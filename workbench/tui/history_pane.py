@@ -169,6 +169,11 @@ class HistoryPane(Horizontal):
         if number is not None:
             self.show_iteration(number)
 
+    @property
+    def selected_iteration(self) -> int | None:
+        """The iteration highlighted in the table (the newest until the user moves), or None."""
+        return self._selected_number()
+
     def _selected_number(self) -> int | None:
         table = self.query_one("#history-table", DataTable)
         if not table.row_count:

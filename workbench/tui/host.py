@@ -10,6 +10,7 @@ from ..config import Config
 from ..progress import IterationSummary
 from ..session import Session
 from .detail_pane import RowDetail
+from .history_pane import HistoryPane
 from .sets_pane import SetsTree
 from .state import RunState
 
@@ -26,6 +27,9 @@ class WorkbenchHost(Protocol):
 
     @property
     def detail(self) -> RowDetail: ...
+
+    @property
+    def history_pane(self) -> HistoryPane: ...
 
     @property
     def watch_stopped(self) -> bool: ...
@@ -47,3 +51,5 @@ class WorkbenchHost(Protocol):
     def refresh(self, *args: Any, **kwargs: Any) -> Any: ...
 
     def refresh_bindings(self) -> None: ...
+
+    def call_from_thread(self, callback: Any, *args: Any, **kwargs: Any) -> Any: ...
