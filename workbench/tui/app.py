@@ -76,8 +76,7 @@ class WorkbenchApp(App[None]):
         Binding("a", "accept", "Accept", id="accept",
                 tooltip="accept the row's actual output as its expected output (shows the change first)"),
         Binding("c", "case_from_run", "Case from run", id="case-from-run", show=False,
-                tooltip="turn the selected row's run in the history tab's highlighted iteration into a "
-                        "scripted case (evals/<name>.script.json), previewed first"),
+                tooltip="the selected row's run in the highlighted history iteration as a scripted case"),
         Binding("plus", "add_row", "New row", id="add-row",
                 tooltip="run the target on new inputs and append the result as a new row"),
         Binding("1", "show_tab('log')", "Log", id="tab-log", show=False, tooltip="show the live run log"),
