@@ -21,6 +21,7 @@ from helpers.tui import (
     shown_rows,
     static_text,
     status_text,
+    to_first_row,
     wait_idle,
     wait_until,
     write_project,
@@ -69,6 +70,7 @@ async def test_a_watcher_that_raises_is_reported_restarted_and_keys_keep_working
     starts = failing_watch(app, failures=1)
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(app, pilot)  # the restarted watcher ran everything to catch up
+        await to_first_row(app, pilot)  # the app opens on the first failing row
         assert starts == [True, True]
         assert ("error", "watching the project for changes failed: RuntimeError: inotify watch limit reached") \
             in notices
@@ -90,6 +92,7 @@ async def test_a_watcher_that_keeps_failing_stops_visibly_and_the_app_keeps_runn
         assert any(text.startswith("Watching stopped") for _, text in notices)
         await pilot.press("R")  # re-running by hand still works
         await wait_idle(app, pilot)
+        await to_first_row(app, pilot)  # the app opens on the first failing row
         assert [label[0] for label in shown_rows(app).values()] == ["✔", "✘", "✔", "✘", "✔"]
         await pilot.press("j")
         assert selected_id(app) == "bravo"
@@ -127,7 +130,7 @@ async def test_history_reads_and_the_recording_never_block_the_keys(
             await pilot.press("j", "j", "2")
             assert selected_id(app) == "charlie"
             assert app.query_one("#bottom", TabbedContent).active == "history"
-            assert "rows pass" not in status_text(app)  # the iteration's summary waits for the recording
+            assert "iteration 1" not in status_text(app)  # the iteration's summary waits for the recording
             release.set()
             await wait_idle(app, pilot)
             assert app.query_one("#history-table", DataTable).row_count == 3

@@ -6,7 +6,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.tui import FAIL, PASS, SIZE, app_for, out_row, selected_id, settle, static_text, wait_idle, write_project
+from helpers.tui import (
+    FAIL,
+    PASS,
+    SIZE,
+    app_for,
+    out_row,
+    selected_id,
+    settle,
+    static_text,
+    to_first_row,
+    wait_idle,
+    write_project,
+)
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
@@ -38,6 +50,7 @@ async def test_the_detail_uses_the_view_registered_for_the_rows_dialect(
     app = app_for(config)
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(app, pilot)
+        await to_first_row(app, pilot)  # the app opens on the first failing row
         assert app.state.project is not None
         next(s for s in app.state.project.sets if s.file_name == "talk.json").dialect = "turns"
         await settle(pilot)

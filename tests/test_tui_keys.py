@@ -21,9 +21,9 @@ from helpers.tui import (
     shown_rows,
     static_text,
     status_text,
+    to_first_row,
     two_evaluator_project,
     wait_idle,
-    widget_text,
     write_project,
 )
 from textual.app import App
@@ -39,6 +39,7 @@ async def test_j_k_and_arrows_move_between_rows_and_the_detail_follows(tmp_path:
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(app, pilot)
         await settle(pilot)
+        await to_first_row(app, pilot)  # the app opens on the first failing row
         assert selected_id(app) == "alpha"
         assert "alpha" in static_text(app, "#detail-title")
         seen = []
@@ -55,6 +56,7 @@ async def test_enter_focuses_the_detail_and_escape_returns_to_the_rows(tmp_path:
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(app, pilot)
         await settle(pilot)
+        await to_first_row(app, pilot)  # the app opens on the first failing row
         assert app.focused is app.tree
         await pilot.press("j", "enter")
         assert app.focused is app.detail
@@ -70,6 +72,7 @@ async def test_r_reruns_only_the_selected_row(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(app, pilot)
         await settle(pilot)
+        await to_first_row(app, pilot)  # the app opens on the first failing row
         assert target.calls == ALL
         target.outputs.update(bravo=PASS, delta=PASS)  # the "fix" reaches both rows' outputs...
         await pilot.press("j")
@@ -77,7 +80,8 @@ async def test_r_reruns_only_the_selected_row(tmp_path: Path) -> None:
         assert target.calls[len(ALL):] == ["bravo"]  # ...but only the selected row ran
         rows = shown_rows(app)
         assert rows["bravo"].startswith("✔") and rows["delta"].startswith("✘")
-        assert "1/1 re-run rows pass" in status_text(app)  # not "1/1 rows pass": delta still fails
+        assert "re-run: 1/1 rows pass" in status_text(app)  # what the re-run found...
+        assert "4/5 rows pass · 4/5 results" in status_text(app)  # ...and the totals stay: delta still fails
 
 
 async def test_r_on_a_set_reruns_that_set_only(tmp_path: Path) -> None:
@@ -91,6 +95,7 @@ async def test_r_on_a_set_reruns_that_set_only(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(app, pilot)
         await settle(pilot)
+        await to_first_row(app, pilot)  # the app opens on the first failing row
         await pilot.press("k")  # from the first row up to its set
         assert app.tree.selected_row is None and app.tree.selected_set == ("default", "first.json")
         await press_and_wait(app, pilot, "r")
@@ -148,6 +153,7 @@ async def test_n_and_capital_n_jump_between_failures_and_wrap(tmp_path: Path) ->
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(app, pilot)
         await settle(pilot)
+        await to_first_row(app, pilot)  # the app opens on the first failing row
         seen = []
         for key in ("n", "n", "n", "N", "N"):
             await pilot.press(key)
@@ -198,6 +204,7 @@ async def test_e_opens_the_editor_at_the_row(tmp_path: Path, monkeypatch: pytest
     app = app_for(config)
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(app, pilot)
+        await to_first_row(app, pilot)  # the app opens on the first failing row
         await pilot.press("n", "n")
         assert selected_id(app) == "delta"
         await pilot.press("e")
@@ -214,6 +221,7 @@ async def test_e_without_a_row_opens_nothing(tmp_path: Path, monkeypatch: pytest
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(app, pilot)
         await settle(pilot)
+        await to_first_row(app, pilot)  # the app opens on the first failing row
         await pilot.press("k", "e")
         assert app.tree.selected_row is None
         assert not record.exists()
@@ -223,6 +231,7 @@ async def test_y_copies_the_actual_output(tmp_path: Path) -> None:
     app = app_for(write_project(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(app, pilot)
+        await to_first_row(app, pilot)  # the app opens on the first failing row
         await pilot.press("n", "y")
         assert selected_id(app) == "bravo"
         assert json.loads(app.clipboard) == FAIL
@@ -237,9 +246,10 @@ async def test_question_mark_and_f1_list_every_binding(tmp_path: Path) -> None:
         for key in ("question_mark", "f1"):
             await pilot.press(key)
             assert isinstance(app.screen, HelpScreen)
-            text = widget_text(app.screen.query_one("#help-text"))
-            for binding in app.BINDINGS:
-                assert (binding.tooltip or binding.description) in text, binding  # type: ignore[union-attr]
+            text = app.screen.plain_text
+            first_of_key = {binding.key: binding for binding in reversed(app.BINDINGS)}  # type: ignore[union-attr]
+            for binding in first_of_key.values():  # a key bound twice (w: pause / resume) is listed once
+                assert (binding.tooltip or binding.description) in text, binding
             for shown in ("/", "?", "f1", "R", "N", "j k", "Enter", "Esc"):
                 assert shown in text
             assert "slash" not in text and "question_mark" not in text

@@ -6,7 +6,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers.tui import FAIL, PASS, FakeTarget, app_for, grading_rows, wait_idle, wait_until, write_project
+from helpers.tui import (
+    FAIL,
+    PASS,
+    FakeTarget,
+    app_for,
+    grading_rows,
+    to_first_row,
+    wait_idle,
+    wait_until,
+    write_project,
+)
 from textual.widgets import Button, Input
 
 from workbench import jsonio
@@ -24,6 +34,7 @@ async def test_accept_shows_the_change_and_writes_only_on_confirm(tmp_path):
     app = app_for(config, FakeTarget())
     async with app.run_test() as pilot:
         await wait_idle(app, pilot)
+        await to_first_row(app, pilot)  # the app opens on the first failing row
         await pilot.press("n")  # the first failing row: bravo
         await pilot.press("a")
         await wait_until(pilot, lambda: isinstance(app.screen, AcceptScreen), "the accept dialog opened")

@@ -203,6 +203,15 @@ async def settled(app: WorkbenchApp, pilot: Pilot[Any], timeout: float = WAIT_S)
     await pilot.pause()
 
 
+async def to_first_row(app: WorkbenchApp, pilot: Pilot[Any]) -> None:
+    """Put the cursor on the first row shown. The app opens on the first failing row once the first
+    iteration ends; tests that walk the rows from the top start here."""
+    rows = app.tree.visible_rows()
+    assert rows, "no row is shown"
+    app.tree.select_row(rows[0])
+    await settle(pilot)
+
+
 async def press_and_wait(app: WorkbenchApp, pilot: Pilot[Any], *keys: str) -> None:
     """Press keys that start one iteration and wait for it to finish."""
     done = app.iterations_done

@@ -4,11 +4,15 @@ one, the app asks for that run itself."""
 
 from __future__ import annotations
 
+import asyncio
+
 from ..actions.accept import preview_accept
+from ..actions.accept_bulk import BulkPreview, preview_failing
 from ..engine import RowFilter
 from ..errors import WorkbenchError
 from ..events import Trigger
-from ..model import RowKey, Verdict
+from ..model import Project, Result, RowKey, Verdict
+from .bulk_accept_screen import BulkAcceptScreen
 from .host import WorkbenchHost
 from .writeback_screens import AcceptScreen, AddRowScreen
 
@@ -33,6 +37,30 @@ def accept_selected(app: WorkbenchHost) -> None:
         app.notify("Nothing to change: the file already holds this output as the expectation")
         return
     app.push_screen(AcceptScreen(preview), lambda written: after_write(app, bool(written), key))
+
+
+def bulk_accept(app: WorkbenchHost) -> None:
+    """`A`: walk the failing rows shown (every one, or those the filters leave), one diff at a time."""
+    project, state = app.state.project, app.state
+    failing = {key for key in app.tree.visible_rows() if (found := state.find_row(key)) and state.is_failing(*found)}
+    if project is None or not failing:
+        app.notify("No failing rows to accept" + (" among the rows shown" if app.tree.filtering else ""))
+        return
+    results = [result for result in state.results.values() if result.row_key in failing]
+    app.run_worker(_preview_then_walk(app, project, results), group="bulk-accept", exclusive=True,
+                   exit_on_error=False, description="previewing the failing rows")
+
+
+async def _preview_then_walk(app: WorkbenchHost, project: Project, results: list[Result]) -> None:
+    bulk: BulkPreview = await asyncio.to_thread(preview_failing, project, results)
+    if bulk.skipped:
+        reasons = "\n".join(f"skipped {reason}" for reason in bulk.skipped[:5])
+        more = f"\n… and {len(bulk.skipped) - 5} more" if len(bulk.skipped) > 5 else ""
+        app.notify(reasons + more, title="Not offered", severity="warning", timeout=12)
+    if not bulk.previews:
+        app.notify("None of the failing rows can be accepted", severity="warning")
+        return
+    app.push_screen(BulkAcceptScreen(bulk), lambda written: after_write(app, bool(written), None))
 
 
 def add_row(app: WorkbenchHost) -> None:

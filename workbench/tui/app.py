@@ -41,7 +41,7 @@ from .history_pane import HistoryPane
 from .log_pane import RunLog
 from .messages import EngineMessage, IterationBegan, IterationDone, RowsChanged, SessionIdle
 from .sets_pane import NodeRef, SetsTree
-from .state import RunState
+from .state import RunState, next_iteration_number
 from .status_bar import StatusBar
 from .watch_control import WATCH_GROUP, WatchControl
 
@@ -57,35 +57,38 @@ def worker_failure(worker: Worker[Any]) -> str:
 class WorkbenchApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "workbench"
-    BINDINGS: ClassVar[list[BindingType]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [  # footer order: what fits at 80 columns comes first
+        Binding("question_mark,f1", "help", "Help", id="help", tooltip="show every key"),
+        Binding("q", "quit", "Quit", id="quit", tooltip="quit (running targets are stopped)"),
         Binding("r", "rerun_row", "Re-run", id="rerun-row", tooltip="re-run the selected row (or set)"),
         Binding("R", "rerun_all", "Re-run all", id="rerun-all", tooltip="re-run every row now"),
-        Binding("f", "toggle_failures", "Failures", id="failures-only",
-                tooltip="show failing rows only (turns itself off once every shown row passes)"),
         Binding("n", "next_failure", "Next fail", id="next-failure", tooltip="jump to the next failing row"),
         Binding("N", "previous_failure", "Prev fail", id="previous-failure", show=False,
                 tooltip="jump to the previous failing row"),
+        Binding("a", "accept", "Accept", id="accept",
+                tooltip="accept the row's actual output as its expected output (shows the change first)"),
+        Binding("A", "bulk_accept", "Accept all", id="bulk-accept",
+                tooltip="walk every failing row shown, diff by diff: accept (y), skip (n), accept all "
+                        "remaining (a), stop and write (q) or cancel (Esc); one write per eval set"),
+        Binding("plus", "add_row", "New row", id="add-row",
+                tooltip="run the target on new inputs and append the result as a new row"),
+        Binding("f", "toggle_failures", "Failures", id="failures-only",
+                tooltip="show failing rows only (turns itself off once every shown row passes)"),
         Binding("slash", "filter", "Filter", id="filter", tooltip="filter rows by name (Esc clears)"),
         Binding("w", "toggle_watch", "Pause", id="toggle-watch",
                 tooltip="pause or resume watching files (changes while paused run on resume)"),
         Binding("w", "toggle_watch_resume", "Resume", id="resume-watch",
                 tooltip="(while paused) resume watching: changes made meanwhile run now"),
         Binding("e", "edit", "Edit", id="edit", tooltip="open the row's eval-set file in $EDITOR at the row"),
-        Binding("y", "copy_actual", "Copy", id="copy-actual", show=False,
-                tooltip="copy the actual output to the clipboard"),
-        Binding("a", "accept", "Accept", id="accept",
-                tooltip="accept the row's actual output as its expected output (shows the change first)"),
         Binding("c", "case_from_run", "Case from run", id="case-from-run", show=False,
                 tooltip="the selected row's run in the highlighted history iteration as a scripted case"),
-        Binding("plus", "add_row", "New row", id="add-row",
-                tooltip="run the target on new inputs and append the result as a new row"),
+        Binding("y", "copy_actual", "Copy", id="copy-actual", show=False,
+                tooltip="copy the actual output to the clipboard"),
         Binding("1", "show_tab('log')", "Log", id="tab-log", show=False, tooltip="show the live run log"),
         Binding("2", "show_tab('history')", "History", id="tab-history", show=False,
                 tooltip="show the iteration history"),
         Binding("3", "show_tab('evaluators')", "Evaluators", id="tab-evaluators", show=False,
                 tooltip="show the evaluators"),
-        Binding("question_mark,f1", "help", "Help", id="help", tooltip="show every key"),
-        Binding("q", "quit", "Quit", id="quit", tooltip="quit (running targets are stopped)"),
     ]
 
     def __init__(self, config: Config, *, watch: bool = True, record: bool = True,
@@ -127,7 +130,7 @@ class WorkbenchApp(App[None]):
                 yield HistoryPane(id="history-pane")
             with TabPane("Evaluators", id="evaluators"):
                 yield EvaluatorsTable(id="evaluators-table")
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def tree(self) -> SetsTree:
@@ -175,6 +178,7 @@ class WorkbenchApp(App[None]):
         """Show what history remembers at once, then run (and watch)."""
         try:
             project = await asyncio.to_thread(load_project, self.config.root, self.config)
+            self.state.next_number = await asyncio.to_thread(next_iteration_number, self.session.history)
         except WorkbenchError as exc:
             self.notify(str(exc), severity="error", timeout=30)
             project = None
@@ -209,6 +213,7 @@ class WorkbenchApp(App[None]):
         self._repaint(message)
         self.last_summary = message.summary
         self.iterations_done += 1
+        self.state.iteration_recorded(message.summary.number)
         self.history_pane.reload(self.session.history)
         repaint.after_iteration(self, message)
         repaint.render_status(self)
@@ -246,6 +251,10 @@ class WorkbenchApp(App[None]):
 
     @on(Tree.NodeHighlighted, "#sets")
     def _row_highlighted(self, _event: Tree.NodeHighlighted[NodeRef]) -> None:
+        repaint.show_selected(self)
+
+    @on(SetsTree.CursorRestored)
+    def _cursor_restored(self, _event: SetsTree.CursorRestored) -> None:
         repaint.show_selected(self)
 
     @on(Tree.NodeSelected, "#sets")
@@ -308,6 +317,9 @@ class WorkbenchApp(App[None]):
 
     def action_accept(self) -> None:
         actions_write.accept_selected(self)
+
+    def action_bulk_accept(self) -> None:
+        actions_write.bulk_accept(self)
 
     def action_add_row(self) -> None:
         actions_write.add_row(self)

@@ -1,9 +1,13 @@
-"""F1 / `?`: every key, with what it does, generated from the bindings so it can't drift."""
+"""F1 / `?`: every key, with what it does, generated from the bindings so it can't drift.
+
+Keys and descriptions sit in two columns, so a description that wraps (at 80 columns) stays in its
+column instead of running back to the left edge; a key bound twice (`w` pauses and resumes) is listed once."""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -15,20 +19,26 @@ NAVIGATION = [
     ("↑ ↓  j k", "move between rows (eval sets pane)"),
     ("Enter", "on a row: focus its detail · on a set: expand or collapse it"),
     ("Space", "expand or collapse a set"),
+    ("↑ ↓ PgUp PgDn Home End", "in the detail: scroll it (the mouse wheel too)"),
     ("← → [ ]", "in the detail: previous / next evaluator of the row"),
     ("Esc", "back to the rows (from the detail or the filter box); close this help"),
     ("Tab / Shift+Tab", "move focus between panes"),
     ("ctrl+p", "command palette: rare actions (re-run failures, expand all, copy expected, ...)"),
 ]
+KEY_NAMES = {"question_mark": "?", "full_stop": ".", "slash": "/", "plus": "+", "escape": "Esc",
+             "exclamation_mark": "!"}
 
 
-def _describe(bindings: list[BindingType]) -> list[tuple[str, str]]:
-    rows = []
+def describe_bindings(bindings: list[BindingType]) -> list[tuple[str, str]]:
+    """(keys, what they do) per binding with a description, each key listed once: the first binding of
+    a key describes it (`w` pause / resume is one line)."""
+    rows: list[tuple[str, str]] = []
+    seen: set[str] = set()
     for binding in bindings:
-        if not isinstance(binding, Binding) or not binding.description:
+        if not isinstance(binding, Binding) or not binding.description or binding.key in seen:
             continue
-        names = {"question_mark": "?", "full_stop": ".", "slash": "/", "plus": "+", "escape": "Esc"}
-        keys = " ".join(names.get(k, k) for k in binding.key.split(","))
+        seen.add(binding.key)
+        keys = " ".join(KEY_NAMES.get(k, k) for k in binding.key.split(","))
         rows.append((keys, binding.tooltip or binding.description))
     return rows
 
@@ -38,13 +48,20 @@ class HelpScreen(ModalScreen[None]):
 
     def __init__(self, bindings: list[BindingType], **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.bindings = bindings
+        self.rows = [*describe_bindings(bindings), *NAVIGATION]
+
+    @property
+    def plain_text(self) -> str:
+        """What the help says, one key per line (for tests and screen readers)."""
+        return "\n".join(f"{keys}  {description}" for keys, description in self.rows)
 
     def compose(self) -> ComposeResult:
-        text = Text("workbench keys\n\n", "bold")
-        for keys, description in [*_describe(self.bindings), *NAVIGATION]:
-            text.append(f"{keys:>18}  ", "bold cyan")
-            text.append(f"{description}\n")
-        text.append("\nPress Esc to close.", "dim")
+        table = Table.grid(padding=(0, 2), expand=True)
+        table.add_column(justify="right", no_wrap=True, style="bold cyan", max_width=24)
+        table.add_column(ratio=1)
+        for keys, description in self.rows:
+            table.add_row(Text(keys), Text(description))
         with VerticalScroll(id="help-box"):
-            yield Static(text, id="help-text")
+            yield Static(Text("workbench keys", "bold"), id="help-title")
+            yield Static(table, id="help-text")
+            yield Static(Text("Press Esc to close.", "dim"), id="help-close")

@@ -48,7 +48,8 @@ def iteration_text(info: IterationInfo, results: list[Result], previous: list[Re
     """What flipped in an iteration (vs the one before) and its results."""
     flips = compare_results(previous, results, only_current=info.partial)
     text = Text(f"iteration {info.number}", "bold")
-    text.append(f" · {one_line(info.trigger.describe(), 80)} · {info.passed}/{info.total} passed\n", "dim")
+    text.append(f" · {one_line(info.trigger.describe(), 80)} · {info.rows_passed}/{info.rows_total} rows pass · "
+                f"{info.passed}/{info.total} results pass\n", "dim")
     for title, items, style in (("newly passing", flips.newly_passing, "green"),
                                 ("newly failing", flips.newly_failing, "red"),
                                 ("new", flips.added, "cyan"), ("gone", flips.removed, "dim")):
@@ -108,7 +109,7 @@ class HistoryPane(Horizontal):
 
     def on_mount(self) -> None:
         table = self.query_one("#history-table", DataTable)
-        table.add_columns("#", "when", "results passing", "change", "time", "trigger")
+        table.add_columns("#", "when", "rows passing", "results passing", "± results", "time", "trigger")
 
     # -- the iteration list --------------------------------------------------------------------------
 
@@ -159,7 +160,8 @@ class HistoryPane(Horizontal):
             label.update(Text("no iterations recorded yet", "dim"))
         for info in reversed(infos):
             table.add_row(str(info.number), info.started_at.astimezone().strftime("%H:%M:%S"),
-                          f"{info.passed}/{info.total}", _change(info), f"{info.duration_s:.1f}s",
+                          f"{info.rows_passed}/{info.rows_total}", f"{info.passed}/{info.total}", _change(info),
+                          f"{info.duration_s:.1f}s",
                           plain(info.trigger.describe(), 50), key=str(info.number))
         if table.has_focus and selected is not None and str(selected) in table.rows:
             table.move_cursor(row=table.get_row_index(str(selected)))  # the user is browsing: stay put

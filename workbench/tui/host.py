@@ -21,6 +21,7 @@ class WorkbenchHost(Protocol):
     session: Session
     watching: bool  # this TUI watches files (`workbench open` without --no-watch)
     last_summary: IterationSummary | None
+    iterations_done: int  # iterations finished in this session
 
     @property
     def tree(self) -> SetsTree: ...

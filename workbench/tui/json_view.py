@@ -127,3 +127,9 @@ def render_json(value: Any, *, highlight: Iterable[Path] = (), selected: list[Pa
         out.append("\n")
     out.rstrip()
     return out
+
+
+def first_highlighted_line(text: Text) -> int | None:
+    """The line number (from 0) of the first line `render_json` highlighted as a difference."""
+    starts = [span.start for span in text.spans if span.style == STYLE_DIFF]
+    return text.plain.count("\n", 0, min(starts)) if starts else None

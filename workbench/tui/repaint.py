@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from ..cluster import cluster_status
 from ..model import RowKey
 from ..textsafe import one_line, printable
 from .evaluators_pane import EvaluatorsTable
 from .host import WorkbenchHost
 from .log_pane import RunLog
 from .messages import IterationDone
-from .state import RUNNING, RunState
-from .status_bar import StatusBar
+from .state import RunState
+from .status_bar import StatusBar, Totals
 
 
 def row_label(state: RunState, key: RowKey) -> str:
@@ -36,11 +37,8 @@ def apply_changes(app: WorkbenchHost) -> None:
         if tree.selected_row in changes.rows:
             app.detail.refresh_detail()
     log = app.query_one("#run-log", RunLog)
-    for key, lines in changes.logs.items():
-        if key == log.row and not lines and app.state.status.get(key) == RUNNING:
-            log.show(key, [], row_label(app.state, key))  # the row started again: a fresh log
-        else:
-            log.append(key, lines)
+    if log.row is not None and log.row in changes.logs:
+        log.catch_up(log.row, app.state.logs, row_label(app.state, log.row))
     render_status(app)
 
 
@@ -50,7 +48,9 @@ def render_status(app: WorkbenchHost) -> None:
         project=app.config.root.name, watching=app.watching, paused=app.session.paused,
         running=app.state.running, done=app.state.done_rows, total=app.state.total_rows,
         iteration=summary.number if summary else None, last=summary,
-        failures_only=tree.failures_only, name_filter=tree.name_filter, watch_stopped=app.watch_stopped)
+        failures_only=tree.failures_only, name_filter=tree.name_filter, watch_stopped=app.watch_stopped,
+        cluster=cluster_status(app.session.config), totals=Totals(*app.state.totals()),
+        waiting=len(app.session.pending_changes) if app.session.paused else 0)
 
 
 def show_selected(app: WorkbenchHost) -> None:
@@ -64,8 +64,11 @@ def show_selected(app: WorkbenchHost) -> None:
         app.detail.show_message(text)
     else:
         app.detail.show(app.state.find_row(key) if key else None)
-    app.query_one("#run-log", RunLog).show(key, app.state.log_of(key) if key else [],
-                                           row_label(app.state, key) if key else "")
+    log = app.query_one("#run-log", RunLog)
+    if key is None or key != log.row:
+        log.show(key, app.state.logs, row_label(app.state, key) if key else "")
+    else:
+        log.catch_up(key, app.state.logs, row_label(app.state, key))
 
 
 def after_iteration(app: WorkbenchHost, message: IterationDone) -> None:
@@ -85,3 +88,5 @@ def after_iteration(app: WorkbenchHost, message: IterationDone) -> None:
             tree.failures_only = False
             app.notify("Every shown row passes — showing all rows again", timeout=4)
         tree.rebuild()
+    if app.iterations_done == 1 and not tree.moved_by_user:  # open where the work is, once
+        tree.call_after_refresh(tree.select_first_failure)  # after any rebuild has put its cursor back

@@ -6,7 +6,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -30,6 +32,12 @@ class SetsTree(Tree[NodeRef]):
         Binding("j", "cursor_down", "Down", show=False),
         Binding("k", "cursor_up", "Up", show=False),
     ]
+
+    class CursorRestored(Message):
+        """After a rebuild the cursor is on a row that still shows (or on nothing): the detail must follow
+        even when the cursor's line number did not change (then Tree posts no NodeHighlighted)."""
+
+    moved_by_user = False  # the user moved the cursor: the app no longer moves it to the first failure
 
     def __init__(self, state: RunState, **kwargs: object) -> None:
         super().__init__("eval sets", **kwargs)  # type: ignore[arg-type]
@@ -84,9 +92,8 @@ class SetsTree(Tree[NodeRef]):
         for eval_set in project.sets:
             set_key = (eval_set.scope, eval_set.file_name)
             rows = [(eval_set.key_of(row), row) for row in eval_set.rows]
-            filtering = bool(self.name_filter) or self.failures_only
             rows = [(key, row) for key, row in rows if self._wanted(key, row.label)]
-            if filtering and not rows:
+            if self.filtering and not rows:
                 continue
             node = self.root.add(set_label(self.state, eval_set, show_scope), NodeRef("set", set_key),
                                  expand=set_key not in expanded)
@@ -104,8 +111,42 @@ class SetsTree(Tree[NodeRef]):
             target = self._sets.get(data.key)  # type: ignore[arg-type]
         if target is None:
             target = next(iter(self._rows.values()), None)
+        self.call_after_refresh(self._restored, target)
+
+    def _restored(self, target: TreeNode[NodeRef] | None) -> None:
         if target is not None:
-            self.call_after_refresh(self.move_cursor, target)
+            self.move_cursor(target)
+        self.post_message(self.CursorRestored())
+
+    # -- the user moving the cursor ------------------------------------------------------------------
+
+    def action_cursor_up(self) -> None:
+        self.moved_by_user = True
+        super().action_cursor_up()
+
+    def action_cursor_down(self) -> None:
+        self.moved_by_user = True
+        super().action_cursor_down()
+
+    def action_page_up(self) -> None:
+        self.moved_by_user = True
+        super().action_page_up()
+
+    def action_page_down(self) -> None:
+        self.moved_by_user = True
+        super().action_page_down()
+
+    def action_scroll_home(self) -> None:
+        self.moved_by_user = True
+        super().action_scroll_home()
+
+    def action_scroll_end(self) -> None:
+        self.moved_by_user = True
+        super().action_scroll_end()
+
+    async def _on_click(self, event: events.Click) -> None:
+        self.moved_by_user = True
+        await super()._on_click(event)
 
     # -- updating ------------------------------------------------------------------------------------
 
@@ -158,6 +199,20 @@ class SetsTree(Tree[NodeRef]):
     def visible_rows(self) -> list[RowKey]:
         return list(self._rows)
 
+    @property
+    def filtering(self) -> bool:
+        """Some rows are hidden by the name filter or by failures-only."""
+        return bool(self.name_filter) or self.failures_only
+
+    def select_first_failure(self) -> RowKey | None:
+        """Put the cursor on the first failing row shown (where the work is), if there is one."""
+        for key in self._rows:
+            found = self.state.find_row(key)
+            if found is not None and self.state.is_failing(*found):
+                self.select_row(key)
+                return key
+        return None
+
     def select_row(self, key: RowKey) -> bool:
         node = self._rows.get(key)
         if node is None:
@@ -171,6 +226,7 @@ class SetsTree(Tree[NodeRef]):
 
     def jump_to_failure(self, forward: bool) -> RowKey | None:
         """Move to the next (or previous) failing row after the cursor, wrapping around."""
+        self.moved_by_user = True
         rows = list(self._rows)
         if not rows:
             return None

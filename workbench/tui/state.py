@@ -6,18 +6,27 @@ only that, so a 10,000-row iteration costs one repaint per batch, not one per ev
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from ..events import Event, IterationFinished, IterationStarted, ResultReady, RowLog, RowStarted
+from ..history import HistoryError, HistoryStore
 from ..model import EvalSet, Project, Result, ResultKey, Row, RowKey, Verdict, row_verdict
 from ..report.metrics import SetMetricLine, set_metrics
-
-LOG_LINES_KEPT = 2000
+from .row_logs import RowLogs, run_header
 
 QUEUED, RUNNING, DONE, IDLE = "queued", "running", "done", "idle"
 
 SetKey = tuple[str, str]  # (scope, set file)
+
+
+def next_iteration_number(history: HistoryStore | None) -> int:
+    """The number the next iteration will be recorded under (1 without history)."""
+    try:
+        latest = history.latest_number() if history is not None else None
+    except HistoryError:
+        latest = None
+    return (latest or 0) + 1
 
 
 def structure_of(project: Project | None) -> tuple[object, ...]:
@@ -35,7 +44,7 @@ class Changes:
 
     rows: set[RowKey] = field(default_factory=set)
     sets: set[SetKey] = field(default_factory=set)  # set lines to redraw (their metric changed)
-    logs: dict[RowKey, list[str]] = field(default_factory=dict)
+    logs: set[RowKey] = field(default_factory=set)  # rows whose log has new lines
     structure: bool = False
 
 
@@ -45,9 +54,12 @@ class RunState:
         self._index: dict[RowKey, tuple[EvalSet, Row]] = {}
         self._verdicts: dict[RowKey, Verdict | None] = {}  # cache of row_verdict, dropped on change
         self._set_passed: dict[tuple[str, str], int] = {}  # cache of set_counts' passing rows
+        self._totals: tuple[int, int, int, int] | None = None  # cache of totals(), dropped on change
         self.results: dict[ResultKey, Result] = {}
         self.status: dict[RowKey, str] = {}
-        self.logs: dict[RowKey, deque[str]] = {}
+        self.logs = RowLogs()
+        self.next_number = 1  # the number the next iteration will be recorded under (for log headers)
+        self.iteration: int | None = None  # the number of the iteration running (or last run)
         self.set_metrics: dict[SetKey, str] = {}  # a set's classification metric, as its line shows it
         self.running = False
         self.done_rows = 0
@@ -76,6 +88,17 @@ class RunState:
     def is_failing(self, eval_set: EvalSet, row: Row) -> bool:
         verdict = self.row_verdict(eval_set, row)
         return verdict is not None and verdict is not Verdict.PASS
+
+    def totals(self) -> tuple[int, int, int, int]:
+        """(rows passing, rows, results passing, results) over the project as the screen shows it now."""
+        if self._totals is None:
+            project = self.project
+            sets = project.sets if project is not None else []
+            rows = [self.set_counts(eval_set) for eval_set in sets]
+            results_passed = sum(r.passed for r in self.results.values())  # only the project's rows are kept
+            self._totals = (sum(p for p, _ in rows), sum(t for _, t in rows), results_passed,
+                            sum(len(s.rows) * len(s.evaluator_refs) for s in sets))
+        return self._totals
 
     def set_counts(self, eval_set: EvalSet) -> tuple[int, int]:
         """(rows passing, rows); counted once, then kept up to date as results arrive."""
@@ -108,7 +131,11 @@ class RunState:
         self._forget_counts()
 
     def log_of(self, key: RowKey) -> list[str]:
-        return list(self.logs.get(key, ()))
+        return self.logs.lines(key)
+
+    def iteration_recorded(self, number: int | None) -> None:
+        """An iteration ended (recorded as `number`, None when history is off): the next one follows it."""
+        self.next_number = (number if number is not None else self.next_number) + 1
 
     # -- updates -------------------------------------------------------------------------------------
 
@@ -117,8 +144,12 @@ class RunState:
         if project is not None:
             self._set_project(project)
         for result in results:
+            if project is not None and result.row_key not in self._index:
+                continue  # a row the files no longer have
             self.results[result.key] = result
-            self.logs[result.row_key] = deque(result.log.splitlines(), LOG_LINES_KEPT)
+            if not self.logs.added(result.row_key) and result.log:
+                self.logs.start_run(result.row_key, "── the last recorded run ──")
+                self.logs.add_recorded(result.row_key, result.log)
         self._forget_counts()
         self._measure_sets()
         self._changes.structure = True
@@ -130,17 +161,18 @@ class RunState:
                 changes.structure = True
             self._set_project(event.project)
             self.running = True
+            self.iteration = self.next_number
             self.done_rows, self.total_rows = 0, event.total_rows
             self._forget_missing(event.project)
             self.mark_queued(list(event.rows))
         elif isinstance(event, RowStarted):
             self.status[event.key] = RUNNING
-            self.logs[event.key] = deque(maxlen=LOG_LINES_KEPT)
+            self.logs.start_run(event.key, run_header(self.iteration, datetime.now(UTC)))
             changes.rows.add(event.key)
-            changes.logs[event.key] = []
+            changes.logs.add(event.key)
         elif isinstance(event, RowLog):
-            self.logs.setdefault(event.key, deque(maxlen=LOG_LINES_KEPT)).append(event.line)
-            changes.logs.setdefault(event.key, []).append(event.line)
+            self.logs.add(event.key, event.line)
+            changes.logs.add(event.key)
         elif isinstance(event, ResultReady):
             result = event.result
             key = result.row_key
@@ -148,11 +180,12 @@ class RunState:
             was_passing = found is not None and self.row_verdict(*found) is Verdict.PASS
             self.results[result.key] = result
             self._verdicts.pop(key, None)
+            self._totals = None
             if found is not None and (key.scope, key.set_file) in self._set_passed:
                 self._set_passed[key.scope, key.set_file] += (self.row_verdict(*found) is Verdict.PASS) - was_passing
             self.status[key] = DONE
-            if not self.logs.get(key) and result.log:
-                self.logs[key] = deque(result.log.splitlines(), LOG_LINES_KEPT)
+            self.logs.add_recorded(key, result.log)
+            changes.logs.add(key)
             self.done_rows = event.done_rows
             changes.rows.add(key)
         elif isinstance(event, IterationFinished):
@@ -200,6 +233,7 @@ class RunState:
     def _forget_counts(self) -> None:
         self._verdicts.clear()
         self._set_passed.clear()
+        self._totals = None
 
     def drain(self) -> Changes:
         changes, self._changes = self._changes, Changes()

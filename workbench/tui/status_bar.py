@@ -1,12 +1,44 @@
-"""The status line: watching, paused or stopped by an error, iteration, progress, last result, stalled warning."""
+"""The status line: watching, paused (and how many changes wait) or stopped by an error, progress, how
+many rows and results pass, what a partial re-run found, the stalled warning, the filters.
+
+At 80 columns everything can't fit, so each part has a rank and the least important parts are left
+out first (the project name before the pass counts, the results count before the stalled warning)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual.widget import Widget
 
+from ..cluster import ClusterStatus
 from ..progress import IterationSummary
 from ..textsafe import one_line
+
+# Ranks: parts with a higher rank are dropped first when the line is too narrow.
+ESSENTIAL, IMPORTANT, USEFUL, EXTRA = 0, 1, 2, 3
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    """What the screen shows passing now: rows (every result of the row passes) and single results."""
+
+    rows_passed: int
+    rows_total: int
+    results_passed: int
+    results_total: int
+
+
+def _counts(totals: Totals, last: IterationSummary | None) -> list[tuple[int, Text]]:
+    style = "green" if totals.rows_total and totals.rows_passed == totals.rows_total else "red"
+    parts = [(ESSENTIAL, Text(f"  {totals.rows_passed}/{totals.rows_total} rows pass", style))]
+    if last is not None and not last.partial and last.change:
+        parts.append((USEFUL, Text(f" ({last.change:+d})", style)))
+    parts.append((USEFUL, Text(f" · {totals.results_passed}/{totals.results_total} results", style)))
+    if last is not None and last.partial:  # `r` re-ran a few rows: say what they did, keep the totals
+        rerun = "green" if last.rows_passed == last.rows_total else "red"
+        parts.append((IMPORTANT, Text(f"  · re-run: {last.rows_passed}/{last.rows_total} rows pass", rerun)))
+    return parts
 
 
 class StatusBar(Widget):
@@ -14,41 +46,62 @@ class StatusBar(Widget):
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self._text = Text("")
+        self._parts: list[tuple[int, Text]] = []
 
     def render(self) -> Text:
-        return self._text
+        return self.fitted(self.size.width)
+
+    def fitted(self, width: int) -> Text:
+        """The parts that fit in `width` cells, leaving out the least important ones first."""
+        parts = list(self._parts)
+        for rank in (EXTRA, USEFUL, IMPORTANT):
+            if sum(text.cell_len for _, text in parts) <= width:
+                break
+            parts = [(r, text) for r, text in parts if r < rank]
+        line = Text()
+        for _, text in parts:
+            line.append_text(text)
+        line.truncate(max(width, 0), overflow="ellipsis")
+        return line
+
+    @property
+    def text(self) -> Text:
+        """The whole line, as it shows on a wide terminal."""
+        return self.fitted(10_000)
 
     def render_status(self, *, project: str, watching: bool, paused: bool, running: bool, done: int, total: int,
                       iteration: int | None, last: IterationSummary | None, failures_only: bool,
-                      name_filter: str, watch_stopped: bool = False) -> None:
-        text = Text(f" workbench · {one_line(project, 40)} ", "bold")
+                      name_filter: str, watch_stopped: bool = False, cluster: ClusterStatus | None = None,
+                      totals: Totals | None = None, waiting: int = 0) -> None:
+        parts: list[tuple[int, Text]] = [(EXTRA, Text(" workbench ·", "bold")),
+                                         (USEFUL, Text(f" {one_line(project, 40)} ", "bold"))]
         if watch_stopped:
-            text.append(" ✖ watching stopped by an error — w restarts ", "bold white on red")
+            parts.append((ESSENTIAL, Text(" ✖ watching stopped by an error — w restarts ", "bold white on red")))
         elif not watching:
-            text.append(" ○ not watching ", "dim")
+            parts.append((IMPORTANT, Text(" ○ not watching ", "dim")))
         elif paused:
-            text.append(" ⏸ paused ", "bold black on yellow")
+            parts.append((ESSENTIAL, Text(" ⏸ paused ", "bold black on yellow")))
+            if waiting:
+                parts.append((ESSENTIAL, Text(f" {waiting} change{'s' * (waiting != 1)} waiting (w runs them)",
+                                              "yellow")))
         else:
-            text.append(" ● watching ", "bold green")
+            parts.append((IMPORTANT, Text(" ● watching ", "bold green")))
         if running:
-            text.append(f"  ◐ running {done}/{total} rows", "bold cyan")
+            parts.append((ESSENTIAL, Text(f"  ◐ running {done}/{total} rows", "bold cyan")))
+        if cluster is not None:  # rows on a Ray cluster: where, and how many of its CPUs they hold
+            parts.append((USEFUL, Text(f"  · {one_line(cluster.describe(), 60)}", "cyan")))
         if iteration is not None:
-            text.append(f"  · iteration {iteration}")
-        if last is not None:
-            style = "green" if last.all_green else "red"
-            rows = "re-run rows pass" if last.partial else "rows pass"  # `r` runs a few rows, not all of them
-            text.append(f"  · {last.rows_passed}/{last.rows_total} {rows}", style)
-            if last.change:
-                text.append(f" ({last.change:+d})", style)
-            if last.reused:
-                text.append(f"  ↺ {last.reused} re-scored, {last.ran} run", "dim")
-            if last.stalled_for:
-                text.append(f"  ⚠ stalled: no improvement for {last.stalled_for} iterations", "bold yellow")
+            parts.append((EXTRA, Text(f"  · iteration {iteration}")))
+        if totals is not None and totals.rows_total:
+            parts += _counts(totals, last)
+        if last is not None and last.reused:
+            parts.append((EXTRA, Text(f"  ↺ {last.reused} re-scored, {last.ran} run", "dim")))
+        if last is not None and last.stalled_for:
+            parts.append((ESSENTIAL, Text(f"  ⚠ stalled: no gain in {last.stalled_for} iterations", "bold yellow")))
         if failures_only:
-            text.append("  [failures only]", "bold magenta")
+            parts.append((IMPORTANT, Text("  [failures only]", "bold magenta")))
         if name_filter:
-            text.append(f"  [filter: {one_line(name_filter, 30)}]", "bold magenta")
-        if text != self._text:
-            self._text = text
+            parts.append((IMPORTANT, Text(f"  [filter: {one_line(name_filter, 30)}]", "bold magenta")))
+        if parts != self._parts:
+            self._parts = parts
             self.refresh()

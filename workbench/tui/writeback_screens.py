@@ -17,7 +17,16 @@ from textual.widgets import Button, Input, Label, Static
 
 from .. import jsonio
 from ..actions.accept import AcceptPreview
-from ..actions.add_row import NewRow, RunFailed, check_new_row, try_new_row
+from ..actions.add_row import (
+    NewRow,
+    RunFailed,
+    check_new_criteria,
+    check_new_row,
+    criteria_to_ask,
+    example_criterion,
+    example_inputs,
+    try_new_row,
+)
 from ..actions.writing import Refused, write_plan
 from ..config import Config
 from ..engine import RunnerFactory
@@ -25,6 +34,7 @@ from ..errors import WorkbenchError
 from ..model import EvalSet, Project
 from ..textsafe import one_line, printable
 from ..writeback import WritePlan
+from ..writeback.add_row import parse_criterion
 
 
 def diff_text(plan: WritePlan) -> Text:
@@ -61,8 +71,8 @@ class AcceptScreen(ModalScreen[bool]):
                     yield Static(Text("\n".join(f"note: {printable(n)}" for n in preview.notes), "yellow"))
             yield Static(Text("Only these lines change; everything else in the file stays byte for byte.", "dim"))
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Write it (y)", variant="success", id="accept-write")
-                yield Button("Cancel (n / Esc)", id="accept-cancel")
+                yield Button("Write it (y)", variant="success", id="accept-write", compact=True)
+                yield Button("Cancel (n / Esc)", id="accept-cancel", compact=True)
 
     @on(Button.Pressed, "#accept-write")
     def action_confirm(self) -> None:
@@ -84,12 +94,24 @@ class AcceptScreen(ModalScreen[bool]):
 class AddRowScreen(ModalScreen[bool]):
     """Name and inputs (JSON, validated as you type) → run the target → show the output → append.
 
-    The run uses the settings as they are when Run is pressed (`settings()` is the session's current
-    config, and the use case re-reads workbench.toml on top), not the ones the TUI was launched with."""
+    The placeholders come from the set's own rows, and an evaluator that doesn't compare with
+    expectedOutput (uipath-contains, ...) gets a field of its own for the new row's criterion: none
+    can be built from the output. The run uses the settings as they are when Run is pressed
+    (`settings()` is the session's current config, and the use case re-reads workbench.toml on top).
 
+    Tab and Shift+Tab are priority bindings here. Textual hands each key to the focused widget's own
+    queue when the app takes it, and an ordinary Tab binding only runs once that widget has passed the
+    Tab back up: keys typed right after a quick Tab were by then already queued for the name field, so
+    the inputs landed in the name about one time in three. A priority binding moves the focus when the
+    app takes the Tab, before the next key is handed on. (The name field also gets the focus as the
+    screen is composed, not from a deferred `focus()` in `on_mount`.)"""
+
+    AUTO_FOCUS = "#add-name"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", show=False),
         Binding("ctrl+r", "run", "Run", show=False),
+        Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
+        Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True),
     ]
 
     def __init__(self, settings: Callable[[], Config], project: Project, eval_set: EvalSet,
@@ -100,35 +122,46 @@ class AddRowScreen(ModalScreen[bool]):
         self.eval_set = eval_set
         self.runner_factory = runner_factory
         self.new_row: NewRow | None = None
+        self.asked = criteria_to_ask(project, eval_set)  # evaluators whose criterion the user types
 
     def compose(self) -> ComposeResult:
         with Vertical(id="add-row-box", classes="dialog"):
-            title = Text("New row\n", "bold")
-            where = one_line(f"{self.eval_set.scope}/{self.eval_set.file_name}", 80)
-            title.append(f"appended to {where} · its expectations are built from the output of one run", "dim")
+            title = Text("New row", "bold")
+            where = one_line(f"{self.eval_set.scope}/{self.eval_set.file_name}", 60)
+            title.append(f"  appended to {where}; expectations built from one run's output", "dim")
             yield Static(title)
-            yield Label("Name")
-            yield Input(placeholder="what this case checks, e.g. score 64 is a pass", id="add-name")
-            yield Label("Inputs (a JSON object)")
-            yield Input(placeholder='{"score": 64}', id="add-inputs")
+            with Horizontal(classes="form-row"):
+                yield Label("Name", classes="form-label")
+                yield Input(placeholder="what this case checks", id="add-name")
+            with Horizontal(classes="form-row"):
+                yield Label("Inputs", classes="form-label")
+                yield Input(placeholder=example_inputs(self.eval_set), id="add-inputs")
+            for index, evaluator in enumerate(self.asked):
+                with Horizontal(classes="form-row"):
+                    yield Label(one_line(evaluator.ref, 14), classes="form-label")
+                    yield Input(placeholder=example_criterion(self.eval_set, evaluator.ref),
+                                id=f"add-criterion-{index}",
+                                tooltip=f"the new row's criterion for {evaluator.ref} ({evaluator.type_id})")
             yield Static(id="add-status")
             with VerticalScroll(classes="dialog-scroll"):
                 yield Static(id="add-preview")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Run (ctrl+r)", variant="primary", id="add-run")
-                yield Button("Append row", variant="success", id="add-append", disabled=True)
-                yield Button("Cancel (Esc)", id="add-cancel")
-
-    def on_mount(self) -> None:
-        self.query_one("#add-name", Input).focus()
+                yield Button("Run (ctrl+r)", variant="primary", id="add-run", compact=True)
+                yield Button("Append row", variant="success", id="add-append", disabled=True, compact=True)
+                yield Button("Cancel (Esc)", id="add-cancel", compact=True)
 
     def _status(self, text: str, style: str) -> None:
         self.query_one("#add-status", Static).update(Text(printable(text), style))
 
-    def _checked(self) -> tuple[str, dict[str, Any]]:
-        """The name and parsed inputs, or a WorkbenchError saying what to fix."""
+    def _checked(self) -> tuple[str, dict[str, Any], dict[str, Any]]:
+        """The name, the parsed inputs and the typed criteria, or a WorkbenchError saying what to fix."""
         name = self.query_one("#add-name", Input).value.strip()
-        return name, check_new_row(self.eval_set, name, self.query_one("#add-inputs", Input).value or "")
+        inputs = check_new_row(self.eval_set, name, self.query_one("#add-inputs", Input).value or "")
+        criteria = {evaluator.ref: parse_criterion(evaluator.ref, text)
+                    for index, evaluator in enumerate(self.asked)
+                    if (text := self.query_one(f"#add-criterion-{index}", Input).value.strip())}
+        check_new_criteria(self.project, self.eval_set, criteria)
+        return name, inputs, criteria
 
     @on(Input.Changed)
     def _validate(self, _event: Input.Changed) -> None:
@@ -148,20 +181,20 @@ class AddRowScreen(ModalScreen[bool]):
     @on(Button.Pressed, "#add-run")
     def action_run(self) -> None:
         try:
-            name, inputs = self._checked()
+            name, inputs, criteria = self._checked()
         except WorkbenchError as exc:
             self._status(str(exc), "bold red")
             return
         self._status("running the target…", "cyan")
         self.query_one("#add-run", Button).disabled = True
-        self._run(name, inputs)
+        self._run(name, inputs, criteria)
 
     @work(exclusive=True, group="add-row", exit_on_error=False, description="running the target for a new row")
-    async def _run(self, name: str, inputs: dict[str, Any]) -> None:
+    async def _run(self, name: str, inputs: dict[str, Any], criteria: dict[str, Any]) -> None:
         preview = self.query_one("#add-preview", Static)
         try:
             self.new_row = await try_new_row(self.settings(), self.project, self.eval_set, name, inputs,
-                                             runner_factory=self.runner_factory)
+                                             runner_factory=self.runner_factory, criteria=criteria)
         except RunFailed as exc:
             self._status("the run failed, so there is no output to build the row from", "bold red")
             preview.update(Text(printable(exc.detail), "red"))

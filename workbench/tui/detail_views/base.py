@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from textual.containers import Vertical
+from textual.containers import ScrollableContainer, Vertical
+from textual.widget import Widget
 
 from ...model import EvalSet, EvaluatorDef, Project, Result, Row
 
@@ -58,3 +59,14 @@ class DetailView(Vertical):
 
     def show_row(self, context: DetailContext) -> None:
         raise NotImplementedError
+
+    def scroll_line_into_view(self, widget: Widget, line: int) -> None:
+        """Scroll the detail pane so line `line` of `widget` shows, with two lines above it for context;
+        nothing moves when it already shows. Call it after a refresh (the layout must be known)."""
+        scroller = next((a for a in widget.ancestors if isinstance(a, ScrollableContainer)), None)
+        if scroller is None or not widget.region:
+            return
+        y = widget.content_region.y - scroller.content_region.y + round(scroller.scroll_y) + line
+        top, height = round(scroller.scroll_y), scroller.content_region.height
+        if not top <= y < top + height:
+            scroller.scroll_to(y=max(0, y - 2), animate=False)

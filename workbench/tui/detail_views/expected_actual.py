@@ -14,7 +14,7 @@ from textual.widgets import Static
 from ...compare import Path, differences
 from ...model import Verdict
 from ...output_paths import MISSING, SelectionError, normalize_target, select, split_path
-from ..json_view import render_json
+from ..json_view import first_highlighted_line, render_json
 from .base import DetailContext, DetailView
 from .common import explanation_text, meta_text, trace_text
 
@@ -46,6 +46,8 @@ def diff_paths(actual: Any, expected: Any, selected: list[Path] | None) -> list[
 class ExpectedActualView(DetailView):
     """Inputs, then what the row expects beside what the target produced."""
 
+    _opened: tuple[object, ...] | None = None  # the failing result last opened at its first difference
+
     def compose(self) -> ComposeResult:
         yield Static(id="detail-meta")
         yield Static(id="detail-explanation")
@@ -75,10 +77,21 @@ class ExpectedActualView(DetailView):
                 highlight = diff_paths(actual, expected, selected)
             except (RecursionError, TypeError):
                 highlight = []
-        self.query_one("#detail-expected", Static).update(
-            render_json(expected, highlight=highlight, selected=selected)
-            if expected is not None else Text("(no expectedOutput)", "dim"))
+        expected_text = (render_json(expected, highlight=highlight, selected=selected)
+                         if expected is not None else Text("(no expectedOutput)", "dim"))
+        self.query_one("#detail-expected", Static).update(expected_text)
         self.query_one("#detail-actual", Static).update(
             render_json(actual, highlight=highlight, selected=selected)
             if actual is not None else Text("(no output)", "dim"))
         self.query_one("#detail-trace", Static).update(trace_text(result))
+        self._open_at_first_difference(context, expected_text)
+
+    def _open_at_first_difference(self, context: DetailContext, expected: Text) -> None:
+        """A failing result shown for the first time opens scrolled to its first differing line (once: a
+        user scrolling afterwards is left where they went)."""
+        shown = (context.eval_set.key_of(context.row), context.ref, id(context.result))
+        line = first_highlighted_line(expected)
+        if line is None or shown == self._opened:
+            return
+        self._opened = shown
+        self.call_after_refresh(self.scroll_line_into_view, self.query_one("#detail-expected", Static), line)
