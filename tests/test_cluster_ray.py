@@ -2,8 +2,9 @@
 as the local run for every runner kind, the project shipped without what must stay behind, a file change
 cancelling every row in flight on the cluster, a Ray worker dying mid-row, an unreachable address.
 
-One local Ray serves the whole test session (it takes seconds to start); every test here is in one
-xdist group, so they all run on the worker that started it. Skipped where Ray is not installed.
+One local Ray serves every test here (it takes seconds to start); they are all in one xdist group, so
+they run together on one worker (`--dist loadgroup` in pyproject.toml). Skipped where Ray is not
+installed.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import tui
 from helpers.checks import process_alive
 from helpers.cli import run_workbench
-from helpers.project import make_project, row, toml_text
+from helpers.project import make_project, row
 from helpers.watch import watching
 
 from workbench.cluster import cluster_status
@@ -25,6 +27,7 @@ from workbench.config import Config, Overrides, load_config
 from workbench.engine import Engine
 from workbench.events import IterationReport, Trigger
 from workbench.model import Verdict
+from workbench.tui.app import make_app
 
 ray = pytest.importorskip("ray")
 
@@ -35,9 +38,10 @@ CPUS = 2
 WAIT_S = 60.0
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def local_ray():
-    """One local Ray with 2 CPUs for every test of the session; stopped at the end."""
+    """One local Ray with 2 CPUs for every test here; stopped after the last one, so the other tests
+    that run in this process afterwards find no cluster connected."""
     config = Config(root=Path.cwd())
     config.cluster.engine, config.cluster.address, config.cluster.max_in_flight = "ray", "local", CPUS
     status = connect(config)
@@ -305,10 +309,33 @@ def test_an_unreachable_address_fails_fast_naming_it(tmp_path, address):
     assert time.monotonic() - started < 30  # Ray alone retries for a minute or more
 
 
-def test_the_status_line_text_names_the_cluster_and_its_cpus(tmp_path):
-    make_project(tmp_path, sets={"rows": [row("one", {"n": 1}, {"n": 1})]},
-                 config=toml_text({"runner": {"kind": "command", "command": ["{python}", "x.py"]},
-                                   "cluster": {"engine": "ray", "address": "local"}}))
-    status = cluster_status(load_config(tmp_path))
-    assert status is not None
-    assert status.describe() == f"Ray local · 0/{CPUS} CPUs in use"
+# -- the TUI ---------------------------------------------------------------------------------------------
+
+WAITS_FOR_RELEASE = '''\
+import json
+import os
+import sys
+import time
+
+inputs = json.load(sys.stdin)
+while not os.path.exists(os.environ["RELEASE"]):
+    time.sleep(0.05)
+print(json.dumps({"n": inputs["n"]}))
+'''
+
+
+async def test_the_tui_status_line_shows_the_cluster_and_its_cpus_in_use(tmp_path):
+    release = tmp_path / "release"
+    root = make_project(tmp_path / "project", sets={"rows": [row(f"row {n}", {"n": n}, {"n": n}) for n in (1, 2)]},
+                        config={"runner": {"kind": "command", "command": ["{python}", "waits.py"], "timeout": 60,
+                                           "env": {"RELEASE": str(release)}},
+                                "cluster": {"engine": "ray", "address": "local"}},
+                        files={"waits.py": WAITS_FOR_RELEASE})
+    app = make_app(load_config(root), watch=False, record=False)
+    async with app.run_test(size=tui.SIZE) as pilot:
+        await tui.wait_until(pilot, lambda: f"Ray local · {CPUS}/{CPUS} CPUs in use" in tui.status_text(app),
+                             "the status line to show both rows holding the cluster's CPUs", timeout=WAIT_S)
+        release.touch()
+        await tui.wait_idle(app, pilot, timeout=WAIT_S)
+        assert f"Ray local · 0/{CPUS} CPUs in use" in tui.status_text(app)
+        assert "2/2 rows pass" in tui.status_text(app)

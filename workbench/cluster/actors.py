@@ -52,7 +52,7 @@ class ActorPool:
         if slot.actor is None:
             slot.actor = self.host.remote()
             self._live.append(slot.actor)
-            self.status.hold(self.cpus)
+            self.status.actor_cpus += self.cpus
         ref = slot.actor.run.remote(request)
         try:
             outcome: RunOutcome = await answer(ref, seconds)
@@ -78,6 +78,6 @@ class ActorPool:
             pass
         finally:  # also when this wait is cancelled: killed at once then
             for actor in actors:
-                self.status.release(self.cpus)
+                self.status.actor_cpus = max(0.0, self.status.actor_cpus - self.cpus)
                 with contextlib.suppress(Exception):  # already gone
                     self.ray.kill(actor, no_restart=True)

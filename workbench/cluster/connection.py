@@ -12,13 +12,14 @@ from __future__ import annotations
 import atexit
 import concurrent.futures
 import contextlib
+import faulthandler
 import logging
 import math
 import queue
 import socket
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -45,16 +46,27 @@ class ClusterStatus:
     address: str
     cpus: float  # the cluster's CPUs when workbench connected
     rows_running: int = 0
-    cpus_in_use: float = 0.0  # held by this workbench: rows running as tasks, plus live actors
+    row_cpus: float = 0.0  # what the rows in flight ask for (a task's CPUs, or the actor's it runs on)
+    actor_cpus: float = 0.0  # what live actors hold, busy or not
+
+    @property
+    def cpus_in_use(self) -> float:
+        """CPUs this workbench holds on the cluster: its rows', or its actors' when they hold more."""
+        return max(self.row_cpus, self.actor_cpus)
 
     def describe(self) -> str:
         return f"Ray {self.address} · {self.cpus_in_use:g}/{self.cpus:g} CPUs in use"
 
-    def hold(self, cpus: float) -> None:
-        self.cpus_in_use += cpus
-
-    def release(self, cpus: float) -> None:
-        self.cpus_in_use = max(0.0, self.cpus_in_use - cpus)
+    @contextlib.contextmanager
+    def row(self, cpus: float) -> Iterator[None]:
+        """Count a row as in flight for as long as the block lasts."""
+        self.rows_running += 1
+        self.row_cpus += cpus
+        try:
+            yield
+        finally:
+            self.rows_running -= 1
+            self.row_cpus = max(0.0, self.row_cpus - cpus)
 
 
 def require_ray() -> ModuleType:
@@ -161,6 +173,11 @@ def connect_failure(address: str, exc: Exception) -> str:
 def _init(ray: ModuleType, address: str, cluster: ClusterConfig) -> ClusterStatus:
     if ray.is_initialized():
         ray.shutdown()
+    if not faulthandler.is_enabled() and sys.__stderr__ is not None:
+        # Ray turns this on with sys.stderr, which the TUI replaces with a stand-in whose fileno() is -1:
+        # ray.init would fail there. Crash dumps go to the real stderr instead.
+        with contextlib.suppress(ValueError, OSError):
+            faulthandler.enable(file=sys.__stderr__, all_threads=False)
     options: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.ERROR, "namespace": "workbench"}
     if address == LOCAL:
         cpus = math.ceil(cluster.max_in_flight * cluster.cpus_per_row) if cluster.max_in_flight else None

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, nullcontext
+from contextlib import AbstractAsyncContextManager, AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -24,7 +24,15 @@ from typing import Any
 from ..config import Config
 from ..runners.base import LogSink, Runner, RunOutcome, RunRequest
 from .actors import ActorPool, Slot
-from .connection import ClusterError, ClusterStatus, address_of, connect, in_flight_limit, require_ray
+from .connection import (
+    ClusterError,
+    ClusterStatus,
+    address_of,
+    connect,
+    current_status,
+    in_flight_limit,
+    require_ray,
+)
 from .faults import ANSWER_GRACE_S, NoAnswer, answer, failure_text, stop_task, worker_died
 from .remote import LocalFactory, RowHost, run_row
 from .shipping import ShippingError, ship_project
@@ -97,6 +105,13 @@ class RayRunner(Runner):
     # -- rows ------------------------------------------------------------------------------------
 
     async def run(self, request: RunRequest, on_log: LogSink | None = None) -> RunOutcome:
+        # Counted before the first await, so a front-end repainting for the row's start shows it.
+        with counted(self.cpus):
+            outcome = await self._run(request)
+        replay(outcome, on_log)
+        return outcome
+
+    async def _run(self, request: RunRequest) -> RunOutcome:
         shipped = await self.shipped()
         if isinstance(shipped, str):
             return RunOutcome(error=shipped)
@@ -109,7 +124,6 @@ class RayRunner(Runner):
                 pool.put_back(slot)
         else:
             outcome = await self.attempts(shipped, lambda: self._task(shipped, request))
-        replay(outcome, on_log)
         return outcome
 
     def deadline(self, request: RunRequest) -> float:
@@ -118,25 +132,21 @@ class RayRunner(Runner):
     async def attempts(self, shipped: _Shipped, attempt: Callable[[], Awaitable[RunOutcome]]) -> RunOutcome:
         """Run the row; when its worker dies, again, up to [cluster] retries times (each noted in its log)."""
         notes: list[str] = []
-        shipped.status.rows_running += 1
-        try:
-            for tried in range(self.config.cluster.retries + 1):
-                try:
-                    outcome = await attempt()
-                except NoAnswer as exc:
-                    return RunOutcome(error=str(exc), log="\n".join(notes))
-                except Exception as exc:  # Ray's errors, and a connection to the cluster that broke
-                    if worker_died(shipped.ray, exc) and tried < self.config.cluster.retries:
-                        notes.append(f"[workbench] {failure_text(shipped.ray, exc)}; running the row again "
-                                     f"([cluster] retries = {self.config.cluster.retries})")
-                        continue
-                    return RunOutcome(error=failure_text(shipped.ray, exc), log="\n".join(notes))
-                if notes:
-                    outcome.log = "\n".join([*notes, outcome.log] if outcome.log else notes)
-                return outcome
-            raise AssertionError("unreachable: the last attempt returns")
-        finally:
-            shipped.status.rows_running -= 1
+        for tried in range(self.config.cluster.retries + 1):
+            try:
+                outcome = await attempt()
+            except NoAnswer as exc:
+                return RunOutcome(error=str(exc), log="\n".join(notes))
+            except Exception as exc:  # Ray's errors, and a connection to the cluster that broke
+                if worker_died(shipped.ray, exc) and tried < self.config.cluster.retries:
+                    notes.append(f"[workbench] {failure_text(shipped.ray, exc)}; running the row again "
+                                 f"([cluster] retries = {self.config.cluster.retries})")
+                    continue
+                return RunOutcome(error=failure_text(shipped.ray, exc), log="\n".join(notes))
+            if notes:
+                outcome.log = "\n".join([*notes, outcome.log] if outcome.log else notes)
+            return outcome
+        raise AssertionError("unreachable: the last attempt returns")
 
     async def _task(self, shipped: _Shipped, request: RunRequest) -> RunOutcome:
         """One attempt as a Ray task; cancelled or unanswered, the task is stopped (`stop_task`) before
@@ -144,7 +154,6 @@ class RayRunner(Runner):
         task = _remote_row(shipped.ray).options(num_cpus=self.cpus, runtime_env=shipped.runtime_env, max_retries=0)
         ref = task.remote(shipped.config_ref, request, self.make_local)
         self._tasks.add(ref)
-        shipped.status.hold(self.cpus)
         try:
             outcome: RunOutcome = await answer(ref, self.deadline(request))
         except (asyncio.CancelledError, NoAnswer):
@@ -152,7 +161,6 @@ class RayRunner(Runner):
             raise
         finally:
             self._tasks.discard(ref)
-            shipped.status.release(self.cpus)
         return outcome
 
     def hold(self) -> AbstractAsyncContextManager[Runner]:
@@ -211,9 +219,17 @@ class _HeldActor(Runner):
             return RunOutcome(error=shipped)
         pool, slot = self.pool, self.slot
         assert pool is not None and slot is not None
-        outcome = await self.runner.attempts(shipped, lambda: pool.run_in(slot, request, self.runner.deadline(request)))
+        with counted(self.runner.cpus):
+            outcome = await self.runner.attempts(shipped, lambda: pool.run_in(slot, request,
+                                                                              self.runner.deadline(request)))
         replay(outcome, on_log)
         return outcome
+
+
+def counted(cpus: float) -> AbstractContextManager[None]:
+    """The row counted in the cluster's status for the block (nothing to count before a connection)."""
+    status = current_status()
+    return status.row(cpus) if status is not None else nullcontext()
 
 
 def replay(outcome: RunOutcome, on_log: LogSink | None) -> None:
