@@ -19,7 +19,8 @@ NAVIGATION = [
     ("↑ ↓  j k", "move between rows (eval sets pane)"),
     ("Enter", "on a row: focus its detail · on a set: expand or collapse it"),
     ("Space", "expand or collapse a set"),
-    ("↑ ↓ PgUp PgDn Home End", "in the detail: scroll it (the mouse wheel too)"),
+    ("↑ ↓ PgUp PgDn Home End", "in the detail: scroll it (the mouse wheel too); a failing row opens at its "
+                               "first difference"),
     ("← → [ ]", "in the detail: previous / next evaluator of the row"),
     ("Esc", "back to the rows (from the detail or the filter box); close this help"),
     ("Tab / Shift+Tab", "move focus between panes"),
@@ -57,7 +58,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2), expand=True)
-        table.add_column(justify="right", no_wrap=True, style="bold cyan", max_width=24)
+        table.add_column(justify="right", style="bold cyan", max_width=14)
         table.add_column(ratio=1)
         for keys, description in self.rows:
             table.add_row(Text(keys), Text(description))

@@ -1,8 +1,9 @@
 """The status line: watching, paused (and how many changes wait) or stopped by an error, progress, how
 many rows and results pass, what a partial re-run found, the stalled warning, the filters.
 
-At 80 columns everything can't fit, so each part has a rank and the least important parts are left
-out first (the project name before the pass counts, the results count before the stalled warning)."""
+At 80 columns everything can't fit, so each part has a rank and the parts are left out one by one, the
+least important first (the iteration number and the project name long before the pass counts; the
+stalled warning, a pause or a stopped watcher never)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from ..cluster import ClusterStatus
 from ..progress import IterationSummary
 from ..textsafe import one_line
 
-# Ranks: parts with a higher rank are dropped first when the line is too narrow.
-ESSENTIAL, IMPORTANT, USEFUL, EXTRA = 0, 1, 2, 3
+# Ranks: when the line is too narrow, the part with the highest rank is left out first.
+ESSENTIAL = 0  # the pass counts, running, paused, stalled, stopped
+FILTERS, WATCHING, RESULTS, CHANGE, PROJECT, CLUSTER, ITERATION, BRAND = 2, 3, 4, 5, 6, 7, 8, 9
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,11 +35,11 @@ def _counts(totals: Totals, last: IterationSummary | None) -> list[tuple[int, Te
     style = "green" if totals.rows_total and totals.rows_passed == totals.rows_total else "red"
     parts = [(ESSENTIAL, Text(f"  {totals.rows_passed}/{totals.rows_total} rows pass", style))]
     if last is not None and not last.partial and last.change:
-        parts.append((USEFUL, Text(f" ({last.change:+d})", style)))
-    parts.append((USEFUL, Text(f" · {totals.results_passed}/{totals.results_total} results", style)))
+        parts.append((CHANGE, Text(f" ({last.change:+d})", style)))
+    parts.append((RESULTS, Text(f" · {totals.results_passed}/{totals.results_total} results", style)))
     if last is not None and last.partial:  # `r` re-ran a few rows: say what they did, keep the totals
         rerun = "green" if last.rows_passed == last.rows_total else "red"
-        parts.append((IMPORTANT, Text(f"  · re-run: {last.rows_passed}/{last.rows_total} rows pass", rerun)))
+        parts.append((FILTERS, Text(f"  · re-run: {last.rows_passed}/{last.rows_total} rows pass", rerun)))
     return parts
 
 
@@ -54,10 +56,9 @@ class StatusBar(Widget):
     def fitted(self, width: int) -> Text:
         """The parts that fit in `width` cells, leaving out the least important ones first."""
         parts = list(self._parts)
-        for rank in (EXTRA, USEFUL, IMPORTANT):
-            if sum(text.cell_len for _, text in parts) <= width:
-                break
-            parts = [(r, text) for r, text in parts if r < rank]
+        while sum(text.cell_len for _, text in parts) > width and any(rank for rank, _ in parts):
+            drop = max(range(len(parts)), key=lambda index: (parts[index][0], index))
+            del parts[drop]
         line = Text()
         for _, text in parts:
             line.append_text(text)
@@ -73,35 +74,35 @@ class StatusBar(Widget):
                       iteration: int | None, last: IterationSummary | None, failures_only: bool,
                       name_filter: str, watch_stopped: bool = False, cluster: ClusterStatus | None = None,
                       totals: Totals | None = None, waiting: int = 0) -> None:
-        parts: list[tuple[int, Text]] = [(EXTRA, Text(" workbench ·", "bold")),
-                                         (USEFUL, Text(f" {one_line(project, 40)} ", "bold"))]
+        parts: list[tuple[int, Text]] = [(BRAND, Text(" workbench ·", "bold")),
+                                         (PROJECT, Text(f" {one_line(project, 40)} ", "bold"))]
         if watch_stopped:
             parts.append((ESSENTIAL, Text(" ✖ watching stopped by an error — w restarts ", "bold white on red")))
         elif not watching:
-            parts.append((IMPORTANT, Text(" ○ not watching ", "dim")))
+            parts.append((WATCHING, Text(" ○ not watching ", "dim")))
         elif paused:
             parts.append((ESSENTIAL, Text(" ⏸ paused ", "bold black on yellow")))
             if waiting:
                 parts.append((ESSENTIAL, Text(f" {waiting} change{'s' * (waiting != 1)} waiting (w runs them)",
                                               "yellow")))
         else:
-            parts.append((IMPORTANT, Text(" ● watching ", "bold green")))
+            parts.append((WATCHING, Text(" ● watching ", "bold green")))
         if running:
             parts.append((ESSENTIAL, Text(f"  ◐ running {done}/{total} rows", "bold cyan")))
         if cluster is not None:  # rows on a Ray cluster: where, and how many of its CPUs they hold
-            parts.append((USEFUL, Text(f"  · {one_line(cluster.describe(), 60)}", "cyan")))
+            parts.append((CLUSTER, Text(f"  · {one_line(cluster.describe(), 60)}", "cyan")))
         if iteration is not None:
-            parts.append((EXTRA, Text(f"  · iteration {iteration}")))
+            parts.append((ITERATION, Text(f"  · iteration {iteration}")))
         if totals is not None and totals.rows_total:
             parts += _counts(totals, last)
         if last is not None and last.reused:
-            parts.append((EXTRA, Text(f"  ↺ {last.reused} re-scored, {last.ran} run", "dim")))
+            parts.append((ITERATION, Text(f"  ↺ {last.reused} re-scored, {last.ran} run", "dim")))
         if last is not None and last.stalled_for:
             parts.append((ESSENTIAL, Text(f"  ⚠ stalled: no gain in {last.stalled_for} iterations", "bold yellow")))
         if failures_only:
-            parts.append((IMPORTANT, Text("  [failures only]", "bold magenta")))
+            parts.append((FILTERS, Text("  [failures only]", "bold magenta")))
         if name_filter:
-            parts.append((IMPORTANT, Text(f"  [filter: {one_line(name_filter, 30)}]", "bold magenta")))
+            parts.append((FILTERS, Text(f"  [filter: {one_line(name_filter, 30)}]", "bold magenta")))
         if parts != self._parts:
             self._parts = parts
             self.refresh()

@@ -4,11 +4,14 @@ changes made meanwhile were missed), then the status line says watching stopped 
 
 from __future__ import annotations
 
+from textual.timer import Timer
+
 from .host import WorkbenchHost
 from .repaint import render_status
 
 WATCH_GROUP = "watch"
 MAX_RESTARTS = 3
+PAUSED_REFRESH_S = 0.5  # while paused, the status line recounts the changes waiting this often
 
 
 class WatchControl:
@@ -16,6 +19,7 @@ class WatchControl:
         self.app = app
         self.restarts = 0
         self.stopped = False  # the watcher died and was not restarted: the status line says so
+        self._paused_timer: Timer | None = None
 
     def start(self, *, initial: bool) -> None:
         """Watch (running everything first when `initial`); replaces a watcher already running."""
@@ -52,7 +56,12 @@ class WatchControl:
             session.set_paused(paused)
             if paused:
                 app.notify("Watching paused: changes are remembered until you resume (w)")
+                # the watcher only remembers changes while paused: recount them for the status line
+                self._paused_timer = app.set_interval(PAUSED_REFRESH_S, lambda: render_status(app))
             else:
+                if self._paused_timer is not None:
+                    self._paused_timer.stop()
+                    self._paused_timer = None
                 app.notify("Watching resumed" + (f": running for {pending} changed file(s)" if pending else ""))
         app.refresh_bindings()
         render_status(app)

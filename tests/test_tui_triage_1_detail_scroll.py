@@ -1,0 +1,68 @@
+"""Issue 12, point 1: the row detail scrolls — with the keyboard when focused and with the mouse wheel, a
+scrollbar shows — and a failing row opens with its first difference in view, even at 80x24."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers.tui import app_for, example_project, screen_text, selected_id, settle, static_text, wait_idle
+from textual import events
+
+SMALL = (80, 24)
+BOUNDARY = "2f0c6d1e-7a53-4a0e-9a57-0c1d5e0b1a03"  # examples/grading: "score 50 passes (boundary)" fails
+
+
+async def test_a_failing_row_opens_at_its_first_difference_at_80x24(tmp_path: Path) -> None:
+    config, target = example_project(tmp_path)
+    app = app_for(config, target)
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_idle(app, pilot)
+        await settle(pilot)
+        detail = app.detail
+        assert selected_id(app) == BOUNDARY
+        assert detail.max_scroll_y > 0, "the body is taller than the pane, so it can scroll"
+        assert detail.show_vertical_scrollbar
+        assert detail.scroll_y > 0, "it opened scrolled down to the difference"
+        shown = screen_text(app)
+        assert '"grade": "PASS",' in shown and '"grade": "FAIL",' in shown  # expected | actual, side by side
+        assert "Differences" not in shown  # scrolled past the heading to the lines that differ
+
+
+async def test_the_focused_detail_scrolls_with_the_keys_and_the_wheel(tmp_path: Path) -> None:
+    config, target = example_project(tmp_path)
+    app = app_for(config, target)
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_idle(app, pilot)
+        await settle(pilot)
+        detail = app.detail
+        await pilot.press("enter")
+        assert app.focused is detail
+        await pilot.press("home")
+        await settle(pilot)
+        assert detail.scroll_y == 0 and "score 50 passes (boundary)" in screen_text(app)
+        await pilot.press("down", "down")
+        await settle(pilot)
+        assert detail.scroll_y == 2
+        await pilot.press("end")
+        await settle(pilot)
+        assert detail.scroll_y == detail.max_scroll_y
+        await pilot.press("pageup")
+        await settle(pilot)
+        assert detail.scroll_y < detail.max_scroll_y
+        before = detail.scroll_y
+        detail.post_message(events.MouseScrollDown(detail, 1, 1, 0, 1, 0, False, False, False))
+        await settle(pilot)
+        assert detail.scroll_y > before, "the wheel scrolls it too"
+
+
+async def test_another_row_starts_at_its_top(tmp_path: Path) -> None:
+    config, target = example_project(tmp_path)
+    app = app_for(config, target)
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_idle(app, pilot)
+        await settle(pilot)
+        assert app.detail.scroll_y > 0
+        await pilot.press("k")  # a passing row: nothing to scroll to
+        await settle(pilot)
+        assert app.detail.scroll_y == 0
+        assert "score 40 fails" in static_text(app, "#detail-title")

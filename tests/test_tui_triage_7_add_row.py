@@ -1,0 +1,95 @@
+"""Issue 12, point 7: the `+` dialog. Its placeholders come from the set's own rows (not the demo's
+`{"score": 64}`); typing name, Tab, inputs quickly never loses the Tab; and a set whose evaluator doesn't
+compare with expectedOutput (uipath-contains) asks for the new row's criterion instead of writing an
+empty `evaluationCriterias` that could only ERROR."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers.project import evaluator
+from helpers.tui import FakeTarget, app_for, out_row, settle, wait_idle, wait_until, write_project
+from textual import events
+from textual.widgets import Button, Input
+
+from workbench.tui.writeback_screens import AddRowScreen
+
+CONTAINS = "says-refund"
+
+
+def contains_project(tmp_path: Path):
+    rows = [{"id": "r1", "name": "asks for a refund", "inputs": {"out": "we will refund you", "lang": "en"},
+             "evaluationCriterias": {CONTAINS: {"searchText": "refund"}}}]
+    doc = {"id": "s", "name": "support", "evaluatorRefs": [CONTAINS], "evaluations": rows}
+    return write_project(tmp_path, {"support": doc},
+                         evaluators={CONTAINS: evaluator("*", type_id="uipath-contains", id="contains-1")})
+
+
+async def open_dialog(app, pilot) -> AddRowScreen:
+    await wait_idle(app, pilot)
+    await pilot.press("plus")
+    await wait_until(pilot, lambda: isinstance(app.screen, AddRowScreen), "the new-row dialog opened")
+    await settle(pilot)
+    return app.screen
+
+
+async def test_placeholders_come_from_the_sets_rows(tmp_path: Path) -> None:
+    config = write_project(tmp_path, {"g": [out_row("a", {"grade": "PASS"}, {"grade": "PASS"})]})
+    app = app_for(config)
+    async with app.run_test() as pilot:
+        screen = await open_dialog(app, pilot)
+        assert screen.query_one("#add-inputs", Input).placeholder == '{"out":{"grade":"PASS"}}'
+        assert "64" not in screen.query_one("#add-inputs", Input).placeholder
+        assert not screen.query(".form-row Input#add-criterion-0"), "exact match needs no criterion typed in"
+
+
+def key_event(key: str) -> events.Key:
+    return events.Key(key, None if len(key) > 1 else key)
+
+
+@pytest.mark.parametrize("settle_frames", [0, 1, 2, 3])
+async def test_typing_name_tab_inputs_quickly_keeps_the_tab(tmp_path: Path, settle_frames: int) -> None:
+    """Keys arriving in one burst right after the dialog opened (as a fast typist's do)."""
+    app = app_for(write_project(tmp_path), FakeTarget())
+    async with app.run_test() as pilot:
+        await wait_idle(app, pilot)
+        app.post_message(key_event("plus"))
+        await wait_until(pilot, lambda: isinstance(app.screen, AddRowScreen), "the new-row dialog opened")
+        for _ in range(settle_frames):
+            await pilot.pause()
+        for key in ["n", "e", "w", "tab", "{", "}"]:
+            app.post_message(key_event(key))
+        await wait_until(pilot, lambda: app.screen.query_one("#add-inputs", Input).value == "{}",
+                         "the inputs reached the inputs field")
+        assert app.screen.query_one("#add-name", Input).value == "new"
+
+
+async def test_a_contains_set_asks_for_the_criterion_and_writes_it(tmp_path: Path) -> None:
+    config = contains_project(tmp_path)
+    path = config.root / "evals" / "default" / "eval-sets" / "support.json"
+    app = app_for(config, FakeTarget())
+    async with app.run_test() as pilot:
+        screen = await open_dialog(app, pilot)
+        criterion = screen.query_one("#add-criterion-0", Input)
+        assert criterion.placeholder == '{"searchText":"refund"}'
+        assert screen.query_one("#add-inputs", Input).placeholder == '{"out":"we will refund you","lang":"en"}'
+        screen.query_one("#add-name", Input).value = "thanks"
+        screen.query_one("#add-inputs", Input).value = '{"out": "a refund is on its way"}'
+        await settle(pilot)
+        status = screen.query_one("#add-status").content.plain
+        assert f"needs a criterion for {CONTAINS} (uipath-contains)" in status
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert screen.query_one("#add-append", Button).disabled, "no run without the criterion"
+        criterion.value = '{"searchText": "refund"}'
+        await settle(pilot)
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: not screen.query_one("#add-append", Button).disabled, "the run finished")
+        await pilot.click("#add-append")
+        await wait_until(pilot, lambda: not isinstance(app.screen, AddRowScreen), "the dialog closed")
+        await wait_idle(app, pilot, 2)
+        new = json.loads(path.read_text())["evaluations"][-1]
+        assert new["name"] == "thanks" and new["evaluationCriterias"] == {CONTAINS: {"searchText": "refund"}}
+        assert app.state.row_verdict(*app.state.find_row(("default", "support.json", new["id"]))).value == "PASS"
