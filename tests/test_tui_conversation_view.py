@@ -13,7 +13,16 @@ from typing import Any
 import pytest
 from helpers.conversations import ScriptedTarget
 from helpers.project import make_project, row
-from helpers.tui import screen_text, selected_id, settle, shown_rows, static_text, status_text, wait_idle
+from helpers.tui import (
+    pinned_clock,
+    screen_text,
+    selected_id,
+    settle,
+    shown_rows,
+    static_text,
+    status_text,
+    wait_idle,
+)
 
 from workbench.config import load_config
 from workbench.dialects.conversations import player
@@ -52,7 +61,7 @@ def support_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, S
 
 
 def app_on(config: Any, target: ScriptedTarget) -> WorkbenchApp:
-    return make_app(config, watch=False, record=False, runner_factory=target.factory)
+    return pinned_clock(make_app(config, watch=False, record=False, runner_factory=target.factory))
 
 
 async def select(app: WorkbenchApp, pilot: Any, row_id: str) -> None:

@@ -1,6 +1,9 @@
 """Snapshots of the main layouts (pytest-textual-snapshot): `pytest --snapshot-update` rewrites them
 after an intended change; look at the SVGs in tests/__snapshots__/ before committing them.
 
+The screens that matter are also pinned at 80x24 (the smallest terminal workbench supports) and 160x48:
+the main layout, the help, the `+` dialog, the accept dialog and the bulk-accept walk.
+
 Everything that could vary is pinned: the project is a copy of examples/grading named `grading`, the
 target is the example's grade.py run in-process with a fixed duration, history times are fixed and
 shown in UTC, and notifications are cleared before the shot.
@@ -14,9 +17,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.tui import SIZE, app_for, example_project, fixed_clock_recording, seed_history, settle, wait_idle
+from helpers.tui import (
+    SIZE,
+    app_for,
+    example_project,
+    fixed_clock_recording,
+    seed_history,
+    settle,
+    settled,
+    wait_idle,
+    wait_until,
+)
+from textual.screen import Screen
 
 from workbench.tui.app import WorkbenchApp
+from workbench.tui.bulk_accept_screen import BulkAcceptScreen
+from workbench.tui.help_screen import HelpScreen
+from workbench.tui.writeback_screens import AcceptScreen, AddRowScreen
+
+SIZES = {"80x24": (80, 24), "160x48": (160, 48)}
 
 
 @pytest.fixture
@@ -74,3 +93,37 @@ def test_file_problem_in_the_sets_pane(tmp_path: Path, snap_compare: Any) -> Non
     broken.write_text('{"version": "1.0", "evaluations": [\n  {"id": "x",, }\n]}\n')
     app = app_for(config, target, watch=True)
     assert snap_compare(app, terminal_size=SIZE, run_before=ready(app, "home", "down"))
+
+
+def opened(app: WorkbenchApp, key: str, screen: type[Screen[Any]] | None) -> Any:
+    """After the first iteration, press `key` and wait for `screen` (opened by a worker for `A`)."""
+    async def run_before(pilot: Any) -> None:
+        await wait_idle(app, pilot)
+        await settle(pilot)
+        if screen is not None:
+            await pilot.press(key)
+            await wait_until(pilot, lambda: isinstance(app.screen, screen), f"{key} opened {screen.__name__}")
+            await settled(app, pilot)
+            await settle(pilot)
+        app.clear_notifications()
+        await pilot.pause()
+    return run_before
+
+
+SCREENS: dict[str, tuple[str, type[Screen[Any]] | None]] = {
+    "main": ("", None),
+    "help": ("question_mark", HelpScreen),
+    "add-row": ("plus", AddRowScreen),
+    "accept": ("a", AcceptScreen),
+    "bulk-accept": ("A", BulkAcceptScreen),
+}
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("screen", SCREENS)
+def test_screens_at_80x24_and_160x48(tmp_path: Path, snap_compare: Any, screen: str, size: str) -> None:
+    """The app opens on the failing row of examples/grading, so `a` and `A` have a diff to show."""
+    config, target = example_project(tmp_path)
+    app = app_for(config, target, watch=True)
+    key, screen_type = SCREENS[screen]
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=opened(app, key, screen_type))

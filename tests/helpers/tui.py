@@ -46,6 +46,7 @@ SIZE = (150, 45)
 WAIT_S = 30.0  # a guard against hangs, not a timing assertion: a passing test never gets near it
 DURATION_MS = 12.0
 FIXED_START = datetime(2025, 3, 14, 9, 30, 0, tzinfo=UTC)
+RUN_START = datetime(2025, 3, 14, 10, 0, 0)  # the log headers' time in tests (see pinned_clock)
 SCOPE = "default"
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "grading"
 
@@ -164,10 +165,16 @@ def example_project(tmp_path: Path) -> tuple[Config, FakeTarget]:
     return load_config(root), FakeTarget(compute=grade)
 
 
+def pinned_clock(app: WorkbenchApp) -> WorkbenchApp:
+    """Runs in the log start at a fixed time (naive, so shown as written whatever the time zone)."""
+    app.state.clock = lambda: RUN_START
+    return app
+
+
 def app_for(config: Config, target: FakeTarget | None = None, **kwargs: Any) -> WorkbenchApp:
     kwargs.setdefault("watch", False)
     kwargs.setdefault("record", False)
-    return make_app(config, runner_factory=(target or FakeTarget()).factory, **kwargs)
+    return pinned_clock(make_app(config, runner_factory=(target or FakeTarget()).factory, **kwargs))
 
 
 def key_of(row_id: str, set_file: str = "grading.json", scope: str = SCOPE) -> RowKey:

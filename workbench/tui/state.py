@@ -6,6 +6,7 @@ only that, so a 10,000-row iteration costs one repaint per batch, not one per ev
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -60,6 +61,7 @@ class RunState:
         self.logs = RowLogs()
         self.next_number = 1  # the number the next iteration will be recorded under (for log headers)
         self.iteration: int | None = None  # the number of the iteration running (or last run)
+        self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)  # when a run started (tests pin it)
         self.set_metrics: dict[SetKey, str] = {}  # a set's classification metric, as its line shows it
         self.running = False
         self.done_rows = 0
@@ -167,7 +169,7 @@ class RunState:
             self.mark_queued(list(event.rows))
         elif isinstance(event, RowStarted):
             self.status[event.key] = RUNNING
-            self.logs.start_run(event.key, run_header(self.iteration, datetime.now(UTC)))
+            self.logs.start_run(event.key, run_header(self.iteration, self.clock()))
             changes.rows.add(event.key)
             changes.logs.add(event.key)
         elif isinstance(event, RowLog):
