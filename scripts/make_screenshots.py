@@ -16,8 +16,10 @@ sys.path.insert(0, str(ROOT))
 
 from workbench.config import load_config  # noqa: E402
 from workbench.tui.app import WorkbenchApp, make_app  # noqa: E402
+from workbench.tui.bulk_accept_screen import BulkAcceptScreen  # noqa: E402
 
 SIZE = (150, 44)
+SMALL = (80, 24)  # the smallest terminal workbench supports
 OUT = ROOT / "screenshots"
 BUG, FIX = "if score > 50:", "if score >= 50:"
 
@@ -35,19 +37,47 @@ def save(app: WorkbenchApp, name: str) -> None:
     print(f"wrote screenshots/{name}.svg")
 
 
-async def main() -> None:
-    OUT.mkdir(exist_ok=True)
+def copy_example() -> Path:
     project = Path(tempfile.mkdtemp(prefix="workbench-shots-")) / "grading"
     shutil.copytree(ROOT / "examples" / "grading", project,
                     ignore=shutil.ignore_patterns(".workbench", "__pycache__", "workbench-baseline.json"))
+    return project
+
+
+async def small_terminal() -> None:
+    """At 80x24 the failing row's detail opens scrolled to its first difference."""
+    project = copy_example()
+    app = make_app(load_config(project), watch=False)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot, 1)
+        await pilot.pause(0.3)
+        save(app, "detail-scrolled")
+        await pilot.press("q")
+    shutil.rmtree(project.parent, ignore_errors=True)
+
+
+async def main() -> None:
+    OUT.mkdir(exist_ok=True)
+    project = copy_example()
     grade = project / "grade.py"
     app = make_app(load_config(project), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot, 1)
+        await pilot.press("home", "down")  # the top row: the app itself opens on the failing one
+        await pilot.pause(0.2)
         save(app, "overview")
         await pilot.press("n")
         await pilot.pause(0.2)
         save(app, "fail-diff")
+        await pilot.press("A")  # bulk accept: the walk shows each failing row's diff; Esc leaves it unwritten
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if isinstance(app.screen, BulkAcceptScreen):
+                break
+        await pilot.pause(0.2)
+        save(app, "bulk-accept")
+        await pilot.press("escape")
+        await pilot.pause(0.2)
         # A few iterations of the loop: fix the bug, break it again, fix it for good.
         for number, (old, new) in enumerate([(BUG, FIX), (FIX, BUG), (BUG, FIX)], start=2):
             grade.write_text(grade.read_text().replace(old, new))
@@ -68,6 +98,7 @@ async def main() -> None:
         save(app, "problem")
         await pilot.press("q")
     shutil.rmtree(project.parent, ignore_errors=True)
+    await small_terminal()
 
 
 if __name__ == "__main__":
