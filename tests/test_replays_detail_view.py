@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from helpers.replays import copy_example, replay
-from helpers.tui import SIZE, app_for, selected_id, settle, static_text, wait_idle, wait_until
+from helpers.tui import SIZE, app_for, selected_id, settle, static_text, to_first_row, wait_idle, wait_until
 from textual.widgets import Button, Input
 
 from workbench.config import load_config
@@ -48,6 +48,7 @@ async def test_the_tui_shows_a_replays_steps_and_where_it_stopped(tmp_path: Path
     app = app_for(load_config(copy_example(tmp_path / "refund-agent")))
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(app, pilot)
+        await to_first_row(app, pilot)  # the app opens on the first failing row
         assert selected_id(app) == "refund-approved"
         assert isinstance(app.detail.view, ReplayView)
         assert "Run completed" in static_text(app, "#replay-run")
@@ -73,6 +74,7 @@ async def test_c_on_the_history_tab_turns_the_rows_run_into_a_case_after_a_previ
     app = app_for(load_config(root), record=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(app, pilot)
+        await to_first_row(app, pilot)  # the app opens on the first failing row
         await pilot.press("2", "j", "j")  # the history tab; the sets tree keeps the keys
         await settle(pilot)
         assert selected_id(app) == "refund-held" and app.history_pane.selected_iteration == 1

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from helpers.tui import SIZE, FakeTarget, app_for, selected_id, settle, static_text, wait_idle
+from helpers.tui import SIZE, FakeTarget, app_for, selected_id, settle, static_text, to_first_row, wait_idle
 
 from workbench.config import load_config
 from workbench.scoring.scenario_align import ALLOWED, EXTRA, FORBIDDEN, MATCHED, MISSING, align
@@ -78,6 +78,7 @@ async def test_the_tui_shows_expected_actions_beside_the_actual_ones(tmp_path: P
     app = app_for(load_config(root), FakeTarget(compute=respond))
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(app, pilot)
+        await to_first_row(app, pilot)  # the app opens on the first failing row
         assert selected_id(app) == "asks-before-deleting-a-vehicle"
         assert isinstance(app.detail.view, ScenarioView)
         assert "anyOf[1] of 2, matched" in static_text(app, "#scenario-actions")
