@@ -4,6 +4,8 @@ trace. A view for a new dialect reuses these and draws only what is its own."""
 from __future__ import annotations
 
 from rich.text import Text
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Static
 
 from ... import jsonio
 from ...model import Result, Verdict
@@ -58,3 +60,12 @@ def trace_text(result: Result | None) -> Text:
         else:
             text.append(f"  {one_line(jsonio.dumps(event), 160)}\n", "dim")
     return text
+
+
+def side_by_side(left: tuple[str, str], right: tuple[str, str]) -> Horizontal:
+    """Two titled panes next to each other (`(title, id of the Static below it)` each): what is
+    expected on the left, what happened on the right."""
+    def side(title: str, ident: str) -> Vertical:
+        return Vertical(Static(Text(title, "bold"), classes="detail-heading"), Static(id=ident), classes="detail-side")
+
+    return Horizontal(side(*left), side(*right), id="detail-sides")

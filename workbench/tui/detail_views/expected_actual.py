@@ -8,7 +8,6 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from ...compare import Path, differences
@@ -16,7 +15,7 @@ from ...model import Verdict
 from ...output_paths import MISSING, SelectionError, normalize_target, select, split_path
 from ..json_view import first_highlighted_line, render_json
 from .base import DetailContext, DetailView
-from .common import explanation_text, meta_text, trace_text
+from .common import explanation_text, meta_text, side_by_side, trace_text
 
 
 def selected_paths(target: Any) -> list[Path] | None:
@@ -53,13 +52,7 @@ class ExpectedActualView(DetailView):
         yield Static(id="detail-explanation")
         yield Static(Text("Inputs", "bold"), classes="detail-heading")
         yield Static(id="detail-inputs")
-        with Horizontal(id="detail-sides"):
-            with Vertical(classes="detail-side"):
-                yield Static(Text("Expected", "bold"), classes="detail-heading")
-                yield Static(id="detail-expected")
-            with Vertical(classes="detail-side"):
-                yield Static(Text("Actual", "bold"), classes="detail-heading")
-                yield Static(id="detail-actual")
+        yield side_by_side(("Expected", "detail-expected"), ("Actual", "detail-actual"))
         yield Static(id="detail-trace")
 
     def show_row(self, context: DetailContext) -> None:

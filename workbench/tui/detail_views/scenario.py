@@ -9,7 +9,6 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from ...scoring.scenario_align import ALLOWED, EXTRA, FORBIDDEN, MATCHED, MISSING, Alignment, align
@@ -17,7 +16,7 @@ from ...scoring.scenario_expect import folded
 from ...textsafe import one_line
 from ..json_view import render_json
 from .base import DetailContext, DetailView
-from .common import explanation_text, meta_text, trace_text
+from .common import explanation_text, meta_text, side_by_side, trace_text
 
 _MARKS = {MATCHED: ("✓", "green"), MISSING: ("✗", "red"), EXTRA: ("+", "red"), ALLOWED: ("+", "dim"),
           FORBIDDEN: ("⛔", "bold red")}
@@ -92,13 +91,7 @@ class ScenarioView(DetailView):
         yield Static(id="scenario-request")
         yield Static(id="scenario-actions")
         yield Static(id="scenario-reply")
-        with Horizontal(id="detail-sides"):
-            with Vertical(classes="detail-side"):
-                yield Static(Text("Expect", "bold"), classes="detail-heading")
-                yield Static(id="scenario-expect")
-            with Vertical(classes="detail-side"):
-                yield Static(Text("Response", "bold"), classes="detail-heading")
-                yield Static(id="scenario-response")
+        yield side_by_side(("Expect", "scenario-expect"), ("Response", "scenario-response"))
         yield Static(id="detail-trace")
 
     def show_row(self, context: DetailContext) -> None:
