@@ -17,7 +17,6 @@ from typing import Any
 
 from helpers.checks import process_alive
 from helpers.project import make_project
-
 from workbench.config import Config, load_config
 from workbench.engine import Engine, RowFilter
 from workbench.events import IterationReport, Trigger

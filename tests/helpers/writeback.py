@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from helpers.project import evaluator, make_project
-
 from workbench.jsonio import UTF8_BOM
 from workbench.model import EvaluatorDef, Result, Verdict
 from workbench.project import load_project
