@@ -135,6 +135,18 @@ def type_name(value: Any) -> str:
     return type(value).__name__
 
 
+def fits_schema_type(value: Any, name: str) -> bool | None:
+    """Whether `value` is of JSON Schema type `name` (an "integer" may be written `3.0`); None for a name
+    JSON Schema doesn't have, which each caller judges its own way."""
+    if name == "integer":
+        return is_number(value) and (isinstance(value, int) or float(value).is_integer())
+    if name == "number":
+        return is_number(value)
+    if name in ("string", "boolean", "object", "array", "null"):
+        return type_name(value) == name
+    return None
+
+
 def _show(value: Any, limit: int = 80) -> str:
     if value is MISSING:
         return "nothing"

@@ -34,17 +34,6 @@ def relative(root: Path, path: Path) -> str:
         return str(path)
 
 
-def json_type(value: Any) -> str:
-    """The JSON name of a value's type, for messages (`must be an object, not array`)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
-
-
 @dataclass(slots=True)
 class LoadContext:
     """What every dialect loads with: the project being filled in, the settings (None when a caller

@@ -12,8 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..compare import type_name
 from ..model import EvalSet, EvaluatorDef, Row
-from .base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, json_type
+from .base import EVALS_DIR, UNREADABLE, Dialect, LoadContext
 from .uipath_contract import contract_warnings
 
 if TYPE_CHECKING:
@@ -83,11 +84,11 @@ class _Loader:
             return
         message = None
         if not isinstance(doc, dict):
-            message = f"must be a JSON object, not {json_type(doc)}"
+            message = f"must be a JSON object, not {type_name(doc)}"
         elif not isinstance(doc.get("evaluatorTypeId"), str) or not doc["evaluatorTypeId"]:
             message = "has no evaluatorTypeId (a string such as \"uipath-exact-match\")"
         elif not isinstance(doc.get("evaluatorConfig", {}), dict):
-            message = f"evaluatorConfig must be an object, not {json_type(doc['evaluatorConfig'])}"
+            message = f"evaluatorConfig must be an object, not {type_name(doc['evaluatorConfig'])}"
         if message or not isinstance(doc, dict):
             self.ctx.problem(path, message or "is not an evaluator")
             self.ctx.project.broken_evaluators[key] = message or "is not an evaluator"
@@ -111,14 +112,14 @@ class _Loader:
         if doc is UNREADABLE:
             return
         if not isinstance(doc, dict):
-            self.ctx.problem(path, f"must be a JSON object with \"evaluations\", not {json_type(doc)}")
+            self.ctx.problem(path, f"must be a JSON object with \"evaluations\", not {type_name(doc)}")
             return
         evaluations = doc.get("evaluations")
         if evaluations is None:
             self.ctx.problem(path, "has no \"evaluations\" list (write \"evaluations\": [] for an empty set)")
             return
         if not isinstance(evaluations, list):
-            self.ctx.problem(path, f"\"evaluations\" must be an array of rows, not {json_type(evaluations)}")
+            self.ctx.problem(path, f"\"evaluations\" must be an array of rows, not {type_name(evaluations)}")
             return
         refs = self._refs(path, doc.get("evaluatorRefs"))
         if refs is None:
@@ -156,25 +157,25 @@ class _Loader:
         for index, entry in enumerate(evaluations):
             where = f"evaluations[{index}]"
             if not isinstance(entry, dict):
-                self.ctx.problem(path, f"{where} must be an object, not {json_type(entry)}; row skipped")
+                self.ctx.problem(path, f"{where} must be an object, not {type_name(entry)}; row skipped")
                 continue
             raw_id, raw_name = entry.get("id"), entry.get("name")
             name = raw_name if isinstance(raw_name, str) else ""
             label = f"{where} ({name!r})" if name else where
             if raw_name is not None and not isinstance(raw_name, str):
-                self.ctx.problem(path, f"{where}.name must be a string, not {json_type(raw_name)}", "warning")
+                self.ctx.problem(path, f"{where}.name must be a string, not {type_name(raw_name)}", "warning")
             inputs = entry.get("inputs")
             if inputs is None:
                 inputs = {}
             if not isinstance(inputs, dict):
-                self.ctx.problem(path, f"{label}.inputs must be an object, not {json_type(inputs)}; row skipped")
+                self.ctx.problem(path, f"{label}.inputs must be an object, not {type_name(inputs)}; row skipped")
                 continue
             criteria = entry.get("evaluationCriterias")
             if criteria is None:
                 criteria = {}
             if not isinstance(criteria, dict):
                 self.ctx.problem(path, f"{label}.evaluationCriterias must be an object keyed by evaluator "
-                                   f"ref, not {json_type(criteria)}; row skipped")
+                                   f"ref, not {type_name(criteria)}; row skipped")
                 continue
             if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) and str(raw_id):
                 row_id = str(raw_id)

@@ -22,14 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from .. import jsonio
-from ..compare import strict_equal
+from ..compare import fits_schema_type, strict_equal, type_name
 from ..model import EvalSet, EvaluatorDef, Problem, Project, Row
 from ..output_paths import MISSING, WHOLE, select, split_path
 from ..regular_files import read_regular_file
 from ..scoring.exact_match import ExactMatch
 from ..scoring.json_similarity import JsonSimilarity
 from ..scoring.llm_judge import StrictJsonSimilarityJudge
-from .base import json_type, relative
+from .base import relative
 
 DEFAULT_WORKFLOW = "Workflow.json"
 MAX_WORKFLOW_BYTES = 16 * 1024 * 1024
@@ -70,7 +70,7 @@ def read_contract(root: Path, workflow: str | None = None) -> tuple[WorkflowCont
     except jsonio.JsonError as exc:
         return None, [Problem(name, f"is not valid JSON: {exc}")]
     if not isinstance(doc, dict):
-        return None, [Problem(name, f"must be a JSON object, not {json_type(doc)}")]
+        return None, [Problem(name, f"must be a JSON object, not {type_name(doc)}")]
     problems: list[Problem] = []
     schemas = [_declared_schema(doc, side, name, problems) for side in ("input", "output")]
     output = schemas[1]
@@ -86,7 +86,7 @@ def _declared_schema(doc: dict[str, Any], side: str, name: str, problems: list[P
     if part is None:
         return None
     if not isinstance(part, dict):
-        problems.append(Problem(name, f"\"{side}\" must be an object with a \"schema\", not {json_type(part)}"))
+        problems.append(Problem(name, f"\"{side}\" must be an object with a \"schema\", not {type_name(part)}"))
         return None
     schema = part.get("schema")
     if isinstance(schema, dict) and isinstance(schema.get("document"), dict):
@@ -94,7 +94,7 @@ def _declared_schema(doc: dict[str, Any], side: str, name: str, problems: list[P
     if schema is None:
         return None
     if not isinstance(schema, dict):
-        problems.append(Problem(name, f"{side}.schema must be a JSON Schema object, not {json_type(schema)}"))
+        problems.append(Problem(name, f"{side}.schema must be a JSON Schema object, not {type_name(schema)}"))
         return None
     return schema
 
@@ -109,21 +109,9 @@ def _types(schema: dict[str, Any]) -> tuple[str, ...]:
     return tuple(t for t in declared if isinstance(t, str)) if isinstance(declared, list) else ()
 
 
-_PLAIN_TYPES: dict[str, type] = {"string": str, "boolean": bool, "object": dict, "array": list, "null": type(None)}
-
-
 def _fits(value: Any, types: tuple[str, ...]) -> bool:
-    for kind in types:
-        if kind == "number":
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                return True
-        elif kind == "integer":
-            if (isinstance(value, int) and not isinstance(value, bool)) or (
-                    isinstance(value, float) and value.is_integer()):
-                return True
-        elif kind not in _PLAIN_TYPES or isinstance(value, _PLAIN_TYPES[kind]):
-            return True  # an unknown type name is not ours to judge
-    return False
+    # An unknown type name (fits_schema_type says None) is not ours to judge.
+    return any(fits_schema_type(value, kind) is not False for kind in types)
 
 
 @dataclass(slots=True, eq=False)
@@ -194,8 +182,8 @@ class _Checker:
         if node is _TRUSTED:
             return
         if node.types and not _fits(value, node.types):
-            shown = jsonio.dumps(value) if not isinstance(value, (dict, list)) else json_type(value)
-            self.found.append(f"{_where(path)} is {json_type(value)} ({_short(shown)}), but {self.side} says "
+            shown = jsonio.dumps(value) if not isinstance(value, (dict, list)) else type_name(value)
+            self.found.append(f"{_where(path)} is {type_name(value)} ({_short(shown)}), but {self.side} says "
                               f"{' or '.join(node.types)}")
             return
         if node.options is not None and not any(strict_equal(value, o) for o in node.options):

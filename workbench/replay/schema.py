@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import jsonio
-from ..compare import format_path, is_number, strict_equal, type_name
+from ..compare import fits_schema_type, format_path, is_number, strict_equal, type_name
 from ..output_paths import MISSING
 
 TYPES = ("string", "number", "integer", "boolean", "object", "array", "null")
@@ -40,11 +40,7 @@ class SchemaFailure:
 
 
 def _is_type(value: Any, name: str) -> bool:
-    if name == "integer":
-        return is_number(value) and (isinstance(value, int) or float(value).is_integer())
-    if name == "number":
-        return is_number(value)
-    return type_name(value) == name
+    return fits_schema_type(value, name) is True
 
 
 def _show(value: Any) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import jsonio
-from ..compare import type_name as json_type
+from ..compare import type_name
 
 MODES = ("any", "first", "exact", "none")
 FORM_FILL = "form_fill"
@@ -79,7 +79,7 @@ class Response:
 def parse_expect(doc: Any, where: str = "expect") -> ExpectBlock:
     """The checked `expect` block, or ExpectError naming the first bad field."""
     if not isinstance(doc, dict):
-        raise ExpectError(where, f"must be an object, not {json_type(doc)}")
+        raise ExpectError(where, f"must be an object, not {type_name(doc)}")
     _check_known(doc, where)
     mode = doc.get("mode", "any")
     if mode not in MODES:
@@ -92,7 +92,7 @@ def parse_expect(doc: Any, where: str = "expect") -> ExpectBlock:
     texts = {key: _strings(doc.get(key, []), f"{where}.{key}") for key in _TEXT_LISTS}
     alternatives = doc.get("anyOf", [])
     if not isinstance(alternatives, list):
-        raise ExpectError(f"{where}.anyOf", f"must be an array of expect blocks, not {json_type(alternatives)}")
+        raise ExpectError(f"{where}.anyOf", f"must be an array of expect blocks, not {type_name(alternatives)}")
     parsed = tuple(parse_expect(_laid_over(doc, alt, f"{where}.anyOf[{i}]"), f"{where}.anyOf[{i}]")
                    for i, alt in enumerate(alternatives))
     return ExpectBlock(mode, actions, texts["replyMustContain"], texts["replyMustNotContain"],
@@ -110,7 +110,7 @@ def _check_known(doc: dict[str, Any], where: str) -> None:
 def _laid_over(outer: dict[str, Any], alternative: Any, where: str) -> dict[str, Any]:
     """One `anyOf` alternative as a whole block (the module docstring states the rule)."""
     if not isinstance(alternative, dict):
-        raise ExpectError(where, f"must be an object (an expect block), not {json_type(alternative)}")
+        raise ExpectError(where, f"must be an object (an expect block), not {type_name(alternative)}")
     base = {key: value for key, value in outer.items() if key != "anyOf"}
     if "mode" in alternative or "actions" in alternative:
         base.pop("mode", None)
@@ -120,19 +120,19 @@ def _laid_over(outer: dict[str, Any], alternative: Any, where: str) -> dict[str,
 
 def _actions(value: Any, where: str) -> tuple[ExpectedAction, ...]:
     if not isinstance(value, list):
-        raise ExpectError(where, f"must be an array of actions, not {json_type(value)}")
+        raise ExpectError(where, f"must be an array of actions, not {type_name(value)}")
     out = []
     for index, item in enumerate(value):
         here = f"{where}[{index}]"
         if not isinstance(item, dict):
-            raise ExpectError(here, f"must be an object such as {{\"type\": \"click\"}}, not {json_type(item)}")
+            raise ExpectError(here, f"must be an object such as {{\"type\": \"click\"}}, not {type_name(item)}")
         kind = item.get("type")
         if not isinstance(kind, str) or not kind:
             raise ExpectError(f"{here}.type", "is missing (a non-empty string such as \"form_fill\")"
                               if kind is None else f"must be a non-empty string, not {_quote(kind)}")
         payload = item.get("payload")
         if payload is not None and not isinstance(payload, dict):
-            raise ExpectError(f"{here}.payload", f"must be an object, not {json_type(payload)}")
+            raise ExpectError(f"{here}.payload", f"must be an object, not {type_name(payload)}")
         extra = sorted(set(item) - {"type", "payload"})
         if extra:
             raise ExpectError(f"{here}.{extra[0]}", "is not a field of an action (fields: type, payload)")
@@ -145,10 +145,10 @@ def _actions(value: Any, where: str) -> tuple[ExpectedAction, ...]:
 
 def _check_fields(fields: Any, where: str) -> None:
     if not isinstance(fields, list):
-        raise ExpectError(where, f"must be an array of {{\"fieldId\": ...}} objects, not {json_type(fields)}")
+        raise ExpectError(where, f"must be an array of {{\"fieldId\": ...}} objects, not {type_name(fields)}")
     for index, field in enumerate(fields):
         if not isinstance(field, dict):
-            raise ExpectError(f"{where}[{index}]", f"must be an object with a \"fieldId\", not {json_type(field)}")
+            raise ExpectError(f"{where}[{index}]", f"must be an object with a \"fieldId\", not {type_name(field)}")
         if not isinstance(field.get("fieldId"), str) or not field["fieldId"]:
             raise ExpectError(f"{where}[{index}].fieldId", "is missing (a non-empty string)"
                               if "fieldId" not in field else f"must be a non-empty string, not "
@@ -159,7 +159,7 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list):
-        raise ExpectError(where, f"must be an array of strings, not {json_type(value)}")
+        raise ExpectError(where, f"must be an array of strings, not {type_name(value)}")
     for index, item in enumerate(value):
         if not isinstance(item, str) or not item:
             raise ExpectError(f"{where}[{index}]", f"must be a non-empty string, not {_quote(item)}")
@@ -169,20 +169,20 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
 def _quote(value: Any) -> str:
     if isinstance(value, str):
         return f'"{value}"'
-    return json_type(value) if isinstance(value, (dict, list)) or value is None else repr(value)
+    return type_name(value) if isinstance(value, (dict, list)) or value is None else repr(value)
 
 
 def read_response(output: Any) -> Response:
     """The agent's actions and reply, or ResponseError saying what shape it has instead."""
     if not isinstance(output, dict) or ("actions" not in output and "reply" not in output):
-        keys = ", ".join(map(str, output)) if isinstance(output, dict) else json_type(output)
+        keys = ", ".join(map(str, output)) if isinstance(output, dict) else type_name(output)
         raise ResponseError("the response is not {\"actions\": [...], \"reply\": TEXT} "
                             f"(it has: {keys or 'nothing'})")
     raw_actions = output.get("actions")
     if raw_actions is None:
         raw_actions = []
     if not isinstance(raw_actions, list):
-        raise ResponseError(f"the response's actions must be an array, not {json_type(raw_actions)}")
+        raise ResponseError(f"the response's actions must be an array, not {type_name(raw_actions)}")
     actions = []
     for index, item in enumerate(raw_actions):
         if not isinstance(item, dict) or not isinstance(item.get("type"), str):
@@ -193,7 +193,7 @@ def read_response(output: Any) -> Response:
     if reply is None:
         reply = ""
     if not isinstance(reply, str):
-        raise ResponseError(f"the response's reply must be text, not {json_type(reply)}")
+        raise ResponseError(f"the response's reply must be text, not {type_name(reply)}")
     return Response(tuple(actions), reply)
 
 

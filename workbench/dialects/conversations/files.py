@@ -9,9 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ...compare import type_name
 from ...model import EvalSet, EvaluatorDef, Row
 from ...scoring.conversation import CONVERSATION_TYPE
-from ..base import UNREADABLE, LoadContext, json_type, relative
+from ..base import UNREADABLE, LoadContext, relative
 from ..uipath import EVAL_FILES_DIR, EVALUATORS_DIR, SETS_DIR
 from .rules import EVAL_TYPES, eval_problems
 
@@ -59,7 +60,7 @@ class ConversationLoader:
         rows: list[Row] = []
         for index, spec in enumerate(entries):
             if not isinstance(spec, dict):
-                self.ctx.problem(path, f"evals[{index}] must be an eval object, not {json_type(spec)}; skipped")
+                self.ctx.problem(path, f"evals[{index}] must be an eval object, not {type_name(spec)}; skipped")
                 continue
             rows.append(self.row(path, index, spec, rows))
         self.ctx.project.sets.append(EvalSet(scope=scope, path=path, id=None, name=None,
@@ -78,7 +79,7 @@ class ConversationLoader:
             return doc
         if isinstance(doc, dict) and "evals" in doc:
             if not isinstance(doc["evals"], list):
-                self.ctx.problem(path, f"\"evals\" must be an array of eval objects, not {json_type(doc['evals'])}")
+                self.ctx.problem(path, f"\"evals\" must be an array of eval objects, not {type_name(doc['evals'])}")
                 return None
             others = [key for key in doc if key != "evals"]
             if others:
@@ -87,7 +88,7 @@ class ConversationLoader:
         if isinstance(doc, dict):
             return [doc]
         self.ctx.problem(path, f"must hold an eval object, an array of them or {{\"evals\": [...]}}, "
-                               f"not {json_type(doc)}")
+                               f"not {type_name(doc)}")
         return None
 
     def row(self, path: Path, index: int, spec: dict[str, Any], earlier: list[Row]) -> Row:

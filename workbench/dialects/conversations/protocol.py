@@ -24,9 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...compare import type_name
 from ...output_paths import MISSING
 from ...trace import TOOL_CALL, tool_calls
-from ..base import json_type
 
 SCOPES = ("bot", "user", "conversation")
 WORKFLOW_EVENT = "workflow"
@@ -59,11 +59,11 @@ def next_state(state: dict[str, Any], returned: dict[str, Any] | None) -> dict[s
 def read_reply(output: Any, trace: list[dict[str, Any]]) -> TurnReply:
     """The target's answer as a TurnReply, or ProtocolError saying what is wrong with it."""
     if not isinstance(output, dict):
-        raise ProtocolError(f"the target answered {json_type(output)}; a turn's answer is an object such as "
+        raise ProtocolError(f"the target answered {type_name(output)}; a turn's answer is an object such as "
                             "{\"reply\": \"...\"} (null or no reply means silence)")
     reply = output.get("reply")
     if reply is not None and not isinstance(reply, str):
-        raise ProtocolError(f"\"reply\" must be text or null, not {json_type(reply)}")
+        raise ProtocolError(f"\"reply\" must be text or null, not {type_name(reply)}")
     answer = TurnReply(reply=reply)
     answer.tools = [_tool(item, index) for index, item in enumerate(_array(output, "tools"))]
     answer.tools += [{"name": call.name, "params": call.args,
@@ -83,7 +83,7 @@ def _array(output: dict[str, Any], key: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise ProtocolError(f"\"{key}\" must be an array, not {json_type(value)}")
+        raise ProtocolError(f"\"{key}\" must be an array, not {type_name(value)}")
     return value
 
 
@@ -95,7 +95,7 @@ def _tool(item: Any, index: int) -> dict[str, Any]:
     if params is None:
         params = {}
     if not isinstance(params, dict):
-        raise ProtocolError(f"tools[{index}].params must be an object, not {json_type(params)}")
+        raise ProtocolError(f"tools[{index}].params must be an object, not {type_name(params)}")
     call = {"name": item["name"], "params": params}
     if "output" in item:
         call["output"] = item["output"]
@@ -110,7 +110,7 @@ def _workflow(item: Any, where: str) -> dict[str, Any]:
     for key, default in (("entered", True), ("completed", False)):
         value = item.get(key, default)
         if not isinstance(value, bool):
-            raise ProtocolError(f"{where}.{key} must be true or false, not {json_type(value)}")
+            raise ProtocolError(f"{where}.{key} must be true or false, not {type_name(value)}")
         record[key] = value
     if "input" in item:
         record["input"] = item["input"]
@@ -119,12 +119,12 @@ def _workflow(item: Any, where: str) -> dict[str, Any]:
 
 def _state(value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise ProtocolError(f"\"state\" must be an object with bot / user / conversation, not {json_type(value)}")
+        raise ProtocolError(f"\"state\" must be an object with bot / user / conversation, not {type_name(value)}")
     unknown = [key for key in value if key not in SCOPES]
     if unknown:
         raise ProtocolError(f"\"state\" has {', '.join(map(repr, unknown))}; its keys are bot, user and "
                             "conversation")
     for scope, scoped in value.items():
         if not isinstance(scoped, dict):
-            raise ProtocolError(f"\"state\".{scope} must be an object, not {json_type(scoped)}")
+            raise ProtocolError(f"\"state\".{scope} must be an object, not {type_name(scoped)}")
     return value
