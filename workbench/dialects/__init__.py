@@ -27,9 +27,7 @@ def eval_folders(root: Path, config: Config | None) -> list[str]:
     """Where the project's eval files live, as project-relative posix paths: `evals` and the folders of
     formats kept elsewhere (a scenarios folder). A change inside them is an eval edit, not a code edit."""
     folders = ["evals"]
-    for dialect in DIALECTS:
-        if not dialect.present(root, config):
-            continue
+    for dialect in DIALECTS:  # no `present()` scan: a folder that isn't there changes nothing
         for folder in dialect.watched_dirs(root, config):
             try:
                 folders.append(folder.resolve().relative_to(root.resolve()).as_posix())
