@@ -11,7 +11,6 @@ writes by a relative path stay out of the project.
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 
 from .. import jsonio
 from ..config import Config
-from ..runners.base import LogSink, env_value
+from ..runners.base import LogSink, env_value, target_env
 from ..runners.process import run_process
 
 WORKER_MAIN = Path(__file__).resolve().parent.parent / "worker_main.py"
@@ -48,8 +47,7 @@ def _reply(stdout: bytes) -> dict[str, Any] | None:
 async def call_handler(spec: str, arguments: dict[str, Any], *, config: Config, cwd: Path, row_id: str,
                        on_log: LogSink | None = None) -> HandlerAnswer:
     """Call `spec` on `arguments` in a child process; never raises for the handler's faults."""
-    env = dict(os.environ)
-    env.update(config.runner.env)
+    env = target_env(config)
     env.update({"WORKBENCH_ROW_ID": env_value(row_id), "PYTHONUNBUFFERED": "1"})
     request = jsonio.dumps({"id": 1, "inputs": arguments}).encode("utf-8") + b"\n"
     timeout = config.runner.timeout

@@ -76,18 +76,25 @@ class Runner(ABC):
         return int(self.config.runner.max_output_mb * 2**20)
 
     def child_env(self, request: RunRequest, extra: dict[str, str] | None = None) -> dict[str, str]:
-        env = dict(os.environ)
-        env.update(self.config.runner.env)
+        env = target_env(self.config)
         env.update({
             "WORKBENCH_ROW_ID": env_value(request.row_id),
             "WORKBENCH_ROW_NAME": env_value(request.row_name),
             "WORKBENCH_SET": env_value(request.set_file),
             "WORKBENCH_SCOPE": env_value(request.scope),
-            "PYTHONUNBUFFERED": env.get("PYTHONUNBUFFERED", "1"),
         })
         if extra:
             env.update(extra)
         return env
+
+
+def target_env(config: Config) -> dict[str, str]:
+    """What every process workbench starts for the project's code sees: workbench's environment,
+    `[runner] env` over it, and unbuffered Python output unless the user said otherwise."""
+    env = dict(os.environ)
+    env.update(config.runner.env)
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    return env
 
 
 def env_value(text: str) -> str:

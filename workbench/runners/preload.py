@@ -7,11 +7,10 @@ can't do falls back to one fresh process per row, said once in the log.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 
 from ..config import Config
-from .base import LogSink, expand_argv
+from .base import LogSink, expand_argv, target_env
 from .command import CommandRunner
 from .process import ProcessResult, supervise
 from .warm_parent import PreloadPlan, PreloadUnavailable, WarmParent, plan_preload
@@ -34,11 +33,8 @@ class PreloadRunner(CommandRunner):
         return await asyncio.shield(self._starting)
 
     async def _start_parent(self) -> WarmParent | None:
-        env = dict(os.environ)
-        env.update(self.config.runner.env)
-        env.setdefault("PYTHONUNBUFFERED", "1")
         assert self.plan is not None
-        parent = WarmParent(self.plan, self.config.root, env)
+        parent = WarmParent(self.plan, self.config.root, target_env(self.config))
         try:
             await parent.start()
         except PreloadUnavailable as exc:
