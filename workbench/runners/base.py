@@ -38,6 +38,10 @@ class RunOutcome:
     duration_ms: float = 0.0
     log: str = ""
     trace: list[dict[str, Any]] = field(default_factory=list)
+    # Files (and folders listed) the target read while producing this outcome, as absolute paths, for the
+    # targets workbench can watch from inside (Python children: an audit hook on `open`/`os.listdir`); the
+    # re-scoring fingerprint covers them. Empty when unknown: then only the project's files count.
+    reads: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
