@@ -6,7 +6,8 @@ the main layout, the help, the `+` dialog, the accept dialog and the bulk-accept
 
 Everything that could vary is pinned: the project is a copy of examples/grading named `grading`, the
 target is the example's grade.py run in-process with a fixed duration, history times are fixed and
-shown in UTC, and notifications are cleared before the shot.
+shown in UTC, notifications are cleared and Input cursors stop blinking before the shot, and every wait is
+on the app's settled signal, never a pause of some length.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from helpers.tui import (
     seed_history,
     settle,
     settled,
+    steady_cursors,
     wait_idle,
     wait_until,
 )
@@ -54,8 +56,10 @@ def ready(app: WorkbenchApp, *keys: str, iterations: int = 1) -> Any:
         await settle(pilot)
         if keys:
             await pilot.press(*keys)
+            await settled(app, pilot)  # what a key started (the history tab's load) has finished
             await settle(pilot)
         app.clear_notifications()
+        steady_cursors(app)
         await pilot.pause()
     return run_before
 
@@ -106,6 +110,7 @@ def opened(app: WorkbenchApp, key: str, screen: type[Screen[Any]] | None) -> Any
             await settled(app, pilot)
             await settle(pilot)
         app.clear_notifications()
+        steady_cursors(app)  # the + dialog's focused Input would blink
         await pilot.pause()
     return run_before
 

@@ -31,7 +31,7 @@ from typing import Any
 from rich.text import Text
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from helpers.project import evaluator, make_project, row
 from workbench.config import Config, load_config
@@ -208,6 +208,13 @@ async def settled(app: WorkbenchApp, pilot: Pilot[Any], timeout: float = WAIT_S)
     except TimeoutError:
         raise AssertionError("timed out waiting until the app settled") from None
     await pilot.pause()
+
+
+def steady_cursors(app: WorkbenchApp) -> None:
+    """Every Input on the current screen shows its cursor without blinking: a focused Input toggles its
+    cursor every 0.5 s, so a screenshot taken a little later (a loaded machine) would catch it hidden."""
+    for widget in app.screen.query(Input):
+        widget.cursor_blink = False
 
 
 async def to_first_row(app: WorkbenchApp, pilot: Pilot[Any]) -> None:
