@@ -19,8 +19,10 @@ from workbench.config import load_config
 from workbench.dialects import runner_needed
 from workbench.engine import Engine
 from workbench.events import IterationReport, Trigger
+from workbench.iteration_reuse import ReusePolicy
 from workbench.model import EvaluatorDef, Verdict
 from workbench.project import load_project
+from workbench.reuse import ReuseBook
 from workbench.scoring import ScoreInput, scorer_for
 from workbench.session import Session
 
@@ -309,14 +311,15 @@ def test_a_reused_replay_is_rescored_until_its_steps_or_tools_change(tmp_path: P
                           config='[replay]\ntools = "evals/tools.json"\n', tools=None)
     (root / "evals" / "tools.json").write_text(json.dumps(TOOLS))
     engine = Engine(load_config(root))
-    first = asyncio.run(engine.run_iteration(Trigger("run")))
+    policy = ReusePolicy(ReuseBook(None, None))  # re-score from this process's memory
+    asyncio.run(engine.run_iteration(Trigger("run"), reuse=policy))
     case_file = root / "evals" / "held.script.json"
     case_file.write_text(json.dumps(case(REFUND, status="completed")))  # only the expectation changed
-    second = asyncio.run(engine.run_iteration(Trigger("run"), reuse=first.runs))
+    second = asyncio.run(engine.run_iteration(Trigger("run"), reuse=policy))
     assert second.reused_rows == 1 and second.results[0].verdict is Verdict.FAIL
     never = [{**tool, "approval": "never"} for tool in TOOLS]
     (root / "evals" / "tools.json").write_text(json.dumps(never))  # the tools changed: replay again
-    third = asyncio.run(engine.run_iteration(Trigger("run"), reuse=second.runs))
+    third = asyncio.run(engine.run_iteration(Trigger("run"), reuse=policy))
     assert third.reused_rows == 0 and third.results[0].verdict is Verdict.PASS
 
 

@@ -30,7 +30,7 @@ def _project(tmp_path: Path, extra_config: str = "") -> Path:
     rows = [row(f"r{i}", {"x": i}, {"double": i * 2}) for i in range(3)]
     root = make_project(tmp_path, sets={"doubles": rows}, evaluators={"exact-match-evaluator": evaluator("*")},
                         config=f'[runner]\nkind = "command"\ncommand = ["{sys.executable}", "target.py"]\n'
-                               f"timeout = 20\n{extra_config}",
+                               f'timeout = 20\n{extra_config}\n[watch]\nignore = ["runs.log"]\n',
                         files={"target.py": COUNTING_TARGET})
     return root
 
@@ -154,6 +154,7 @@ def test_a_cancelled_code_change_is_not_forgotten(tmp_path: Path) -> None:
         async with Loop(root) as loop:
             await loop.iterate("start")
             _runs(root)
+            (root / "target.py").write_text(COUNTING_TARGET + "\n# edited\n")
             loop.session.request(Trigger("change", ("target.py",)))
             report = await loop.iterate("change", SET_FILE)  # cancels the one above
             assert report.reused_rows == 0
@@ -228,17 +229,6 @@ def test_python_target_processes_outlive_an_evals_only_change(tmp_path: Path) ->
             assert pids(third).isdisjoint(first)  # code changed: new processes
 
     asyncio.run(go())
-
-
-def test_eval_folders_of_every_format_count_as_eval_edits() -> None:
-    from workbench.reuse import only_evals_changed
-
-    folders = ["evals", ".appilots/scenarios"]
-    assert only_evals_changed(["evals/a/eval-sets/s.json", ".appilots/scenarios/signup.json"], folders)
-    assert not only_evals_changed([".appilots/scenarios/x.json", "agent.py"], folders)
-    assert not only_evals_changed([".appilotsrc"], folders)  # settings, not rows
-    assert not only_evals_changed([], folders)
-    assert not only_evals_changed(["evalsx/file.json"], folders)
 
 
 def test_history_remembers_which_results_were_rescored(tmp_path: Path) -> None:

@@ -72,7 +72,8 @@ class RunnerConfig:
 @dataclass(slots=True)
 class WatchConfig:
     paths: list[str] = field(default_factory=lambda: ["."])
-    ignore: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)  # globs of the user's, on top of the defaults
+    ignore_defaults: bool = True  # false: watch and fingerprint bytecode, tool caches, editor files too
     debounce_ms: int = 50
     stall_after: int = 3
 
@@ -133,6 +134,11 @@ class ReplayConfig:
 @dataclass(slots=True)
 class CacheConfig:
     reuse: bool = True
+    # Files outside the project (or that workbench can't see a target read) whose change must re-run rows:
+    # globs relative to the project root ("../data/**"), fingerprinted with every run.
+    inputs: list[str] = field(default_factory=list)
+    # Environment variables left out of the fingerprint (besides the shell's own bookkeeping: see fingerprint.py).
+    ignore_env: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 import inspect
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,13 +24,15 @@ from .events import (
     IterationReport,
     IterationStarted,
     ResultReady,
+    ReuseDecision,
     RowLog,
     RowStarted,
     Trigger,
 )
+from .iteration_reuse import IterationReuse, KeptState, ReusePolicy
 from .model import EvalSet, EvaluatorDef, Project, Result, Row, RowKey, Verdict
 from .project import EVALS_DIR, EVALUATORS_DIR, load_project
-from .reuse import RecordedRun, digest, runner_fingerprint
+from .reuse import row_fingerprint
 from .runners import RUNNER_FAULTS, Runner, RunOutcome, make_runner, outcome_from_exception
 from .scoring import CriterionError, Score, ScoreInput, scorer_for, unsupported_message
 from .scoring.exact_match import ExactMatch
@@ -127,23 +129,23 @@ class Engine:
         self.runner_factory = runner_factory
         # The loop (Session) keeps a completed iteration's runner for the next one; `run` doesn't.
         self.keep_runners = False
-        self._kept: tuple[str, Runner] | None = None
+        self._kept: tuple[KeptState, Runner] | None = None
 
-    async def _take_kept_runner(self, *, may_serve: bool) -> Runner | None:
-        """The runner kept from the last iteration when it may serve this one (nothing but evals/
-        changed, same runner settings): its worker processes and warm parent stay up. Else closed."""
+    async def _take_kept_runner(self, reuse: IterationReuse | None) -> tuple[KeptState | None, Runner | None]:
+        """The runner kept from the last iteration when it may serve this one (re-scoring is allowed and
+        nothing its processes depend on changed): its worker processes and warm parent stay up. Else closed."""
         kept, self._kept = self._kept, None
         if kept is None:
-            return None
-        fingerprint, runner = kept
-        if may_serve and fingerprint == runner_fingerprint(self.config):
-            return runner
+            return None, None
+        state, runner = kept
+        if reuse is not None and reuse.may_keep_serving(state):
+            return state, runner
         await asyncio.shield(runner.aclose())
-        return None
+        return None, None
 
     async def aclose(self) -> None:
         """Release a runner kept between iterations."""
-        await self._take_kept_runner(may_serve=False)
+        await self._take_kept_runner(None)
 
     def load(self) -> Project:
         return load_project(self.config.root, self.config)
@@ -154,10 +156,11 @@ class Engine:
         selection: RowFilter | None = None,
         on_event: EventSink | None = None,
         project: Project | None = None,
-        reuse: Mapping[RowKey, RecordedRun] | None = None,
+        reuse: ReusePolicy | None = None,
     ) -> IterationReport:
-        """Run (or, with `reuse`, re-score from recorded runs where what runs is unchanged) every row
-        the filter selects; the report's `runs` holds what each row produced."""
+        """Run every row the filter selects — or, with `reuse`, re-score from its recorded run a row
+        whose run is proven unchanged — and record what ran in `reuse.book`. The report's `reuse`
+        says for each row which it was, and why."""
         emit = on_event or (lambda _event: None)
         started = time.perf_counter()
         if project is None:
@@ -168,9 +171,13 @@ class Engine:
         in_flight = await rows_in_flight(self.config) if jobs else 1  # on a cluster: connects, or raises
         total_results = sum(len(job.plans) for job in jobs)
         planned = tuple(job.eval_set.key_of(job.row) for job in jobs)
+        iteration_reuse = IterationReuse(reuse, self.config, project) if reuse is not None else None
+        fingerprints = {key: self._row_fingerprint(job) for key, job in zip(planned, jobs, strict=True)}
+        if iteration_reuse is not None:
+            report.reuse = await iteration_reuse.begin([(k, f) for k, f in fingerprints.items() if f is not None])
         emit(IterationStarted(trigger, project, len(jobs), total_results, planned))
         runners: list[Runner] = []
-        kept = await self._take_kept_runner(may_serve=reuse is not None)
+        kept_state, kept = await self._take_kept_runner(iteration_reuse)
         if kept is not None:
             runners.append(kept)
 
@@ -185,7 +192,8 @@ class Engine:
         async def consume(queue: Iterable[_Job]) -> None:
             nonlocal done
             for job in queue:
-                results = await self._run_job(job, runner_source, emit, report, reuse)
+                results = await self._run_job(job, runner_source, emit, report, iteration_reuse,
+                                              fingerprints[job.eval_set.key_of(job.row)])
                 done += 1
                 for index, result in enumerate(results):
                     collected.append((job.position, index, result))
@@ -198,10 +206,12 @@ class Engine:
             async with asyncio.TaskGroup() as group:
                 for _ in range(workers):
                     group.create_task(consume(shared))
+            if iteration_reuse is not None:
+                kept_state = await iteration_reuse.finish(kept_state)
             completed = True
         finally:
-            if completed and self.keep_runners and runners:
-                self._kept = (runner_fingerprint(self.config), runners[0])
+            if completed and self.keep_runners and runners and kept_state is not None:
+                self._kept = (kept_state, runners[0])
             else:
                 for runner in runners:
                     await asyncio.shield(runner.aclose())
@@ -267,18 +277,28 @@ class Engine:
 
     # -- running -----------------------------------------------------------------------------------
 
+    @staticmethod
+    def _row_fingerprint(job: _Job) -> str | None:
+        """Everything the row hands its target (None: a row that can't run has nothing to fingerprint)."""
+        if job.row.problem is not None:
+            return None
+        dialect = dialect_for(job.eval_set.dialect)
+        return row_fingerprint(dialect.name, job.eval_set, job.row, dialect.run_fingerprint(job.row))
+
     async def _run_job(self, job: _Job, runner_source: Callable[[], Runner], emit: EventSink,
-                       report: IterationReport, reuse: Mapping[RowKey, RecordedRun] | None) -> list[Result]:
+                       report: IterationReport, reuse: IterationReuse | None, fingerprint: str | None) -> list[Result]:
         eval_set, row = job.eval_set, job.row
         key: RowKey = eval_set.key_of(row)
         emit(RowStarted(key, row.name))
         dialect = dialect_for(eval_set.dialect)
-        recorded = reuse.get(key) if reuse is not None and row.problem is None else None
-        fingerprint = digest(dialect.run_fingerprint(row)) if row.problem is None else ""
-        reused = recorded is not None and recorded.fingerprint == fingerprint
-        if reused:
-            assert recorded is not None
-            outcome = recorded.outcome
+        decision: ReuseDecision | None = report.reuse.get(key)
+        recorded = None
+        if reuse is not None and decision is not None and decision.reused:
+            record = reuse.book.records.get(key)
+            recorded = reuse.book.outcome(key, record) if record is not None else None
+        reused = recorded is not None
+        if recorded is not None:
+            outcome = recorded
             report.reused_rows += 1
         elif row.problem is not None:
             outcome = RunOutcome(error=row.problem)
@@ -288,8 +308,8 @@ class Engine:
                 outcome = await dialect.execute(run)
             except RUNNER_FAULTS as exc:
                 outcome = outcome_from_exception(exc)
-        if row.problem is None:
-            report.runs[key] = RecordedRun(fingerprint, outcome)
+            if reuse is not None and fingerprint is not None:
+                reuse.ran(key, fingerprint, outcome, dialect.run_error(outcome))
         output = wrap_output(outcome.output) if outcome.ok else None
         results = []
         for plan in job.plans:

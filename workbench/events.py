@@ -29,6 +29,15 @@ class Trigger:
         return {"kind": self.kind, "files": list(self.files)}
 
 
+@dataclass(frozen=True, slots=True)
+class ReuseDecision:
+    """Whether a row is re-scored from its record, and why (or why not), in words."""
+
+    reused: bool
+    reason: str
+    iteration: int | None = None
+
+
 @dataclass(slots=True)
 class IterationReport:
     """Everything one iteration produced; `complete` is False when it was cancelled."""
@@ -41,7 +50,8 @@ class IterationReport:
     complete: bool = False
     project: Project | None = None
     number: int | None = None
-    runs: dict[RowKey, Any] = field(default_factory=dict)  # what each row's run produced (reuse.RecordedRun)
+    # Per row: whether it was re-scored from a recorded run or ran, and why .
+    reuse: dict[RowKey, ReuseDecision] = field(default_factory=dict)
     reused_rows: int = 0  # rows re-scored from a recorded run instead of running
 
     @property

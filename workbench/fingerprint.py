@@ -1,129 +1,299 @@
-"""What a one-shot `workbench run --reuse` compares to decide "nothing but evals/ changed": a fingerprint
-of every project file outside the eval folders (evals/, a scenarios folder) — the target's code,
-`workbench.toml`, data files — plus the runner
-settings, and the per-row fingerprints of what ran, recorded with the iteration that ran them.
+"""Everything outside a row that can change what its target outputs, as one comparable value (a
+`World`): the runner settings, the target's complete environment, the programs that run (each
+executable's real path and identity, and for Python interpreters their version and installed
+packages), every file of the project but the eval files the dialects load (whose rows are fingerprinted
+one by one), the dependency folders by what is installed in them, and the files `[cache] inputs` names.
 
-Hashing a big project on every run would cost more than it saves, so a file whose size and mtime are
-unchanged keeps the hash remembered for it in `.workbench/fingerprints.json`.
+A recorded run is re-scored only in a world equal to the one it ran in (see `reuse.py`), the way a
+build tool reuses an artifact only when every declared input hashes the same. What a target reads
+outside all this is not seen — except for Python targets, whose reads are recorded per row
+(`RunOutcome.reads`) — and the README says so.
 """
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import hashlib
+import inspect
 import os
-from dataclasses import dataclass, field
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import jsonio
-from .config import Config
-from .dialects import eval_folders
-from .model import RowKey
-from .reuse import runner_fingerprint
-from .watching import ChangeFilter
-from .writeback.atomic import write_atomically
+from .config import Config, resolve_runner_kind
+from .file_digests import FileDigests, stat_key
+from .project_files import ProjectFiles
+from .runners.base import PYTHON_TOKEN, target_env
+from .runners.strays import MARK_ENV
 
-CACHE_FILE = "fingerprints.json"
-RECORD_FILE = "reuse.json"
-_MAX_RECORD_BYTES = 64 * 2**20
-_SEP = "\x1f"
-
-
-def _file_hash(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
+# The shell's own bookkeeping, which changes from one terminal or directory to the next and which no
+# target reads for its answer; every other variable is part of the fingerprint ([cache] ignore_env adds).
+UNFINGERPRINTED_ENV = ("_", "OLDPWD", "SHLVL", MARK_ENV)
+_PYTHON_NAME = re.compile(r"(python|pypy)(\d+(\.\d+)*)?(\.exe)?$")
+PROBE_TIMEOUT_S = 20.0
+_SHOWN = 3
 
 
-def _project_files(config: Config) -> list[tuple[str, Path]]:
-    """Every file outside evals/ that the watcher would react to, as (posix relative path, path)."""
-    root = config.root
-    accept = ChangeFilter(root, config.watch.ignore)
-    eval_dirs = {root / folder for folder in eval_folders(root, config)}
-    found: list[tuple[str, Path]] = []
-    for folder, dirs, files in os.walk(root):
-        here = Path(folder)
-        rel_dir = here.relative_to(root)
-        dirs[:] = sorted(d for d in dirs if here / d not in eval_dirs
-                         and accept(None, str(here / d / "x")))  # type: ignore[arg-type]
-        for name in sorted(files):
-            path = here / name
-            if accept(None, str(path)) and path.is_file():  # type: ignore[arg-type]
-                found.append(((rel_dir / name).as_posix(), path))
-    return found
+def digest(value: Any) -> str:
+    """A stable fingerprint of a JSON value (key order ignored; 1 and 1.0 differ, as they may to a target)."""
+    return hashlib.sha256(jsonio.dumps(value, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _read_json_file(path: Path) -> Any:
-    try:
-        if not path.is_file() or path.stat().st_size > _MAX_RECORD_BYTES:
-            return None
-        return jsonio.loads(path.read_bytes())
-    except (OSError, jsonio.JsonError):
-        return None
-
-
-def project_fingerprint(config: Config) -> str:
-    """One hash of every project file outside evals/ and of the runner settings."""
-    cache_path = config.state_dir / CACHE_FILE
-    cached = _read_json_file(cache_path)
-    cache: dict[str, list[Any]] = cached if isinstance(cached, dict) else {}
-    fresh: dict[str, list[Any]] = {}
-    combined = hashlib.sha256(runner_fingerprint(config).encode())
-    for rel, path in _project_files(config):
-        try:
-            info = path.stat()
-            known = cache.get(rel)
-            if isinstance(known, list) and len(known) == 3 and known[:2] == [info.st_size, info.st_mtime_ns]:
-                content = str(known[2])
-            else:
-                content = _file_hash(path)
-        except OSError:
-            continue  # vanished or unreadable while we looked: not part of the project now
-        fresh[rel] = [info.st_size, info.st_mtime_ns, content]
-        combined.update(f"{rel}{_SEP}{content}\n".encode("utf-8", "surrogateescape"))
-    if fresh != cache:
-        _save(cache_path, fresh)
-    return combined.hexdigest()
-
-
-def _save(path: Path, value: Any) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, jsonio.dumps(value).encode("utf-8", "surrogatepass"))
-    except OSError:
-        pass  # a cache: without it the next run hashes again
+def runner_settings(config: Config) -> dict[str, Any]:
+    """The runner settings that can change what a row outputs (not how many run at once, or whether
+    Python scripts are forked from a warm parent, which gives the same answers)."""
+    settings = asdict(config.runner)
+    for key in ("concurrency", "preload", "env"):  # env: part of the environment, compared variable by variable
+        settings.pop(key, None)
+    return settings
 
 
 @dataclass(slots=True)
-class ReuseRecord:
-    """What `run --reuse` needs from the last run: which iteration, its project fingerprint, and the
-    fingerprint of what each row ran with."""
+class World:
+    """One snapshot of what rows run in. `stats` (not persisted) lets an edit made while rows ran be
+    told apart from a file that merely looks the same afterwards."""
 
-    iteration: int
-    project: str
-    rows: dict[RowKey, str] = field(default_factory=dict)
+    settings: str = ""
+    env: dict[str, str] = field(default_factory=dict)  # variable → digest of its value (never the value)
+    programs: dict[str, str] = field(default_factory=dict)  # what runs → its identity
+    files: dict[str, str] = field(default_factory=dict)  # project-relative path → digest
+    inputs: dict[str, str] = field(default_factory=dict)  # [cache] inputs matches → digest
+    rules: str = ""  # the ignore rules in force: other rules cover other files
+    stats: dict[str, tuple[int, ...]] = field(default_factory=dict, compare=False, repr=False)
+    _digest: str | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def digest(self) -> str:
+        if self._digest is None:
+            self._digest = digest(self.to_json())
+        return self._digest
 
     def to_json(self) -> dict[str, Any]:
-        return {"iteration": self.iteration, "project": self.project,
-                "rows": {_SEP.join(key): value for key, value in self.rows.items()}}
+        return {"settings": self.settings, "env": self.env, "programs": self.programs, "files": self.files,
+                "inputs": self.inputs, "rules": self.rules}
+
+    @classmethod
+    def from_json(cls, doc: Any) -> World | None:
+        if not isinstance(doc, dict):
+            return None
+        maps = [doc.get(k) for k in ("env", "programs", "files", "inputs")]
+        if not all(isinstance(m, dict) and all(isinstance(v, str) for v in m.values()) for m in maps):
+            return None
+        if not isinstance(doc.get("settings"), str) or not isinstance(doc.get("rules"), str):
+            return None
+        env, programs, files, inputs = maps  # type: ignore[misc]
+        return cls(doc["settings"], env, programs, files, inputs, doc["rules"])  # type: ignore[arg-type]
+
+    def differences(self, before: World) -> list[str]:
+        """What changed since `before`, in words, most telling first (empty when nothing did)."""
+        found: list[str] = []
+        if self.settings != before.settings:
+            found.append("the [runner] settings changed")
+        found += _changed("environment variable", before.env, self.env)
+        found += _changed("program", before.programs, self.programs)
+        found += _changed("project file", before.files, self.files)
+        found += _changed("[cache] inputs file", before.inputs, self.inputs)
+        if self.rules != before.rules:
+            found.append("the ignore rules changed ([watch] ignore / ignore_defaults)")
+        return found
+
+    def edited_during(self, after: World) -> list[str]:
+        """Project files that changed between this snapshot and `after` (content or stat): an edit while
+        rows ran, which makes their runs unfit for re-scoring."""
+        names = sorted({*self.files, *after.files})
+        return [name for name in names
+                if self.files.get(name) != after.files.get(name) or self.stats.get(name) != after.stats.get(name)]
 
 
-def load_record(config: Config) -> ReuseRecord | None:
-    doc = _read_json_file(config.state_dir / RECORD_FILE)
-    if not isinstance(doc, dict) or not isinstance(doc.get("project"), str):
-        return None
-    if not isinstance(doc.get("iteration"), int) or isinstance(doc.get("iteration"), bool):
-        return None
-    rows: dict[RowKey, str] = {}
-    raw_rows = doc.get("rows")
-    for key, value in (raw_rows.items() if isinstance(raw_rows, dict) else ()):
-        parts = str(key).split(_SEP)
-        if len(parts) == 3 and isinstance(value, str):
-            rows[RowKey(*parts)] = value
-    return ReuseRecord(doc["iteration"], doc["project"], rows)
+def _changed(what: str, before: dict[str, str], now: dict[str, str]) -> list[str]:
+    names = sorted(name for name in {*before, *now} if before.get(name) != now.get(name))
+    if not names:
+        return []
+    shown = []
+    for name in names[:_SHOWN]:
+        state = "added" if name not in before else "removed" if name not in now else "changed"
+        shown.append(f"{name} ({state})")
+    more = f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else ""
+    return [f"{what}{'s' if len(names) > 1 else ''} {', '.join(shown)}{more}"]
 
 
-def save_record(config: Config, record: ReuseRecord) -> None:
-    _save(config.state_dir / RECORD_FILE, record.to_json())
+# -- the parts ---------------------------------------------------------------------------------------
+
+def environment(config: Config) -> dict[str, str]:
+    """The target's environment, variable by variable, as digests (secrets never stored)."""
+    env = target_env(config)
+    skipped = {*UNFINGERPRINTED_ENV, *config.cache.ignore_env}
+    return {name: digest([name, value]) for name, value in env.items() if name not in skipped}
+
+
+def executables(config: Config) -> list[str]:
+    """The programs the project's rows start: the runner's executable (or interpreter) and workbench's
+    own interpreter, which runs `{python}`, the python kind's worker and live replay handlers."""
+    runner = config.runner
+    found = [sys.executable]
+    try:
+        kind = resolve_runner_kind(config)
+    except Exception:  # no usable runner (a replays-only project): only workbench's interpreter runs
+        kind = None
+    if kind in ("command", "worker", "python") and runner.command:
+        found.append(runner.command[0])
+    if kind == "uip" and runner.uip:
+        found.append(runner.uip[0])
+    return list(dict.fromkeys(found))
+
+
+def program_identity(given: str, config: Config, env: dict[str, str]) -> str:
+    """Where `given` resolves, and what is there: the path as invoked (a venv's python is a link to the
+    same binary as another venv's), the real path with its size and times, and for a Python
+    interpreter its version, prefixes and what is installed in its site-packages."""
+    name = sys.executable if given == PYTHON_TOKEN else given
+    if os.sep in name or (os.altsep and os.altsep in name):
+        path = name if os.path.isabs(name) else os.path.join(config.root, name)
+    else:
+        path = shutil.which(name, path=env.get("PATH")) or ""
+    if not path:
+        return f"{name} → not found on PATH"
+    path = os.path.abspath(path)
+    real = os.path.realpath(path)
+    try:
+        info = os.stat(real)
+        identity: list[Any] = [path, real, info.st_size, info.st_mtime_ns]
+    except OSError as exc:
+        return f"{name} → {path}: {exc.strerror}"
+    if _PYTHON_NAME.search(os.path.basename(path)) or path == sys.executable:
+        identity.append(_interpreter(path, config, env))
+    return f"{path} ({digest(identity)[:16]})"
+
+
+def _interpreter(path: str, config: Config, env: dict[str, str]) -> Any:
+    """The interpreter's version and installed packages (asked of it: a pyenv shim decides at run time)."""
+    if path == sys.executable:
+        facts: Any = interpreter_facts()
+    else:
+        try:
+            source = inspect.getsource(interpreter_facts)
+            code = f"import json\n{source}\nprint(json.dumps(interpreter_facts()))"
+            done = subprocess.run([path, "-c", code], capture_output=True, env=env, cwd=config.root,
+                                  timeout=PROBE_TIMEOUT_S, check=False, start_new_session=True)
+            last = done.stdout.strip().rsplit(b"\n", 1)[-1]  # a sitecustomize may print before it
+            facts = jsonio.loads(last) if done.returncode == 0 else f"exit {done.returncode}"
+        except (OSError, subprocess.SubprocessError, jsonio.JsonError) as exc:
+            facts = f"not asked: {type(exc).__name__}"
+    if isinstance(facts, list) and len(facts) == 4 and isinstance(facts[3], list):
+        return [*facts[:3], [site_packages_summary(Path(p)) for p in facts[3] if isinstance(p, str)]]
+    return facts
+
+
+def interpreter_facts() -> list[Any]:
+    """[version, prefix, base prefix, site-packages folders] of the running interpreter. Its source is
+    also sent to other interpreters to run (so it uses nothing but the standard library)."""
+    import site
+    import sys
+    import sysconfig
+
+    paths = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    if site.ENABLE_USER_SITE:
+        paths.add(site.getusersitepackages())
+    return [sys.version, sys.prefix, sys.base_prefix, sorted(paths)]
+
+
+def site_packages_summary(folder: Path) -> str:
+    """What is installed in a site-packages folder: its entries with their mtimes (an install, upgrade
+    or removal adds, removes or rewrites `*.dist-info` folders and the packages beside them)."""
+    try:
+        with os.scandir(folder) as scan:
+            entries = sorted((e.name, e.stat(follow_symlinks=False).st_mtime_ns) for e in scan)
+    except OSError:
+        return "absent"
+    return digest(entries)
+
+
+def dependency_summary(path: Path, files: FileDigests) -> str:
+    """A dependency folder by what is installed in it, not file by file: node_modules by its lock file
+    and its packages' folders, a virtualenv by pyvenv.cfg and its site-packages."""
+    if (path / "pyvenv.cfg").is_file():
+        sites = sorted(glob.glob(os.path.join(glob.escape(os.fspath(path)), "lib*", "python*", "site-packages")))
+        sites += glob.glob(os.path.join(glob.escape(os.fspath(path)), "Lib", "site-packages"))
+        return "venv:" + digest([files.file(path / "pyvenv.cfg"), [site_packages_summary(Path(s)) for s in sites]])
+    entries: list[Any] = [files.file(path / ".package-lock.json")]
+    try:
+        with os.scandir(path) as scan:
+            for entry in sorted(scan, key=lambda e: e.name):
+                info = entry.stat(follow_symlinks=False)
+                entries.append([entry.name, info.st_mtime_ns])
+                if entry.name.startswith("@") and entry.is_dir(follow_symlinks=False):
+                    entries.append(site_packages_summary(Path(entry.path)))  # scoped packages, one level down
+    except OSError:
+        return "unreadable"
+    return "deps:" + digest(entries)
+
+
+def cache_inputs(config: Config, files: FileDigests) -> dict[str, str]:
+    """The files `[cache] inputs` names (globs relative to the project root; `**` reaches into folders)."""
+    found: dict[str, str] = {}
+    for pattern in config.cache.inputs:
+        full = pattern if os.path.isabs(pattern) else os.path.join(config.root, pattern)
+        matches = sorted(glob.glob(full, recursive=True))
+        if not matches:
+            found[pattern] = "no match"
+        for match in matches:
+            if not os.path.isdir(match):
+                found[os.path.normpath(match)] = files.file(match)
+    return found
+
+
+def argv_files(config: Config) -> list[str]:
+    """Files outside the project that the runner's command names (`node /opt/bot/main.js`)."""
+    found = []
+    root = os.fspath(config.root)
+    for item in (config.runner.command or [])[1:]:
+        if not item or item.startswith("-") or "\x00" in item or item == PYTHON_TOKEN:
+            continue
+        path = os.path.normpath(item if os.path.isabs(item) else os.path.join(root, item))
+        if not (path == root or path.startswith(root + os.sep)) and os.path.isfile(path):
+            found.append(path)
+    return found
+
+
+def compute_world(config: Config, eval_files: Iterable[str], files: FileDigests, *,
+                  same_programs_as: World | None = None) -> World:
+    """The world rows of this project run in now. `eval_files` are the project-relative paths the
+    dialects loaded as rows and evaluators: they are fingerprinted row by row instead.
+    `same_programs_as` takes the settings, environment and programs from a snapshot of this same
+    iteration (they can't change while it runs) and looks at the files again."""
+    skip = set(eval_files)
+    scope = ProjectFiles.of(config)
+    skip -= scope.named  # a file the runner names is the program, even if a dialect also read it
+    world = World(rules=digest([scope.rules, scope.summarised]))
+    if same_programs_as is not None:
+        world.settings, world.env = same_programs_as.settings, same_programs_as.env
+        world.programs = dict(same_programs_as.programs)
+    else:
+        env = target_env(config)
+        world.settings, world.env = digest(runner_settings(config)), environment(config)
+        for program in executables(config):
+            world.programs[program] = program_identity(program, config, env)
+    for path in argv_files(config):
+        world.programs[path] = files.file(path)
+    for item in scope.walk():
+        if item.rel in skip:
+            continue
+        if item.kind == "deps":
+            world.files[item.rel + "/"] = dependency_summary(item.path, files)
+            continue
+        info = files.stat_of(item.path) if item.kind == "file" else None
+        world.files[item.rel] = files.file(item.path, info) if info is not None else files.entry(item.path)
+        if info is not None:
+            world.stats[item.rel] = stat_key(info)
+        else:
+            with contextlib.suppress(OSError):
+                world.stats[item.rel] = stat_key(os.lstat(item.path))
+    world.inputs = cache_inputs(config, files)
+    return world

@@ -11,6 +11,7 @@ from __future__ import annotations
 import shlex
 import sqlite3
 import threading
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -230,6 +231,10 @@ class HistoryStore:
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(_SCHEMA)
             self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            # Which database this is: records of runs kept beside it (.workbench/reuse.json) name it, so
+            # after it is moved aside nothing recorded for the old one is taken from the new one.
+            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('id', ?)", (uuid.uuid4().hex,))
+            (self.identity,) = self._db.execute("SELECT value FROM meta WHERE key = 'id'").fetchone()
         except (sqlite3.Error, OSError, UnicodeDecodeError) as exc:
             raise _trouble(path, "open", exc) from None
 

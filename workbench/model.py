@@ -60,6 +60,29 @@ class ResultKey(NamedTuple):
         return RowKey(self.scope, self.set_file, self.row_id)
 
 
+def unique_ids(wanted: list[str | None]) -> list[str | None]:
+    """Row ids as a file's rows are tracked: each as written, and a repeated one as `<id>#<index>` —
+    or, when that is taken too (by a row whose own id is `x#2`, or an earlier repeat), with more `#`
+    suffixes until no two rows share a key. None stays None (an entry that is not a row)."""
+    taken = {w for w in wanted if w is not None}
+    seen: set[str] = set()
+    out: list[str | None] = []
+    for index, want in enumerate(wanted):
+        if want is None:
+            out.append(None)
+            continue
+        row_id = want
+        if row_id in seen:
+            row_id = f"{want}#{index}"
+            extra = 2
+            while row_id in seen or row_id in taken:
+                row_id = f"{want}#{index}#{extra}"
+                extra += 1
+        seen.add(row_id)
+        out.append(row_id)
+    return out
+
+
 def display_name(name: str | None, row_id: str) -> str:
     """What a person calls a row: its name when it has one, else its id."""
     return name or row_id
@@ -174,6 +197,9 @@ class Project:
     problems: list[Problem] = field(default_factory=list)
 
     extras: dict[str, Any] = field(default_factory=dict)  # per-dialect settings found while loading
+    # The files the dialects read as rows, sets and evaluators (project-relative, posix), broken ones too:
+    # the re-scoring fingerprint covers them row by row instead of as files (see fingerprint.py).
+    eval_files: set[str] = field(default_factory=set)
 
     @property
     def scopes(self) -> list[str]:

@@ -1,117 +1,300 @@
-"""Pay once: re-score rows from what their last run recorded instead of running them again.
+"""Pay once, never stale: re-score a row from its recorded run instead of running its target again,
+only when everything that went into that run is known to be the same now.
 
-When nothing but files under `evals/` changed (an expectation, an evaluator, a new row), a row whose
-inputs and runner settings are the same as when it last ran would produce the same output again —
-for targets that call paid APIs or take seconds, that is money and minutes per keystroke. Such a
-row is scored again from the recorded output, trace, log and duration; only new rows and rows whose
-inputs changed run. Anything else that changed (the target's code, `workbench.toml`) re-runs
-everything, and so does `R`.
+A recorded run (`RowRecord`) names what it ran on: the row's own fingerprint (everything the row hands
+its target: inputs, name, id, set, setup — `row_fingerprint`), the `World` it ran in (settings,
+environment, programs, project files: `fingerprint.py`), and the digests of the files its target was
+seen to read outside that world (Python targets). It is reused when all three are equal now, its run
+was not an ERROR, nothing changed while it ran, and it belongs to this history database. Otherwise the
+row runs, and `ReuseDecision.reason` says why — `workbench check` and `run --explain-reuse` print it.
+
+Records live in `.workbench/reuse.json` (written by `run`, `watch` and the TUI alike), the outputs
+they stand for in the history database; a session also keeps its own outcomes in memory.
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
-from pathlib import PurePosixPath
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from . import jsonio
-from .config import Config
-from .dialects import eval_folders
-from .model import Result, RowKey, Verdict, results_by_row
-from .project import EVALS_DIR
+from .events import ReuseDecision
+from .file_digests import FileDigests, changed_since
+from .fingerprint import World, digest
+from .model import EvalSet, Result, Row, RowKey, Verdict, results_by_row
+from .regular_files import open_regular
 from .runners import RunOutcome
+from .writeback.atomic import write_atomically
+
+RECORD_FILE = "reuse.json"
+RECORD_VERSION = 2
+UNBOUNDED_READS = "\x00unbounded"  # the last of `RunOutcome.reads` when the target read more than is tracked
+_MAX_RECORD_BYTES = 256 * 2**20
+_SEP = "\x1f"
 
 
-@dataclass(frozen=True, slots=True)
-class RecordedRun:
-    """What one row's run produced, and a fingerprint of what ran (its inputs, as its dialect sees them)."""
-
-    fingerprint: str
-    outcome: RunOutcome
-
-
-def digest(value: Any) -> str:
-    """A stable fingerprint of a JSON value (key order ignored)."""
-    return hashlib.sha256(jsonio.dumps(value, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
+def row_fingerprint(dialect_name: str, eval_set: EvalSet, row: Row, run: Any) -> str:
+    """Everything a row hands its target: what its dialect says decides the output (`run`: the inputs,
+    a conversation's turns and setup, a replay's steps and tools), and its identity, which the target
+    sees too (WORKBENCH_ROW_ID / _NAME / _SET / _SCOPE): renaming a row runs it again."""
+    return digest({"dialect": dialect_name, "run": run, "id": row.id, "name": row.name,
+                   "set": eval_set.file_name, "scope": eval_set.scope})
 
 
-def runner_fingerprint(config: Config) -> str:
-    """The runner settings that can change what a row outputs (not how many run at once)."""
-    settings = asdict(config.runner)
-    for key in ("concurrency", "preload"):
-        settings.pop(key, None)
-    return digest(settings)
+@dataclass(slots=True)
+class RowRecord:
+    """What one row's last recorded run ran on."""
+
+    run: str  # row_fingerprint
+    world: str  # World.digest
+    reads: dict[str, str] = field(default_factory=dict)  # files read outside the world → digest
+    iteration: int | None = None  # where history keeps its output (None: only in this session's memory)
+    failed: str | None = None  # why the run was an ERROR: such runs are never reused
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run": self.run, "world": self.world, "reads": self.reads, "iteration": self.iteration,
+                "failed": self.failed}
+
+    @classmethod
+    def from_json(cls, doc: Any) -> RowRecord | None:
+        if not isinstance(doc, dict) or not isinstance(doc.get("run"), str) or not isinstance(doc.get("world"), str):
+            return None
+        reads = doc.get("reads")
+        iteration = doc.get("iteration")
+        failed = doc.get("failed")
+        if not isinstance(reads, dict) or not all(isinstance(v, str) for v in reads.values()):
+            return None
+        if iteration is not None and (not isinstance(iteration, int) or isinstance(iteration, bool)):
+            return None
+        return cls(doc["run"], doc["world"], reads, iteration, failed if isinstance(failed, str) else None)
 
 
-def only_evals_changed(files: Iterable[str], folders: Iterable[str] = (EVALS_DIR,)) -> bool:
-    """True when every changed file (paths relative to the project root) is inside one of the eval
-    `folders` (evals/, and the folders of formats kept elsewhere: see `dialects.eval_folders`)."""
-    changed = list(files)
-    prefixes = [PurePosixPath(folder).parts for folder in folders]
-    return bool(changed) and all(any(PurePosixPath(name).parts[:len(p)] == p for p in prefixes) for name in changed)
-
-
-def recorded_from_results(results: Iterable[Result], fingerprints: Mapping[RowKey, str]) -> dict[RowKey, RecordedRun]:
-    """Rebuild recorded runs from stored results (for `run --reuse`): the output every evaluator saw,
-    or the runner's error when the row did not produce one."""
-    runs: dict[RowKey, RecordedRun] = {}
+def outcomes_from_results(results: Iterable[Result]) -> dict[RowKey, RunOutcome]:
+    """Each row's run as history stored it: the output every evaluator saw, its trace, log, duration."""
+    found: dict[RowKey, RunOutcome] = {}
     for key, group in results_by_row(results).items():
-        fingerprint = fingerprints.get(key)
-        if fingerprint is None:
-            continue
         first = group[0]
         produced = next((r for r in group if r.actual is not None), None)
         if produced is not None:
-            outcome = RunOutcome(output=produced.actual, duration_ms=first.duration_ms, log=first.log,
-                                 trace=first.trace)
+            found[key] = RunOutcome(output=produced.actual, duration_ms=first.duration_ms, log=first.log,
+                                    trace=first.trace)
         elif all(r.verdict is Verdict.ERROR for r in group) and first.detail:
-            outcome = RunOutcome(error=first.detail, duration_ms=first.duration_ms, log=first.log, trace=first.trace)
-        else:
-            continue
-        runs[key] = RecordedRun(fingerprint, outcome)
-    return runs
+            found[key] = RunOutcome(error=first.detail, duration_ms=first.duration_ms, log=first.log,
+                                    trace=first.trace)
+    return found
+
+
+OutcomeSource = Callable[[int], Mapping[RowKey, RunOutcome]]
 
 
 class ReuseBook:
-    """The session's memory of every row's last run, and whether it may be used for the next iteration."""
+    """Every row's last recorded run, and whether it may be re-scored in a given world.
 
-    def __init__(self) -> None:
-        self.runner: str | None = None
-        self.runs: dict[RowKey, RecordedRun] = {}
-        # Something besides evals/ changed since the last complete iteration that ran every row: the
-        # recorded runs may be stale until one such iteration completes (a cancelled one doesn't count).
-        self.stale = False
+    `history_id` names the history database the records' outputs live in; records made for another
+    (the history was moved aside or replaced) are never reused. `outcomes` reads an iteration's
+    outputs back from history when this process did not keep them itself."""
 
-    def note(self, config: Config, trigger_kind: str, files: Iterable[str]) -> None:
-        """An iteration was asked for (call it at once, not when it starts: it may be cancelled before)."""
-        if trigger_kind != "row" and (trigger_kind != "change" or not self._evals_only(config, files)):
-            self.stale = True
+    def __init__(self, state_dir: Path | None, history_id: str | None, outcomes: OutcomeSource | None = None,
+                 *, persist: bool = True) -> None:
+        self.path = state_dir / RECORD_FILE if state_dir is not None and persist else None
+        self.history_id = history_id
+        self.digests = FileDigests(state_dir if persist else None)
+        self.records: dict[RowKey, RowRecord] = {}
+        self.worlds: dict[str, World] = {}
+        self.unrecorded: dict[RowKey, str] = {}  # why a row's newest run could not be recorded
+        self.foreign = False  # the file on disk belongs to another history: nothing in it is reused
+        self._outcomes: dict[RowKey, RunOutcome] = {}
+        self._by_iteration: dict[int, Mapping[RowKey, RunOutcome]] = {}
+        self._source = outcomes
+        self._changed: set[RowKey] = set()
+        if self.path is not None:
+            self._load()
 
-    def offer(self, config: Config, trigger_kind: str, files: Iterable[str]) -> dict[RowKey, RecordedRun] | None:
-        """The runs an iteration started by `trigger_kind` may re-score from, or None when it must run
-        everything (an explicit re-run of a row always runs it)."""
-        if trigger_kind != "change" or not self._evals_only(config, files):
+    # -- deciding ----------------------------------------------------------------------------------
+
+    def decide(self, key: RowKey, run: str, world: World, read_digest: Callable[[str], str]) -> ReuseDecision:
+        """May `key`, about to run with fingerprint `run` in `world`, be re-scored from its record?"""
+        record = self.records.get(key)
+        if record is None:
+            why = self.unrecorded.get(key)
+            if why:
+                return ReuseDecision(False, f"runs: its last run could not be recorded: {why}")
+            if self.foreign:
+                return ReuseDecision(False, "runs: the recorded runs belong to another history database (moved aside "
+                                       "or replaced), so none is reused")
+            return ReuseDecision(False, "runs: no earlier run of it is recorded")
+        if record.failed is not None:
+            return ReuseDecision(False, f"runs: its last run was an ERROR ({_first_line(record.failed)})")
+        if record.run != run:
+            return ReuseDecision(False, "runs: what it hands the target changed (inputs, name, id, set or setup)")
+        if record.world != world.digest:
+            before = self.worlds.get(record.world)
+            changes = world.differences(before) if before is not None else []
+            return ReuseDecision(False, "runs: " + ("; ".join(changes) if changes else "the project changed") +
+                            " since its last run")
+        for path, known in record.reads.items():
+            if path == UNBOUNDED_READS:
+                return ReuseDecision(False, "runs: it read more files than workbench keeps track of")
+            if read_digest(path) != known:
+                return ReuseDecision(False, f"runs: a file it read changed: {path}")
+        if self.outcome(key, record) is None:
+            return ReuseDecision(False, f"runs: the output of its last run (iteration {record.iteration}) is no longer "
+                                   "in history")
+        where = f"iteration {record.iteration}" if record.iteration is not None else "its last run"
+        return ReuseDecision(True, f"re-scored from {where}: nothing it depends on changed", record.iteration)
+
+    def outcome(self, key: RowKey, record: RowRecord) -> RunOutcome | None:
+        if key in self._outcomes:
+            return self._outcomes[key]
+        if record.iteration is None or self._source is None:
             return None
-        if self.stale or not config.cache.reuse or self.runner != runner_fingerprint(config) or not self.runs:
-            return None
-        return self.runs
+        if record.iteration not in self._by_iteration:
+            try:
+                self._by_iteration[record.iteration] = self._source(record.iteration)
+            except Exception:  # unreadable history: nothing from it is reused
+                self._by_iteration[record.iteration] = {}
+        return self._by_iteration[record.iteration].get(key)
 
-    @staticmethod
-    def _evals_only(config: Config, files: Iterable[str]) -> bool:
-        return only_evals_changed(files, eval_folders(config.root, config))
+    # -- recording ---------------------------------------------------------------------------------
 
-    def remember(self, config: Config, runs: Mapping[RowKey, RecordedRun], *, partial: bool) -> None:
-        """Keep what a completed iteration ran (or re-scored) for the next one."""
-        if not partial:
-            self.stale = False
-        fingerprint = runner_fingerprint(config)
-        if fingerprint != self.runner:
-            self.runs = {}
-            self.runner = fingerprint
-        self.runs.update(runs)
+    def remember(self, key: RowKey, record: RowRecord, outcome: RunOutcome | None, world: World) -> None:
+        self.records[key] = record
+        self.worlds[world.digest] = world
+        self.unrecorded.pop(key, None)
+        if outcome is not None:
+            self._outcomes[key] = outcome
+        self._changed.add(key)
+
+    def refuse(self, key: RowKey, why: str) -> None:
+        """The row ran, but its run can't stand for the next ones (something changed while it ran)."""
+        self.records.pop(key, None)
+        self._outcomes.pop(key, None)
+        self.unrecorded[key] = why
+        self._changed.add(key)
+
+    def numbered(self, iteration: int | None, keys: Iterable[RowKey]) -> None:
+        """History gave the iteration that ran (or re-scored) these rows its number: their outputs are
+        found there from now on."""
+        if iteration is None:
+            return
+        for key in keys:
+            record = self.records.get(key)
+            if record is not None:
+                record.iteration = iteration
+                self._changed.add(key)
 
     def forget(self) -> None:
-        self.runner = None
-        self.runs = {}
+        """Drop this session's memory of outputs (a runner change, a history moved aside)."""
+        self._outcomes.clear()
+
+    # -- the file ------------------------------------------------------------------------------------
+
+    def _read_file(self) -> dict[str, Any] | None:
+        assert self.path is not None
+        try:
+            if self.path.stat().st_size > _MAX_RECORD_BYTES:
+                return None
+            with open_regular(self.path) as handle:
+                doc = jsonio.loads(handle.read())
+        except (OSError, jsonio.JsonError):
+            return None
+        if not isinstance(doc, dict) or doc.get("version") != RECORD_VERSION:
+            return None
+        return doc
+
+    def _load(self) -> None:
+        doc = self._read_file()
+        if doc is None:
+            return
+        if doc.get("history") != self.history_id:
+            self.foreign = True
+            return
+        worlds = doc.get("worlds")
+        for name, value in (worlds.items() if isinstance(worlds, dict) else ()):
+            world = World.from_json(value)
+            if world is not None and world.digest == name:
+                self.worlds[name] = world
+        rows = doc.get("rows")
+        for text, value in (rows.items() if isinstance(rows, dict) else ()):
+            parts = str(text).split(_SEP)
+            record = RowRecord.from_json(value)
+            if len(parts) == 3 and record is not None:
+                self.records[RowKey(*parts)] = record
+        unrecorded = doc.get("unrecorded")
+        for text, value in (unrecorded.items() if isinstance(unrecorded, dict) else ()):
+            parts = str(text).split(_SEP)
+            if len(parts) == 3 and isinstance(value, str):
+                self.unrecorded[RowKey(*parts)] = value
+
+    def save(self) -> None:
+        """Write what changed over what is on disk now (another workbench process may have recorded rows
+        meanwhile: every record stands on its own, so merging row by row is always consistent)."""
+        self.digests.save()
+        if self.path is None or not self._changed:
+            return
+        doc = self._read_file()
+        if doc is None or doc.get("history") != self.history_id:
+            doc = {"version": RECORD_VERSION, "history": self.history_id, "worlds": {}, "rows": {}, "unrecorded": {}}
+        rows: dict[str, Any] = doc["rows"] if isinstance(doc.get("rows"), dict) else {}
+        unrecorded: dict[str, Any] = doc["unrecorded"] if isinstance(doc.get("unrecorded"), dict) else {}
+        worlds: dict[str, Any] = doc["worlds"] if isinstance(doc.get("worlds"), dict) else {}
+        for key in self._changed:
+            name = _SEP.join(key)
+            record = self.records.get(key)
+            if record is not None:
+                if record.iteration is None:
+                    continue  # its output is only in this process's memory: useless to another one
+                rows[name] = record.to_json()
+                unrecorded.pop(name, None)
+            else:
+                rows.pop(name, None)
+                if key in self.unrecorded:
+                    unrecorded[name] = self.unrecorded[key]
+        for name, world in self.worlds.items():
+            worlds.setdefault(name, world.to_json())
+        used = {value.get("world") for value in rows.values() if isinstance(value, dict)}
+        doc["worlds"] = {name: value for name, value in worlds.items() if name in used}
+        doc["rows"], doc["unrecorded"] = rows, unrecorded
+        self._changed.clear()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(self.path, jsonio.dumps(doc).encode("utf-8", "surrogatepass"))
+        except OSError:
+            pass  # without the file, the next process runs these rows again: never wrong, only slower
+
+
+def tracked_reads(reads: Iterable[str], root: Path, world: World) -> list[str]:
+    """The reads a record must keep: those the world does not already cover (outside the project, in
+    ignored or dependency folders, eval files, through a symlinked folder), in a stable order."""
+    prefix = os.fspath(root) + os.sep
+    kept: set[str] = set()
+    for path in reads:
+        if path == UNBOUNDED_READS:
+            kept.add(path)
+            continue
+        if path.startswith(prefix) and path[len(prefix):].replace(os.sep, "/") in world.files:
+            continue
+        kept.add(path)
+    return sorted(kept, key=lambda p: (p == UNBOUNDED_READS, p))
+
+
+def reads_changed_since(paths: Iterable[str], moment_ns: int) -> str | None:
+    """A read file that changed at or after `moment_ns` (while the row ran), if any."""
+    for path in paths:
+        if path == UNBOUNDED_READS:
+            continue
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if changed_since(info, moment_ns):
+            return path
+    return None
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else "no detail"
+    return line if len(line) <= 120 else line[:119] + "…"

@@ -16,11 +16,12 @@ from .dialects import runner_needed
 from .engine import Engine, RowFilter, RunnerFactory
 from .events import Event, EventSink, IterationReport, Trigger
 from .history import HistoryError, HistoryStore
-from .model import Problem, Result
+from .iteration_reuse import ReusePolicy
+from .model import Problem, Result, RowKey
 from .progress import IterationSummary, LoopTracker
 from .project import ProjectError
-from .reuse import ReuseBook
-from .runners import make_runner
+from .reuse import ReuseBook, outcomes_from_results
+from .runners import RunOutcome, make_runner
 from .watching import watch_changes
 
 
@@ -80,9 +81,15 @@ class Session:
         self.tracker = LoopTracker(config.watch.stall_after, self.remembered)
         self.paused = False
         self.pending_changes: set[str] = set()
-        self.reuse = ReuseBook()  # re-score rows from their last run when only evals/ changed
+        # Re-score rows from their last run when nothing they depend on changed (reuse.py).
+        self.reuse = ReuseBook(config.state_dir, self.history.identity if self.history is not None else None,
+                               self._recorded_outcomes, persist=self.history is not None)
         self.last_report: IterationReport | None = None
         self._tasks: list[asyncio.Task[IterationReport | None]] = []
+
+    def _recorded_outcomes(self, iteration: int) -> dict[RowKey, RunOutcome]:
+        """An iteration's outputs as history keeps them (rows recorded by another workbench process)."""
+        return outcomes_from_results(self.history.results(iteration)) if self.history is not None else {}
 
     def _latest_full(self) -> int | None:
         assert self.history is not None
@@ -103,7 +110,6 @@ class Session:
         if replace:
             for task in earlier:
                 task.cancel()
-        self.reuse.note(self.config, trigger.kind, trigger.files)
         task = asyncio.ensure_future(self._iterate(trigger, selection, earlier))
         task.add_done_callback(self._task_done)
         self._tasks = [*earlier, task]
@@ -129,9 +135,8 @@ class Session:
         partial = selection is not None and (bool(selection.rows) or selection.row_keys is not None
                                              or bool(selection.sets))
         config_problem = await self._reload_config()
-        reuse = self.reuse.offer(self.config, trigger.kind, trigger.files)
         try:
-            report = await self.engine.run_iteration(trigger, selection, self._emit, reuse=reuse)
+            report = await self.engine.run_iteration(trigger, selection, self._emit, reuse=self._policy(trigger))
         except (ConfigError, ProjectError) as exc:
             # evals/ renamed away mid-checkout, a runner that can't start: say so and keep watching.
             self.on_notice(f"iteration not run: {exc}")
@@ -144,12 +149,21 @@ class Session:
                 await asyncio.to_thread(self.history.record, report, partial=partial)
             except HistoryError as exc:
                 self.on_notice(f"this iteration was not recorded: {exc}")
-        self.reuse.remember(self.config, report.runs, partial=partial)
+        self.reuse.numbered(report.number, {r.row_key for r in report.results})
+        await asyncio.to_thread(self.reuse.save)
         summary = self.tracker.update(report, partial=partial)
         summary.number = report.number
         self.last_report = report
         self.on_iteration(report, summary)
         return report
+
+    def _policy(self, trigger: Trigger) -> ReusePolicy:
+        """A file change re-scores what it didn't touch; starting, R and r run what they are asked to."""
+        if not self.config.cache.reuse:
+            return ReusePolicy(self.reuse, False, "re-scoring is off ([cache] reuse = false)")
+        why_not = {"start": "the first iteration runs every row", "manual": "R runs every row again",
+                   "row": "it was asked to run again"}.get(trigger.kind)
+        return ReusePolicy(self.reuse, why_not is None, why_not or "")
 
     async def _reload_config(self) -> Problem | None:
         """Settings are files too: re-read them for every iteration. Unusable settings are reported as a

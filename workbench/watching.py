@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import fnmatch
 import os
 import time
 from collections.abc import AsyncIterator
@@ -11,17 +10,9 @@ from pathlib import Path
 
 import watchfiles
 
-from .config import STATE_DIR, Config, ConfigError
+from .config import Config, ConfigError
+from .project_files import ProjectFiles
 
-IGNORED_DIRS = frozenset({
-    STATE_DIR, ".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", "node_modules",
-    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis", ".idea", ".vscode", "site-packages",
-    "dist", "build", ".eggs",
-})
-IGNORED_NAME_PATTERNS = (
-    "*.pyc", "*.pyo", "*.swp", "*.swo", "*.swx", "*~", ".#*", "#*#", "4913", "*.tmp", "*.bak", "*.orig",
-    ".DS_Store", "flycheck_*", ".*.wb-tmp*", ".*.workbench-tmp",
-)
 # The quiet time after the last change is `debounce_ms`; a stream of changes that never goes quiet is
 # still cut into batches at most this far apart, so a storm of events yields a bounded number of runs.
 MAX_BATCH_MS = 1000
@@ -33,15 +24,23 @@ _GONE_POLL_S = 0.2  # how often a deleted watched folder is looked for again
 
 
 class ChangeFilter(watchfiles.BaseFilter):
-    """Ignores VCS and cache folders, virtualenvs, our own state, editor swap files and user globs."""
+    """Lets through changes to the files that make up the project (`project_files.ProjectFiles`): not
+    workbench's state, VCS internals, the default and user ignores, or dependency folders (virtualenvs,
+    node_modules — their installs are seen by the next iteration's fingerprint instead)."""
 
-    def __init__(self, root: Path, ignore: list[str]) -> None:
+    def __init__(self, root: Path, ignore: list[str], *, use_defaults: bool = True,
+                 named: frozenset[str] = frozenset()) -> None:
         super().__init__()
         self.root = root
-        self.user_globs = list(ignore)
+        self.files = ProjectFiles(root, list(ignore), use_defaults, named)
         self._venvs: set[Path] = set()
 
-    def _in_virtualenv(self, parts: tuple[str, ...]) -> bool:
+    @classmethod
+    def of(cls, config: Config) -> ChangeFilter:
+        files = ProjectFiles.of(config)
+        return cls(config.root, files.user_ignore, use_defaults=files.use_defaults, named=files.named)
+
+    def _in_dependency_folder(self, parts: tuple[str, ...]) -> bool:
         # Only "is a virtualenv" is remembered: `python -m venv` creates bin/ and lib/ before it writes
         # pyvenv.cfg, and a folder remembered as "not a virtualenv" would let every later pip install
         # file through.
@@ -50,7 +49,7 @@ class ChangeFilter(watchfiles.BaseFilter):
             folder = folder / part
             if folder in self._venvs:
                 return True
-            if (folder / "pyvenv.cfg").exists():
+            if self.files.dependency_folder(folder, part):
                 self._venvs.add(folder)
                 return True
         return False
@@ -59,17 +58,15 @@ class ChangeFilter(watchfiles.BaseFilter):
         try:
             rel = Path(path).relative_to(self.root)
         except ValueError:
-            rel = Path(path)
-        parts = rel.parts
-        if any(part in IGNORED_DIRS for part in parts[:-1]) or (parts and parts[-1] in IGNORED_DIRS):
-            return False
-        name = parts[-1] if parts else ""
-        if any(fnmatch.fnmatch(name, pattern) for pattern in IGNORED_NAME_PATTERNS):
-            return False
+            return True  # a watched path outside the root ([watch] paths): every change counts
         posix = rel.as_posix()
-        if any(fnmatch.fnmatch(posix, glob) or fnmatch.fnmatch(name, glob) for glob in self.user_globs):
+        if posix == ".":
+            return True
+        if self.files.ignored(posix, is_dir=True):  # the event doesn't say whether it was a folder
             return False
-        return not self._in_virtualenv(parts)
+        if posix in self.files.named:
+            return True
+        return not self._in_dependency_folder(rel.parts)
 
 
 def watch_paths(config: Config) -> list[Path]:
@@ -104,7 +101,7 @@ async def watch_changes(config: Config, ready: asyncio.Event | None = None) -> A
     root = config.root
     quiet_ms = max(1, config.watch.debounce_ms)
     paths = watch_paths(config)
-    watch_filter = ChangeFilter(root, config.watch.ignore)
+    watch_filter = ChangeFilter.of(config)
     while True:
         identity = _identity(paths)
         stop = asyncio.Event()

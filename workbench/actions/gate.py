@@ -23,12 +23,12 @@ from ..config import Config
 from ..engine import Engine, RowFilter, RunnerFactory
 from ..errors import WorkbenchError
 from ..events import EventSink, IterationReport, Trigger
-from ..fingerprint import ReuseRecord, load_record, project_fingerprint, save_record
 from ..gate import GateOutcome, GateSettings, evaluate_gate
 from ..history import HistoryError, HistoryStore
+from ..iteration_reuse import ReusePolicy
 from ..model import Project, RowKey
-from ..reuse import RecordedRun, recorded_from_results
-from ..runners import make_runner
+from ..reuse import ReuseBook, outcomes_from_results
+from ..runners import RunOutcome, make_runner
 from .checks import check_runnable
 from .scenarios import ScenarioFlags, ScenarioGateRun, prepare_scenarios
 from .signals import run_until_stopped
@@ -44,7 +44,7 @@ class GateRequest:
     rows: tuple[str, ...] = ()
     update_baseline: bool = False
     record: bool = True  # keep the run in .workbench/ history
-    reuse: bool = False  # re-score rows from the last run when nothing but evals/ changed (run --reuse)
+    reuse: bool = False  # re-score rows whose recorded run is proven unchanged (run --reuse)
     scenarios: ScenarioFlags = field(default_factory=ScenarioFlags)  # the scenario gate's flags (seed 000)
 
     @property
@@ -129,14 +129,12 @@ def run_gate(config: Config, request: GateRequest, on_event: EventSink | None = 
     if unmatched:
         raise WorkbenchError(f"nothing matches {' and '.join(unmatched)} ({known_names(project, selection)})")
     engine = Engine(config, runner_factory)
-    fingerprint = project_fingerprint(config) if request.reuse else None
-    reuse = recorded_runs(config, fingerprint) if fingerprint is not None and config.cache.reuse else None
+    policy = reuse_policy(config, request)
     report = run_until_stopped(engine.run_iteration(Trigger("run"), selection, on_event, project=project,
-                                                    reuse=reuse))
+                                                    reuse=policy))
     history_problem = record_run(config, report, partial=request.partial) if request.record else None
-    if fingerprint is not None and report.number is not None and not request.partial:
-        save_record(config, ReuseRecord(report.number, fingerprint,
-                                        {key: run.fingerprint for key, run in report.runs.items()}))
+    policy.book.numbered(report.number, {r.row_key for r in report.results})
+    policy.book.save()
     judged = report if scenarios is None else scenarios.others(report)  # scenarios have a gate of their own
     settings = request.settings if scenarios is None else replace(request.settings, allow_empty=True)
     check = None
@@ -156,18 +154,28 @@ def run_gate(config: Config, request: GateRequest, on_event: EventSink | None = 
     return run
 
 
-def recorded_runs(config: Config, fingerprint: str) -> dict[RowKey, RecordedRun] | None:
-    """The runs `run --reuse` may re-score from: those of the last recorded run, when its project
-    fingerprint (every file outside evals/ and the runner settings) is the same as now."""
-    record = load_record(config)
-    if record is None or record.project != fingerprint:
-        return None
-    try:
+def reuse_policy(config: Config, request: GateRequest) -> ReusePolicy:
+    """What `run` does with recorded runs: with `--reuse`, re-score the rows whose run is proven
+    unchanged; either way, record what ran (when history is kept) for the next `run --reuse`, `watch`
+    or TUI session."""
+    history_id: str | None = None
+    if request.record:
+        try:
+            with HistoryStore.open(config) as store:
+                history_id = store.identity
+        except HistoryError:
+            history_id = None
+
+    def outcomes(iteration: int) -> dict[RowKey, RunOutcome]:
         with HistoryStore.open(config) as store:
-            results = store.results(record.iteration)
-    except (HistoryError, ValueError):
-        return None
-    return recorded_from_results(results, record.rows) or None
+            return outcomes_from_results(store.results(iteration))
+
+    book = ReuseBook(config.state_dir, history_id, outcomes, persist=history_id is not None)
+    if not request.reuse:
+        return ReusePolicy(book, False, "`run` without --reuse runs every row")
+    if not config.cache.reuse:
+        return ReusePolicy(book, False, "re-scoring is off ([cache] reuse = false)")
+    return ReusePolicy(book, True)
 
 
 def known_names(project: Project, selection: RowFilter, shown: int = 10) -> str:

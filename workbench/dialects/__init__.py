@@ -23,19 +23,6 @@ if TYPE_CHECKING:
 DIALECTS: list[Dialect] = [UiPathDialect(), ReplaysDialect(), ScenariosDialect(), ConversationsDialect()]
 
 
-def eval_folders(root: Path, config: Config | None) -> list[str]:
-    """Where the project's eval files live, as project-relative posix paths: `evals` and the folders of
-    formats kept elsewhere (a scenarios folder). A change inside them is an eval edit, not a code edit."""
-    folders = ["evals"]
-    for dialect in DIALECTS:  # no `present()` scan: a folder that isn't there changes nothing
-        for folder in dialect.watched_dirs(root, config):
-            try:
-                folders.append(folder.resolve().relative_to(root.resolve()).as_posix())
-            except ValueError:
-                continue  # outside the project: never part of its fingerprint or its changes
-    return list(dict.fromkeys(folders))
-
-
 def runner_needed(root: Path, config: Config | None) -> bool:
     """Whether running the project at `root` needs its target: not when every format present there
     runs without one (a project of scripted replays needs no `[runner]`)."""

@@ -89,8 +89,14 @@ class LoadContext:
             if path.is_file():
                 yield path
 
+    def loaded(self, path: Path) -> None:
+        """`path` is one of this format's eval files (read as rows, a set or evaluators, even when broken):
+        the re-scoring fingerprint covers what it says row by row rather than as a file."""
+        self.project.eval_files.add(relative(self.root, path))
+
     def read_json(self, path: Path) -> Any:
         """The parsed document, or UNREADABLE after recording a problem that names the file."""
+        self.loaded(path)
         try:
             if not path.is_file():
                 self.problem(path, "is not a regular file; not read")
@@ -163,9 +169,10 @@ class Dialect:
         instead of run again only while this is unchanged. By default the row's inputs."""
         return row.inputs
 
-    def watched_dirs(self, root: Path, config: Config | None) -> list[Path]:
-        """Folders outside evals/ whose files are this format's rows (only evals/ by default)."""
-        return []
+    def run_error(self, outcome: RunOutcome) -> str | None:
+        """Why this run of a row failed (a timeout, a crash, a target that could not start), or None.
+        A failed run is never re-scored: the row runs again next time."""
+        return outcome.error
 
     async def execute(self, run: RowRun) -> RunOutcome:
         """Run one row: by default, the target once on the row's inputs."""

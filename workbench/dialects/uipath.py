@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..compare import type_name
-from ..model import EvalSet, EvaluatorDef, Row
+from ..model import EvalSet, EvaluatorDef, Row, unique_ids
 from .base import EVALS_DIR, UNREADABLE, Dialect, LoadContext
 from .uipath_contract import contract_warnings
 
@@ -23,6 +23,28 @@ if TYPE_CHECKING:
 SETS_DIR = "eval-sets"
 EVALUATORS_DIR = "evaluators"
 EVAL_FILES_DIR = "eval-files"
+
+
+def row_ids(evaluations: list[Any]) -> list[str | None]:
+    """The key each entry of an eval set's `evaluations` is tracked by (None for entries skipped as not
+    rows): its `id`, else its name, else `#index`; repeats made unique by `model.unique_ids`. Accept and
+    add-row find rows on disk by this same rule."""
+    wanted: list[str | None] = []
+    for index, entry in enumerate(evaluations):
+        if not isinstance(entry, dict):
+            wanted.append(None)
+            continue
+        inputs, criteria = entry.get("inputs"), entry.get("evaluationCriterias")
+        if not isinstance(inputs, (dict, type(None))) or not isinstance(criteria, (dict, type(None))):
+            wanted.append(None)
+            continue
+        raw_id, raw_name = entry.get("id"), entry.get("name")
+        name = raw_name if isinstance(raw_name, str) else ""
+        if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) and str(raw_id):
+            wanted.append(str(raw_id))
+        else:
+            wanted.append(name or f"#{index}")
+    return unique_ids(wanted)
 
 
 class UiPathDialect(Dialect):
@@ -154,6 +176,7 @@ class _Loader:
         rows: list[Row] = []
         seen_ids: dict[str, int] = {}
         seen_names: dict[str, int] = {}
+        tracked = row_ids(evaluations)  # the same keys accept and add-row find the rows by
         for index, entry in enumerate(evaluations):
             where = f"evaluations[{index}]"
             if not isinstance(entry, dict):
@@ -177,17 +200,17 @@ class _Loader:
                 self.ctx.problem(path, f"{label}.evaluationCriterias must be an object keyed by evaluator "
                                    f"ref, not {type_name(criteria)}; row skipped")
                 continue
-            if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) and str(raw_id):
-                row_id = str(raw_id)
-            else:
-                row_id = name or f"#{index}"
-                self.ctx.problem(path, f"{label} has no \"id\"; using {row_id!r} to track it", "warning")
-            if row_id in seen_ids:
-                first = seen_ids[row_id]
-                self.ctx.problem(path, f"{label} has the same id {row_id!r} as evaluations[{first}]; "
-                                   f"tracking it as {row_id}#{index}")
-                row_id = f"{row_id}#{index}"
-            seen_ids[row_id] = index
+            wanted = str(raw_id) if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) else ""
+            if not wanted:
+                self.ctx.problem(path, f"{label} has no \"id\"; using {name or f'#{index}'!r} to track it",
+                                 "warning")
+            row_id = tracked[index] or f"#{index}"
+            written = wanted or name or f"#{index}"
+            if row_id != written:
+                first = seen_ids.get(written, 0)
+                self.ctx.problem(path, f"{label} has the same id {written!r} as evaluations[{first}]; "
+                                   f"tracking it as {row_id}")
+            seen_ids.setdefault(written, index)
             if name and name in seen_names:
                 self.ctx.problem(path, f"{label} has the same name as evaluations[{seen_names[name]}]; "
                                    "select it by id", "warning")

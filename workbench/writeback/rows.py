@@ -2,7 +2,7 @@
 
 Row ids must match what `project.load_project` assigned when the output was recorded (a row without
 an id is tracked by its name or `#index`, a duplicate id as `id#index`), so `row_ids` repeats those
-rules on the document as it is on disk at write time.
+rules on the document as it is on disk at write time (`dialects.uipath.row_ids` is the one rule).
 """
 
 from __future__ import annotations
@@ -10,33 +10,9 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Any
 
+from ..dialects.uipath import row_ids
 from ..model import EvalSet, Problem, Project, Row
 from .errors import WritebackError
-
-
-def row_ids(evaluations: list[Any]) -> list[str | None]:
-    """The id `load_project` gives each entry of `evaluations` (None for entries it skips)."""
-    ids: list[str | None] = []
-    seen: set[str] = set()
-    for index, entry in enumerate(evaluations):
-        if not isinstance(entry, dict):
-            ids.append(None)
-            continue
-        inputs, criteria = entry.get("inputs"), entry.get("evaluationCriterias")
-        if not isinstance(inputs, (dict, type(None))) or not isinstance(criteria, (dict, type(None))):
-            ids.append(None)
-            continue
-        raw_id, raw_name = entry.get("id"), entry.get("name")
-        name = raw_name if isinstance(raw_name, str) else ""
-        if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) and str(raw_id):
-            row_id = str(raw_id)
-        else:
-            row_id = name or f"#{index}"
-        if row_id in seen:
-            row_id = f"{row_id}#{index}"
-        seen.add(row_id)
-        ids.append(row_id)
-    return ids
 
 
 def row_index(evaluations: list[Any], row_id: str) -> int | None:

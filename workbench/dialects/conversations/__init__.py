@@ -34,5 +34,12 @@ class ConversationsDialect(Dialect):
     async def execute(self, run: RowRun) -> RunOutcome:
         return await play(run)
 
+    def run_error(self, outcome: RunOutcome) -> str | None:
+        """A conversation the target broke off (a turn timed out, crashed, broke the protocol) failed."""
+        stopped = outcome.output.get("stopped") if isinstance(outcome.output, dict) else None
+        if isinstance(stopped, dict):
+            return str(stopped.get("error") or "the conversation stopped")
+        return outcome.error
+
 
 __all__ = ["ConversationsDialect"]

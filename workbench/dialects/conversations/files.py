@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ...compare import type_name
-from ...model import EvalSet, EvaluatorDef, Row
+from ...model import EvalSet, EvaluatorDef, Row, unique_ids
 from ...scoring.conversation import CONVERSATION_TYPE
 from ..base import UNREADABLE, LoadContext, relative
 from ..uipath import EVAL_FILES_DIR, EVALUATORS_DIR, SETS_DIR
@@ -58,11 +58,13 @@ class ConversationLoader:
             return
         scope = relative(self.ctx.root, path.parent)
         rows: list[Row] = []
+        ids = unique_ids([_wanted_id(index, spec) if isinstance(spec, dict) else None
+                          for index, spec in enumerate(entries)])
         for index, spec in enumerate(entries):
             if not isinstance(spec, dict):
                 self.ctx.problem(path, f"evals[{index}] must be an eval object, not {type_name(spec)}; skipped")
                 continue
-            rows.append(self.row(path, index, spec, rows))
+            rows.append(self.row(path, index, spec, ids[index] or f"#{index}"))
         self.ctx.project.sets.append(EvalSet(scope=scope, path=path, id=None, name=None,
                                              evaluator_refs=[EVALUATOR_REF], rows=rows, dialect="conversations",
                                              short_name=short_name(path)))
@@ -91,16 +93,13 @@ class ConversationLoader:
                                f"not {type_name(doc)}")
         return None
 
-    def row(self, path: Path, index: int, spec: dict[str, Any], earlier: list[Row]) -> Row:
+    def row(self, path: Path, index: int, spec: dict[str, Any], row_id: str) -> Row:
         problems = eval_problems(spec)
-        name = spec.get("name") if isinstance(spec.get("name"), str) and spec["name"].strip() else ""
-        row_id = name or f"#{index}"
+        name = _name(spec)
         where = f"{relative(self.ctx.root, path)}" + (f" (evals[{index}])" if index else "")
         if name and name in self.names:
             problems.insert(0, f"name {name!r} is already used by the eval in {self.names[name]}; eval names "
                                "are unique in the project")
-            if any(row.id == row_id for row in earlier):
-                row_id = f"{name}#{index}"
         elif name:
             self.names[name] = where
         tags = spec.get("tags")
@@ -109,6 +108,16 @@ class ConversationLoader:
                    criteria={EVALUATOR_REF: spec}, index=index, raw=spec, problem="\n".join(problems) or None,
                    tags=tuple(t for t in tags if isinstance(t, str)) if isinstance(tags, list) else (),
                    kind=kind if kind in EVAL_TYPES else None)
+
+
+def _name(spec: dict[str, Any]) -> str:
+    name = spec.get("name")
+    return name if isinstance(name, str) and name.strip() else ""
+
+
+def _wanted_id(index: int, spec: dict[str, Any]) -> str:
+    """An eval is tracked by its name, or `#index` without one (repeats made unique by `unique_ids`)."""
+    return _name(spec) or f"#{index}"
 
 
 def _inputs(spec: dict[str, Any]) -> dict[str, Any]:

@@ -42,9 +42,6 @@ class ScenariosDialect(Dialect):
         settings, _ = resolve_settings(root, config)
         return settings.dir.is_dir() or settings.dir_named or (root / APPILOTS_DIR).is_dir()
 
-    def watched_dirs(self, root: Path, config: Config | None) -> list[Path]:
-        return [resolve_settings(root, config)[0].dir]
-
     def load(self, ctx: LoadContext) -> None:
         settings, rc = resolve_settings(ctx.root, ctx.config)
         for message, severity in rc.problems:
@@ -72,6 +69,7 @@ class ScenariosDialect(Dialect):
 def scenario_row(ctx: LoadContext, path: Path, index: int, settings: ScenarioSettings) -> Row:
     """The row of one scenario file; a file that can't run is a row whose `problem` says why."""
     where = relative(ctx.root, path)
+    ctx.loaded(path)
     doc, problem = _read(path)
     if problem is None and not isinstance(doc, dict):
         problem = f"must be a JSON object (one scenario), not {type_name(doc)}"

@@ -1,0 +1,113 @@
+"""One iteration's part in re-scoring: the world it runs in, each row's decision (re-score or run, and
+why), and afterwards the records of what ran — unless something changed while it ran.
+
+The world is fingerprinted twice, before the first row starts and after the last one ends. A project
+file that differs between the two (by content or by stat: an edit, even one put back) means the runs
+may have seen either version, so none of them is recorded for re-scoring; a file a row read outside
+the project that changed after the iteration began does the same for that row.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+from .config import Config
+from .events import ReuseDecision
+from .fingerprint import World, compute_world
+from .model import Project, RowKey
+from .reuse import UNBOUNDED_READS, ReuseBook, RowRecord, reads_changed_since, tracked_reads
+from .runners import RunOutcome
+
+_SHOWN = 3
+
+
+@dataclass(slots=True)
+class ReusePolicy:
+    """What an iteration may do with recorded runs: re-score from `book` when `allowed`, else run
+    every row (`why_not` says why, for `--explain-reuse`); it records what ran into `book` either way."""
+
+    book: ReuseBook
+    allowed: bool = True
+    why_not: str = "every row runs"
+
+
+@dataclass(slots=True)
+class KeptState:
+    """What a runner kept between iterations was serving: its processes may hold imported code, so they
+    serve again only in the same world, while every file they were seen to read is unchanged."""
+
+    world: str
+    reads: dict[str, str] = field(default_factory=dict)
+
+
+class IterationReuse:
+    def __init__(self, policy: ReusePolicy, config: Config, project: Project) -> None:
+        self.policy = policy
+        self.book = policy.book
+        self.config = config
+        self.project = project
+        self.world = World()
+        self.started_ns = 0
+        self._memo: dict[str, str] = {}
+        self._ran: list[tuple[RowKey, str, RunOutcome, str | None]] = []
+        self.cluster = config.cluster.engine is not None  # reads on other machines mean nothing here
+
+    def read_digest(self, path: str) -> str:
+        """A file's digest, looked at once per iteration."""
+        if path not in self._memo:
+            self._memo[path] = self.book.digests.file(path)
+        return self._memo[path]
+
+    async def begin(self, rows: list[tuple[RowKey, str]]) -> dict[RowKey, ReuseDecision]:
+        """Fingerprint the world and decide each row (`rows`: its key and its row fingerprint)."""
+        self.started_ns = time.time_ns()
+        return await asyncio.to_thread(self._begin, rows)
+
+    def _begin(self, rows: list[tuple[RowKey, str]]) -> dict[RowKey, ReuseDecision]:
+        self.world = compute_world(self.config, self.project.eval_files, self.book.digests)
+        if not self.policy.allowed:
+            return {key: ReuseDecision(False, f"runs: {self.policy.why_not}") for key, _ in rows}
+        return {key: self.book.decide(key, run, self.world, self.read_digest) for key, run in rows}
+
+    def may_keep_serving(self, kept: KeptState | None) -> bool:
+        """Whether a runner kept from an earlier iteration may serve this one."""
+        if kept is None or not self.policy.allowed or kept.world != self.world.digest:
+            return False
+        return all(self.read_digest(path) == known for path, known in kept.reads.items())
+
+    def ran(self, key: RowKey, run: str, outcome: RunOutcome, error: str | None) -> None:
+        """A row's target ran (`error`: why that run failed, per its dialect)."""
+        self._ran.append((key, run, outcome, error))
+
+    async def finish(self, kept: KeptState | None = None) -> KeptState:
+        """Record what ran in the book (after the world is fingerprinted again; the caller saves it once
+        history has numbered the iteration); the state a kept runner now has."""
+        return await asyncio.to_thread(self._finish, kept)
+
+    def _finish(self, kept: KeptState | None) -> KeptState:
+        state = KeptState(self.world.digest, dict(kept.reads) if kept is not None else {})
+        if not self._ran:
+            return state
+        after = compute_world(self.config, self.project.eval_files, self.book.digests, same_programs_as=self.world)
+        edited = self.world.edited_during(after)
+        during = _named("the project changed while it ran", edited) if edited else None
+        for key, run, outcome, error in self._ran:
+            reads = [] if self.cluster else tracked_reads(outcome.reads, self.config.root, self.world)
+            why = during
+            if why is None:
+                late = reads_changed_since(reads, self.started_ns)
+                why = f"{late}, which it read, changed while it ran" if late else None
+            if why is not None:
+                self.book.refuse(key, why)
+                continue
+            digests = {path: UNBOUNDED_READS if path == UNBOUNDED_READS else self.read_digest(path) for path in reads}
+            state.reads.update({p: d for p, d in digests.items() if p != UNBOUNDED_READS})
+            self.book.remember(key, RowRecord(run, self.world.digest, digests, None, error), outcome, self.world)
+        return state
+
+
+def _named(what: str, names: list[str]) -> str:
+    more = f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else ""
+    return f"{what} ({', '.join(names[:_SHOWN])}{more})"
