@@ -1,19 +1,34 @@
 """`kind = "command"` with `[runner] preload` (the default): when the command is a Python interpreter
 running a script or `-m module`, rows are forked from a warm parent that has already imported what the
 script imports, instead of paying interpreter start-up and imports per row. Anything the warm parent
-can't do falls back to one fresh process per row, said once in the log.
+can't do falls back to one fresh process per row, said once in the log: a command it can't serve, a
+parent that doesn't finish its imports in time, a fork that doesn't answer in time, a parent that dies.
+
+Time: a fresh process spends its start-up and imports inside its timeout, so a forked row is charged
+the parent's start-up time once. A row that waited for the parent to get ready has spent that wait
+already; a row forked later gets its timeout less the parent's start-up. A row that falls back to a
+fresh process gets its whole timeout again (the time it waited for a parent that never served is not
+charged).
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 
 from ..config import Config
 from .base import LogSink, expand_argv, target_env
 from .command import CommandRunner
 from .process import ProcessResult, supervise
-from .warm_parent import PreloadPlan, PreloadUnavailable, WarmParent, plan_preload
+from .read_audit import ReadsFile, merged
+from .warm_parent import START_TIMEOUT_S, PreloadPlan, PreloadUnavailable, WarmParent, plan_preload
+
+
+def forked_budget(timeout: float, requested: float, parent_ready: float, parent_start: float, now: float) -> float:
+    """Seconds left of a forked row's `timeout` at `now`: as if it had started `parent_start` seconds (the
+    parent's start-up and imports) before the later of its request and the parent being ready."""
+    return timeout - (now - (max(requested, parent_ready) - parent_start))
 
 
 class PreloadRunner(CommandRunner):
@@ -24,21 +39,24 @@ class PreloadRunner(CommandRunner):
         self._starting: asyncio.Task[WarmParent | None] | None = None
         self._fallback_said = False
         self.fallback_reason = reason
+        self._reads_ids = itertools.count(1)
+        self._closed = False
 
     async def _warm_parent(self) -> WarmParent | None:
-        if self.plan is None:
+        if self.plan is None or self.fallback_reason is not None:
             return None
         if self._starting is None:
             self._starting = asyncio.ensure_future(self._start_parent())
-        return await asyncio.shield(self._starting)
+        parent = await asyncio.shield(self._starting)
+        return parent if self.fallback_reason is None else None
 
     async def _start_parent(self) -> WarmParent | None:
         assert self.plan is not None
-        parent = WarmParent(self.plan, self.config.root, target_env(self.config))
+        parent = WarmParent(self.plan, self.config.root, target_env(self.config), self._trace_dir)
         try:
-            await parent.start()
+            await parent.start(min(START_TIMEOUT_S, self.config.runner.timeout))
         except PreloadUnavailable as exc:
-            self.fallback_reason = str(exc)
+            self.fallback_reason = self.fallback_reason or str(exc)
             return None
         except BaseException:
             await asyncio.shield(parent.close())
@@ -46,24 +64,53 @@ class PreloadRunner(CommandRunner):
         self._parent = parent
         return parent
 
+    async def _stop_parent(self, reason: str) -> None:
+        """No more forks this iteration: the rest of the rows run as fresh processes."""
+        self.fallback_reason = self.fallback_reason or reason
+        parent, self._parent = self._parent, None
+        if parent is not None:
+            await parent.close()
+
     async def start_row(self, stdin: bytes, env: dict[str, str], timeout: float,
-                        on_log: LogSink | None) -> ProcessResult:
+                        on_log: LogSink | None) -> tuple[ProcessResult, tuple[str, ...]]:
+        requested = time.perf_counter()
         parent = await self._warm_parent()
         if parent is not None:
-            started = time.perf_counter()
-            try:
-                child = await parent.spawn(env, self.config.root)
-            except PreloadUnavailable as exc:
-                self.fallback_reason = str(exc)
-            else:
-                return await supervise(child, stdin=stdin, timeout=timeout,
-                                       stdout_cap=self.stdout_cap, on_log=on_log, started=started)
+            forked = await self._forked_row(parent, stdin, env, timeout, on_log, requested)
+            if forked is not None:
+                return forked
         if not self._fallback_said and on_log is not None:
             self._fallback_said = True
             on_log(f"[workbench] preload off, one process per row: {self.fallback_reason}")
         return await super().start_row(stdin, env, timeout, on_log)
 
+    async def _forked_row(self, parent: WarmParent, stdin: bytes, env: dict[str, str], timeout: float,
+                          on_log: LogSink | None, requested: float) -> tuple[ProcessResult, tuple[str, ...]] | None:
+        """The row forked from `parent`, or None when it must run as a fresh process instead."""
+        started = max(requested, parent.ready_at)
+        if forked_budget(timeout, requested, parent.ready_at, parent.import_seconds, time.perf_counter()) <= 0:
+            return ProcessResult(timed_out=True), ()  # its imports alone took longer than its timeout
+        reads = ReadsFile(str(self._trace_dir / f"row-{next(self._reads_ids)}.reads"))
+        try:
+            try:
+                child = await parent.spawn(env, self.config.root, reads.path)
+            except PreloadUnavailable as exc:
+                await self._stop_parent(str(exc))
+                return None
+            budget = forked_budget(timeout, requested, parent.ready_at, parent.import_seconds, time.perf_counter())
+            result = await supervise(child, stdin=stdin, timeout=max(budget, 0.0), stdout_cap=self.stdout_cap,
+                                     on_log=on_log, started=started)
+            if child.orphaned and not self._closed:  # its exit status is lost with the parent: run it again
+                await self._stop_parent("the warm parent exited while rows ran")
+                if on_log is not None:
+                    on_log("[workbench] the warm parent exited while this row ran; it runs again as a fresh process")
+                return None
+            return result, merged(parent.reads(), reads.paths())
+        finally:
+            reads.close()
+
     async def aclose(self) -> None:
+        self._closed = True
         if self._starting is not None and not self._starting.done():
             self._starting.cancel()
         if self._parent is not None:

@@ -35,6 +35,10 @@ class PythonRunner(WorkerRunner):
         super().__init__(config, python_argv(config))
         self.target = config.runner.callable or "the function"
 
+    def audited_argv(self, reads: str) -> list[str]:
+        """worker_main.py records the process's reads itself when given the file."""
+        return [*self.argv, reads]
+
     def fatal_reason(self) -> str:
         return f"could not load {self.target} (imported with {self.config.root} first on sys.path): {self.fatal}"
 

@@ -17,14 +17,19 @@ import re
 import signal
 import socket
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from .process import kill_group
+from .read_audit import ReadsFile
 from .reaper import REAPER
 
 ZYGOTE = Path(__file__).with_name("zygote_main.py")
+# The parent's start (interpreter and imports) waits at most this long, or the row timeout if shorter; a
+# fork request at most FORK_TIMEOUT_S. Past either the parent is killed and rows run as fresh processes.
 START_TIMEOUT_S = 30.0
+FORK_TIMEOUT_S = 10.0
 _PYTHON_NAME = re.compile(r"python(\d+(\.\d+)?)?(\.exe)?$")
 _MAX_MESSAGE = 1 << 20
 
@@ -38,11 +43,12 @@ class PreloadPlan:
     """A command that is a Python interpreter running a script (or `-m module`)."""
 
     interpreter: str
-    script: str | None  # absolute path
-    argv0: str | None  # the script as the command wrote it (what sys.argv[0] shows)
+    script: str | None  # absolute, symlinks resolved (to read its imports and find sys.path[0])
+    argv0: str | None  # the script as the command wrote it (what sys.argv[0] and, made absolute, __file__ show)
     module: str | None
     args: list[str]
     unbuffered: bool
+    argv: tuple[str, ...] = ()  # the whole command, as sys.orig_argv shows it
 
     def child_argv(self) -> list[str]:
         """What the child's sys.argv holds after argv[0] (the script or module is added by the child)."""
@@ -67,14 +73,14 @@ def plan_preload(argv: list[str], root: Path) -> PreloadPlan | str | None:
     if rest[0] == "-m":
         if len(rest) < 2 or not rest[1]:
             return "`-m` without a module name"
-        return PreloadPlan(interpreter, None, None, rest[1], rest[2:], unbuffered)
+        return PreloadPlan(interpreter, None, None, rest[1], rest[2:], unbuffered, tuple(argv))
     if rest[0].startswith("-"):
         return f"interpreter option {rest[0]!r} is not supported by preload"
     script = Path(rest[0])
     path = script if script.is_absolute() else root / script
     if not path.is_file():
         return f"script {rest[0]!r} not found in {root}"
-    return PreloadPlan(interpreter, str(path.resolve()), rest[0], None, rest[1:], unbuffered)
+    return PreloadPlan(interpreter, str(path.resolve()), rest[0], None, rest[1:], unbuffered, tuple(argv))
 
 
 class ForkedChild:
@@ -86,6 +92,7 @@ class ForkedChild:
         self.pid = 0
         self.exit_code: int | None = None
         self.exited: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.orphaned = False  # the warm parent went away while this child ran: its exit status is unknown
         self.stdin: asyncio.StreamWriter
         self.stdout: asyncio.StreamReader
         self.stderr: asyncio.StreamReader
@@ -119,11 +126,15 @@ class ForkedChild:
 class WarmParent:
     """One warm parent per iteration (a new one per iteration, so edits to the script take effect)."""
 
-    def __init__(self, plan: PreloadPlan, root: Path, env: dict[str, str]) -> None:
+    def __init__(self, plan: PreloadPlan, root: Path, env: dict[str, str], scratch: Path) -> None:
         self.plan = plan
         self.root = root
         self.env = env
+        self.scratch = scratch  # workbench's temp folder for this runner: the reads files go there
         self.preloaded: list[str] = []
+        self.import_seconds = 0.0  # from starting the interpreter to its ready message
+        self.ready_at = 0.0  # time.perf_counter() of the ready message
+        self._reads: ReadsFile | None = None
         self._proc: asyncio.subprocess.Process | None = None
         self._sock: socket.socket | None = None
         self._ids = itertools.count(1)
@@ -134,13 +145,23 @@ class WarmParent:
         self._stderr_task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
 
-    async def start(self) -> None:
-        """Start the parent and wait until it has imported what the script imports."""
+    def reads(self) -> tuple[str, ...]:
+        """What the parent read (its interpreter's start-up modules, the preloaded ones): every row forked
+        from it uses them, so they count among each row's reads."""
+        return self._reads.paths() if self._reads is not None else ()
+
+    async def start(self, deadline: float = START_TIMEOUT_S) -> None:
+        """Start the parent and wait until it has imported what the script imports; a parent that takes
+        longer than `deadline` seconds (a hanging import) is killed and PreloadUnavailable raised."""
+        started = time.perf_counter()
+        self._reads = ReadsFile(str(self.scratch / "warm-parent.reads"))
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        spec = json.dumps({"script": self.plan.script, "module": self.plan.module, "project": str(self.root)})
+        spec = json.dumps({"script": self.plan.script, "module": self.plan.module, "project": str(self.root),
+                           "reads": self._reads.path, "orig_argv": list(self.plan.argv)})
+        options = ["-u"] if self.plan.unbuffered else []  # sys.flags.unbuffered as in a fresh `python -u`
         try:
             self._proc = await asyncio.create_subprocess_exec(
-                self.plan.interpreter, str(ZYGOTE), str(theirs.fileno()), spec,
+                self.plan.interpreter, *options, str(ZYGOTE), str(theirs.fileno()), spec,
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.PIPE, cwd=self.root, env=self.env, pass_fds=(theirs.fileno(),),
                 start_new_session=True)
@@ -155,13 +176,19 @@ class WarmParent:
         self._stderr_task = asyncio.ensure_future(self._drain_stderr())
         loop = asyncio.get_running_loop()
         try:
-            first = await asyncio.wait_for(loop.sock_recv(ours, _MAX_MESSAGE), START_TIMEOUT_S)
-        except (TimeoutError, OSError):
+            first = await asyncio.wait_for(loop.sock_recv(ours, _MAX_MESSAGE), deadline)
+        except TimeoutError:
+            await self.close()
+            raise PreloadUnavailable(f"the warm parent had not finished importing what the script imports after "
+                                     f"{deadline:g}s (an import that hangs?); it was stopped") from None
+        except OSError:
             first = b""
         if not first:
             await self.close()
             tail = bytes(self._stderr[-2000:]).decode("utf-8", errors="replace").strip()
             raise PreloadUnavailable("the warm parent did not start" + (f": {tail}" if tail else ""))
+        self.ready_at = time.perf_counter()
+        self.import_seconds = self.ready_at - started
         self.preloaded = list(json.loads(first).get("preloaded", []))
         self._reader = asyncio.ensure_future(self._read())
 
@@ -172,7 +199,8 @@ class WarmParent:
             del self._stderr[:-8192]
 
     async def _read(self) -> None:
-        """Route the parent's messages: fork replies to the waiting `spawn`, exits to their child."""
+        """Route the messages: pids (sent by each child once it runs) and fork errors to the waiting
+        `spawn`, exits to their child."""
         assert self._sock is not None
         loop = asyncio.get_running_loop()
         try:
@@ -183,17 +211,25 @@ class WarmParent:
                     child = self._children.pop(ident, None)
                     if child is not None:
                         child.set_exit(int(message["exit"]))
-                elif ident in self._waiting:
-                    future = self._waiting.pop(ident)
-                    if not future.done():
-                        if "pid" in message:
-                            future.set_result(int(message["pid"]))
-                        else:
-                            future.set_exception(PreloadUnavailable(str(message.get("error"))))
+                    self._answer(ident, PreloadUnavailable(
+                        f"a forked child exited with {message['exit']} before it started running the script"))
+                elif "pid" in message:
+                    self._answer(ident, int(message["pid"]))
+                else:
+                    self._answer(ident, PreloadUnavailable(str(message.get("error"))))
         except (OSError, ValueError):
             pass
         finally:
             self._fail_all()
+
+    def _answer(self, ident: object, answer: int | PreloadUnavailable) -> None:
+        future = self._waiting.pop(ident, None)  # type: ignore[call-overload]
+        if future is None or future.done():
+            return
+        if isinstance(answer, PreloadUnavailable):
+            future.set_exception(answer)
+        else:
+            future.set_result(answer)
 
     def _fail_all(self) -> None:
         for future in self._waiting.values():
@@ -201,11 +237,15 @@ class WarmParent:
                 future.set_exception(PreloadUnavailable("the warm parent exited"))
         self._waiting.clear()
         for child in self._children.values():
+            child.orphaned = True
             child.set_exit(-signal.SIGKILL)
         self._children.clear()
 
-    async def spawn(self, env: dict[str, str], cwd: Path) -> ForkedChild:
-        """Fork one row's process; its stdin/stdout/stderr are fresh pipes read here."""
+    async def spawn(self, env: dict[str, str], cwd: Path, reads: str | None = None,
+                    deadline: float = FORK_TIMEOUT_S) -> ForkedChild:
+        """Fork one row's process; its stdin/stdout/stderr are fresh pipes read here, its reads go to the
+        file `reads` (created by the caller). A fork that doesn't answer within `deadline` seconds (a
+        blocking `os.register_at_fork` hook) raises PreloadUnavailable; the caller stops the parent."""
         assert self._sock is not None
         ident = next(self._ids)
         child = ForkedChild(self, ident)
@@ -213,28 +253,35 @@ class WarmParent:
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
         ours = [pipes[0][1], pipes[1][0], pipes[2][0]]
         request = {"id": ident, "argv": self.plan.child_argv(), "argv0": self.plan.argv0, "env": env, "cwd": str(cwd),
-                   "unbuffered": self.plan.unbuffered}
+                   "unbuffered": self.plan.unbuffered, "reads": reads}
         loop = asyncio.get_running_loop()
         reply: asyncio.Future[int] = loop.create_future()
         self._waiting[ident] = reply
         self._children[ident] = child
+
+        def close_theirs() -> None:
+            while theirs:
+                os.close(theirs.pop())
+
+        async def handshake() -> int:
+            try:
+                async with self._lock:
+                    await self._send(json.dumps(request).encode(), theirs)
+            finally:
+                close_theirs()
+            return await reply
+
         try:
-            async with self._lock:
-                await self._send(json.dumps(request).encode(), theirs)
-        except BaseException:
+            child.pid = await asyncio.wait_for(handshake(), deadline)
+        except BaseException as exc:
+            close_theirs()  # when the handshake was cancelled before it began
             self._waiting.pop(ident, None)
             self._children.pop(ident, None)
             for fd in ours:
                 os.close(fd)
-            raise
-        finally:
-            for fd in theirs:
-                os.close(fd)
-        try:
-            child.pid = await reply
-        except BaseException:
-            for fd in ours:
-                os.close(fd)
+            if isinstance(exc, TimeoutError):
+                raise PreloadUnavailable(f"the warm parent did not fork a row within {deadline:g}s (an "
+                                         "os.register_at_fork hook that blocks?); it was stopped") from None
             raise
         REAPER.track(child.pid)
         await self._connect(child, ours)
@@ -286,3 +333,6 @@ class WarmParent:
             if task is not None and not task.done():
                 task.cancel()
         self._fail_all()
+        if self._reads is not None:
+            self._reads.paths()  # keep what it recorded for reads() after the file is gone
+            self._reads.close()

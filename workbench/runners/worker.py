@@ -12,6 +12,11 @@ fails with that reason, without restarts.
 
 The pool lives as long as the runner, which the engine creates per iteration: processes start on
 the first rows and are killed in `aclose`, so every file change gets fresh processes.
+
+A worker command that is a Python interpreter running a script or `-m module` starts through
+`script_main.py`, which records the files the process reads (`read_audit.py`); every row a process
+serves gets all it read so far, start-up included, as `RunOutcome.reads` (a superset is safe: it can
+only cause a re-run). Other commands' reads are unknown: ().
 """
 
 from __future__ import annotations
@@ -31,10 +36,14 @@ from typing import Any
 
 from .. import jsonio
 from ..config import Config
-from .base import LogSink, Runner, RunOutcome, RunRequest, describe_failure, expand_argv
+from .base import LogSink, Runner, RunOutcome, RunRequest, describe_failure, expand_argv, target_env
 from .command import read_trace
 from .process import DRAIN_GRACE_S, LOG_KEEP_BYTES, kill_group
+from .read_audit import ReadsFile
 from .reaper import REAPER
+from .warm_parent import PreloadPlan, plan_preload
+
+SCRIPT_MAIN = Path(__file__).with_name("script_main.py")
 
 # Worker deaths before any worker has answered a row, after which the pool stops restarting them.
 MAX_STARTUP_DEATHS = 3
@@ -131,6 +140,7 @@ class Worker:
         self.deaf = False  # it closed its stdin: it may still answer the row in flight, but no other
         self.killed = False  # by workbench (timeout, protocol error, close), not by itself
         self.gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.reads: ReadsFile | None = None  # what this process recorded reading, when it records
         self._out = bytearray()
         self._err = bytearray()
         self._grace: asyncio.TimerHandle | None = None
@@ -306,6 +316,9 @@ class Worker:
             self.row.settle(_Reply(failure=reason, stopped=code == 0 and not self.killed))
         self.gone.set_result(None)
         REAPER.untrack(self.pid)
+        if self.reads is not None:
+            self.reads.paths()  # kept for a row that asks after the file is gone
+            self.reads.close()
 
     def kill(self) -> None:
         self.killed = True
@@ -346,8 +359,19 @@ class WorkerRunner(Runner):
         self._workers: list[Worker] = []
         self._ids = itertools.count(1)
         self._trace_dir = Path(tempfile.mkdtemp(prefix="workbench-trace-"))
-        self._env = {**os.environ, **config.runner.env, "PYTHONUNBUFFERED": os.environ.get("PYTHONUNBUFFERED", "1")}
+        self._env = target_env(config)
         self._closed = False
+        self._reads_ids = itertools.count(1)
+
+    def audited_argv(self, reads: str) -> list[str] | None:
+        """The command that also records the process's reads into the file `reads`, or None when this
+        command can't (not a Python interpreter running a script or module the way preload understands)."""
+        if not isinstance(plan_preload(self.argv, self.config.root), PreloadPlan):
+            return None
+        head = 1
+        while self.argv[head] == "-u":
+            head += 1
+        return [*self.argv[:head], str(SCRIPT_MAIN), reads, *self.argv[head:]]
 
     def fatal_reason(self) -> str:
         return f"{self.target} cannot run: {self.fatal}"
@@ -419,7 +443,17 @@ class WorkerRunner(Runner):
 
     async def _spawn(self) -> Worker:
         worker = Worker(self)
-        await worker.start(self.argv, self.config.root, self._env)
+        reads = ReadsFile(str(self._trace_dir / f"worker-{next(self._reads_ids)}.reads"))
+        argv = self.audited_argv(reads.path)
+        if argv is None:
+            reads.close()
+        else:
+            worker.reads = reads
+        try:
+            await worker.start(argv or self.argv, self.config.root, self._env)
+        except BaseException:
+            reads.close()
+            raise
         self._workers.append(worker)
         return worker
 
@@ -438,7 +472,8 @@ class WorkerRunner(Runner):
             for complaint in complaints:
                 row.log(f"[workbench] {complaint}")
         log = row.text()
-        outcome = RunOutcome(duration_ms=(time.perf_counter() - started) * 1000, log=log, trace=trace)
+        outcome = RunOutcome(duration_ms=(time.perf_counter() - started) * 1000, log=log, trace=trace,
+                             reads=worker.reads.paths() if worker.reads is not None else ())
         if reply.failure is not None:
             outcome.error = describe_failure(reply.failure, log, b"", log_name="log")
         elif reply.error is not None:

@@ -2,25 +2,27 @@
 script imports, and forks one child per row that runs the script as `__main__`.
 
 This file runs under the *target's* interpreter, started as a plain script, so it imports nothing but
-the standard library (workbench need not be installed there). It is told the script (or `-m` module)
-in argv, imports the standard-library and third-party modules the script's source names (an import
-scan: the project's own modules and the script's top-level code never run here), then serves fork
+the standard library (workbench need not be installed there) and its siblings `script_main.py` and
+`read_audit.py`, loaded by file path. It is told the script (or `-m` module) in argv, installs the read
+audit, imports the standard-library and third-party modules the script imports at its top level (an
+import scan: the project's own modules and the script's own code never run here), then serves fork
 requests on a SOCK_SEQPACKET socket:
 
-    workbench → here:  {"id", "argv", "env", "cwd"} with the child's stdin, stdout, stderr attached
-    here → workbench:  {"ready", "preloaded", "failed"} once; {"id", "pid"} per fork;
+    workbench → here:  {"id", "argv", "argv0", "env", "cwd", "reads"} with the child's stdin, stdout,
+                       stderr attached
+    here → workbench:  {"ready", "preloaded", "failed"} once; {"id", "error"} when a fork fails;
                        {"id", "exit"} when that child ends (a negative number is the killing signal)
+    the child → workbench:  {"id", "pid"} once it runs (after any `os.register_at_fork` hooks)
 
 Each child starts its own session (its own process group, as a fresh process started by workbench
-would), takes the row's file descriptors, environment, working directory and argv, re-seeds
-`random`, and exits the way the interpreter would: `sys.exit` codes and messages, tracebacks on
-stderr with exit status 1, non-daemon threads joined, `atexit` handlers run, stdout flushed.
+would), takes the row's file descriptors, environment, working directory and argv, re-seeds `random`,
+records its reads in the row's file, runs the script through `script_main.py` and leaves whatever the
+script raises to the interpreter, so it exits as `python script.py` would.
 """
 
 from __future__ import annotations
 
 import ast
-import atexit
 import contextlib
 import importlib
 import importlib.util
@@ -28,27 +30,48 @@ import io
 import json
 import os
 import random
-import runpy
 import selectors
 import signal
 import socket
 import sys
-import threading
-import traceback
+from typing import Any
 
 MAX_MESSAGE = 1 << 20
 
 
-def imported_modules(source: str) -> list[str]:
-    """The modules `source` imports anywhere (absolute imports only, dotted names kept), in order."""
+def top_level_imports(source: str) -> list[str]:
+    """The modules `source` imports whenever it runs as `__main__`, in order (absolute imports only,
+    dotted names kept): module-level statements, and those inside top-level `try:` bodies and `finally:`,
+    `with` blocks and `if __name__ == "__main__":`. Not under any other `if` (`TYPE_CHECKING`, a version
+    test, `if False:`), `except`/`else` branches, loops or functions: a module imported only under a
+    condition that is false must not be imported here, where its import could have side effects or hang."""
     names: dict[str, None] = {}
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                names.setdefault(alias.name)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.setdefault(node.module)
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    names.setdefault(alias.name)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level == 0 and node.module:
+                    names.setdefault(node.module)
+            elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+                visit(node.body)
+                visit(node.finalbody)
+            elif isinstance(node, ast.With) or (isinstance(node, ast.If) and _is_main_guard(node.test)):
+                visit(node.body)
+
+    visit(ast.parse(source).body)
     return [name for name in names if name.split(".")[0] != "__future__"]
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    """`__name__ == "__main__"`, either way round."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = (test.left, test.comparators[0])
+    return (any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides)
+            and any(isinstance(side, ast.Constant) and side.value == "__main__" for side in sides))
 
 
 def is_projects_own(name: str, project_dirs: list[str]) -> bool:
@@ -94,7 +117,7 @@ def preload(source_path: str | None, module: str | None, project_dirs: list[str]
     with open(source_path, "rb") as handle:
         source = handle.read().decode("utf-8", errors="replace")
     try:
-        names = imported_modules(source)
+        names = top_level_imports(source)
     except SyntaxError:
         return [], []
     imported, failed = [], []
@@ -116,135 +139,70 @@ def send(sock: socket.socket, message: dict[str, object]) -> None:
 
 
 def rebuild_stdio(unbuffered: bool) -> None:
-    """Fresh sys.std* on fds 0-2, buffered the way a new interpreter would buffer them."""
-    encoding = sys.stdout.encoding if sys.stdout is not None else "utf-8"
-    errors = sys.stdout.errors if sys.stdout is not None else "strict"
-    stdin_raw = io.FileIO(0, "rb", closefd=False)
-    sys.stdin = io.TextIOWrapper(io.BufferedReader(stdin_raw), encoding=encoding, errors=errors)
-    out_raw = io.FileIO(1, "wb", closefd=False)
-    out = out_raw if unbuffered else io.BufferedWriter(out_raw)
-    sys.stdout = io.TextIOWrapper(out, encoding=encoding, errors=errors, write_through=unbuffered)  # type: ignore[arg-type]
-    err_raw = io.FileIO(2, "wb", closefd=False)
-    sys.stderr = io.TextIOWrapper(io.BufferedWriter(err_raw), encoding=encoding, errors="backslashreplace",
-                                  line_buffering=True)
-    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
+    """Fresh sys.std* on fds 0-2, made the way a new interpreter makes them (CPython's create_stdio):
+    stdin buffered; stdout and stderr raw and write-through when unbuffered (`-u`, PYTHONUNBUFFERED), else
+    buffered with stderr (and a terminal) line-buffered; newline "\\n"; the parent's encodings and errors,
+    which the same environment gave it."""
+    streams = []
+    for fd, name, template in ((0, "<stdin>", sys.__stdin__), (1, "<stdout>", sys.__stdout__),
+                               (2, "<stderr>", sys.__stderr__)):
+        write = fd > 0
+        raw = io.FileIO(fd, "wb" if write else "rb", closefd=False)
+        raw.name = name  # type: ignore[misc]
+        buffer: io.RawIOBase | io.BufferedIOBase = raw
+        if not (write and unbuffered):
+            buffer = io.BufferedWriter(raw) if write else io.BufferedReader(raw)
+        encoding = getattr(template, "encoding", None) or "utf-8"
+        errors = getattr(template, "errors", None) or ("backslashreplace" if fd == 2 else "strict")
+        line_buffering = not unbuffered and (fd == 2 or raw.isatty())
+        text = io.TextIOWrapper(buffer, encoding, errors, "\n", line_buffering, unbuffered)  # type: ignore[arg-type]
+        text.mode = "w" if write else "r"  # type: ignore[misc]
+        streams.append(text)
+    sys.stdin, sys.stdout, sys.stderr = streams
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams
 
 
-def exit_status(exc: SystemExit) -> int:
-    """What the interpreter exits with for `exc` (printing a non-integer message as it would)."""
-    code = exc.code
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code & 0xFF
-    with contextlib.suppress(Exception):
-        print(code, file=sys.stderr)
-    return 1
-
-
-def print_traceback(exc: BaseException, script: str | None) -> None:
-    """The traceback a fresh run would print: frames from the script on, not this runner's."""
-    tb = exc.__traceback__
-    if script is not None:
-        real = os.path.realpath(script)
-        probe = tb
-        while probe is not None and os.path.realpath(probe.tb_frame.f_code.co_filename) != real:
-            probe = probe.tb_next
-        tb = probe or tb
-    else:
-        while tb is not None and tb.tb_frame.f_code.co_filename in (__file__, runpy.__file__, "<frozen runpy>"):
-            tb = tb.tb_next
-    sys.excepthook(type(exc), exc.with_traceback(tb), tb)
-
-
-def run_script(script: str) -> None:
-    """Run `script` as a fresh `python script.py` would: a new `__main__` module with an absolute
-    `__file__`, left in sys.modules for atexit handlers and pickling."""
-    import builtins
-    import importlib.machinery
-    import types
-
-    main = types.ModuleType("__main__")
-    main.__file__ = script
-    main.__builtins__ = builtins  # type: ignore[attr-defined]
-    main.__loader__ = importlib.machinery.SourceFileLoader("__main__", script)
-    main.__spec__ = None
-    main.__package__ = None
-    main.__cached__ = None  # type: ignore[attr-defined]
-    sys.modules["__main__"] = main
-    with open(script, "rb") as handle:
-        code = compile(handle.read(), script, "exec", dont_inherit=True)
-    exec(code, main.__dict__)
-
-
-def run_child(request: dict[str, object], script: str | None, module: str | None) -> int:
-    argv = [str(part) for part in request["argv"]]  # type: ignore[union-attr]
-    try:
-        if module is not None:
-            sys.argv = [module, *argv]
-            runpy.run_module(module, run_name="__main__", alter_sys=True)
-        else:
-            assert script is not None
-            sys.argv = [str(request.get("argv0") or script), *argv]
-            run_script(script)
-        code = 0
-    except SystemExit as exc:
-        code = exit_status(exc)
-    except BaseException as exc:
-        print_traceback(exc, script)
-        code = 1
-    return code
-
-
-def finish(code: int) -> None:
-    """Shut down like the interpreter: join threads, run atexit, flush; then leave without returning."""
-    with contextlib.suppress(BaseException):
-        threading._shutdown()  # type: ignore[attr-defined]
-    with contextlib.suppress(BaseException):
-        atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BrokenPipeError:
-            code = code or 120
-        except Exception:
-            code = code or 120
-    os._exit(code)
-
-
-def become_child(sock: socket.socket, wake_fds: tuple[int, int], request: dict[str, object], fds: list[int],
-                 script: str | None, module: str | None, project_dir: str) -> None:
-    code = 1
-    try:
-        os.setsid()
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        sock.close()
-        for fd in wake_fds:
+def become_child(sock: socket.socket, wake_fds: tuple[int, int], request: dict[str, Any], fds: list[int],
+                 script: str | None, module: str | None) -> None:
+    """The forked row: take the row's session, pipes, cwd, environment and argv, then run the script.
+    Never returns: what the script raises (SystemExit at its end) leaves the interpreter uncaught, so it
+    exits exactly as `python script.py` would (threads joined, atexit, flush, KeyboardInterrupt → SIGINT)."""
+    os.setsid()
+    send(sock, {"id": request["id"], "pid": os.getpid()})  # after os.register_at_fork hooks ran, from here
+    sock.close()
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for fd in wake_fds:
+        os.close(fd)
+    for target, fd in zip((0, 1, 2), fds, strict=True):
+        os.dup2(fd, target)
+    for fd in fds:
+        if fd > 2:
             os.close(fd)
-        for target, fd in zip((0, 1, 2), fds, strict=True):
-            os.dup2(fd, target)
-        for fd in fds:
-            if fd > 2:
-                os.close(fd)
-        os.chdir(str(request["cwd"]))
-        env = {str(k): str(v) for k, v in request["env"].items()}  # type: ignore[union-attr]
-        os.environ.clear()
-        os.environ.update(env)
-        if sys.path and module is not None:
-            sys.path[0] = os.getcwd()
-        rebuild_stdio(bool(env.get("PYTHONUNBUFFERED")) or bool(request.get("unbuffered")))
-        random.seed()
-        code = run_child(request, script, module)
-    except BaseException:
-        with contextlib.suppress(BaseException):
-            traceback.print_exc()
-    finish(code)
+    os.chdir(str(request["cwd"]))
+    env = {str(k): str(v) for k, v in request["env"].items()}
+    os.environ.clear()
+    os.environ.update(env)
+    if AUDIT is not None and request.get("reads"):
+        AUDIT.redirect(str(request["reads"]))
+    rebuild_stdio(bool(env.get("PYTHONUNBUFFERED")) or bool(request.get("unbuffered")))
+    random.seed()
+    if ORIG_ARGV:
+        sys.orig_argv = list(ORIG_ARGV)
+    argv = [str(part) for part in request["argv"]]
+    if module is not None:
+        sys.path[0] = os.getcwd()
+        sys.argv = ["-m", *argv]
+        SCRIPT_MAIN.run_module(module, BOTTOM)
+    else:
+        argv0 = str(request.get("argv0") or script)
+        sys.argv = [argv0, *argv]
+        SCRIPT_MAIN.run_script(SCRIPT_MAIN.script_file(argv0), BOTTOM)
+    raise SystemExit(0)
 
 
-def serve(sock: socket.socket, script: str | None, module: str | None, project_dir: str) -> None:
+def serve(sock: socket.socket, script: str | None, module: str | None) -> None:
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
@@ -265,13 +223,17 @@ def serve(sock: socket.socket, script: str | None, module: str | None, project_d
                         os.close(fd)
                     send(sock, {"id": request.get("id"), "error": "expected three file descriptors"})
                     continue
-                pid = os.fork()
+                try:
+                    pid = os.fork()
+                except OSError as exc:
+                    pid = -1
+                    send(sock, {"id": request["id"], "error": f"fork failed: {exc}"})
                 if pid == 0:
-                    become_child(sock, (wake_r, wake_w), request, fds, script, module, project_dir)
+                    become_child(sock, (wake_r, wake_w), request, fds, script, module)
                 for fd in fds:
                     os.close(fd)
-                children[pid] = request["id"]
-                send(sock, {"id": request["id"], "pid": pid})
+                if pid > 0:
+                    children[pid] = request["id"]  # the child itself sends its pid once it runs
             else:
                 with contextlib.suppress(BlockingIOError):
                     os.read(wake_r, 4096)
@@ -287,11 +249,34 @@ def serve(sock: socket.socket, script: str | None, module: str | None, project_d
                 send(sock, {"id": ident, "exit": os.waitstatus_to_exitcode(status)})
 
 
+def _sibling(name: str) -> Any:
+    """A module of this folder, by file path, under a name the target's own modules can't collide with."""
+    spec = importlib.util.spec_from_file_location(f"_workbench_{name}", os.path.join(_HERE, f"{name}.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT_MAIN = _sibling("script_main")
+SCRIPT_MAIN.OWN_FILES.add(os.path.abspath(__file__))
+AUDIT: Any = None
+ORIG_ARGV: list[str] = []
+BOTTOM = 0
+
+
 def main() -> None:
+    global AUDIT, ORIG_ARGV
     fd = int(sys.argv[1])
     spec = json.loads(sys.argv[2])
     sock = socket.socket(fileno=fd)
     script, module, project_dir = spec.get("script"), spec.get("module"), spec["project"]
+    ORIG_ARGV = [str(part) for part in spec.get("orig_argv") or []]
+    if spec.get("reads"):
+        AUDIT = _sibling("read_audit")
+        SCRIPT_MAIN.OWN_FILES.add(os.path.abspath(AUDIT.__file__))
+        AUDIT.install(str(spec["reads"]), (*SCRIPT_MAIN.OWN_FILES, _HERE))
     if script is not None:
         sys.path[0] = os.path.dirname(os.path.realpath(script))
     else:
@@ -300,8 +285,9 @@ def main() -> None:
     imported, failed = preload(script, module, project_dirs)
     send(sock, {"ready": True, "preloaded": imported, "failed": failed})
     sys.argv = [sys.argv[0]]
-    serve(sock, script, module, project_dir)
+    serve(sock, script, module)
 
 
 if __name__ == "__main__":
+    BOTTOM = SCRIPT_MAIN.headroom()  # at module level: where a fresh `python script.py` runs its first line
     main()

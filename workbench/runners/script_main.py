@@ -1,0 +1,165 @@
+"""Run a Python script or `-m` module as `__main__`, as `python script.py` / `python -m module` would, from
+inside a process workbench started: the warm parent's forks (`zygote_main.py` calls `run_script` and
+`run_module`) and Python worker targets, which run as
+
+    python [-u] script_main.py READS_FILE script.py ARGS...      (or READS_FILE -m module ARGS...)
+
+so that the read audit (`read_audit.py`) is installed before the target's first line runs.
+
+Runs under the *target's* interpreter, loaded by file path: standard library only. What a fresh
+interpreter would show and this keeps: `__file__` and the code's filename are the script as written,
+made absolute against the cwd but neither normalised nor symlink-resolved; `sys.argv[0]` as written;
+`sys.path[0]` the folder of the symlink-resolved script (the cwd for `-m`); a new `__main__` module left
+in `sys.modules`; `sys.orig_argv` as the command line; the same recursion headroom (the script starts a
+few frames deeper here, so the limit is raised by that many: `sys.getrecursionlimit()` reads that much
+higher); an uncaught exception is left to the interpreter itself (exit status 1, KeyboardInterrupt
+ends it by SIGINT after `atexit`, `SystemExit` as usual), its traceback printed without this file's frames.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+OWN_FILES: set[str] = {os.path.abspath(__file__)}  # frames hidden from the target's tracebacks
+_PROBE = compile("depth = headroom()", "<workbench recursion probe>", "exec", dont_inherit=True)
+
+
+def headroom() -> int:
+    """How many nested calls still fit below the caller before RecursionError."""
+
+    def down(depth: int) -> int:
+        try:
+            return down(depth + 1)
+        except RecursionError:
+            return depth
+
+    return down(0)
+
+
+def _one_frame_deeper() -> int:
+    return headroom()
+
+
+def _give_back(bottom: int, here: int) -> None:
+    """Raise the recursion limit by the frames this process has below the target's first frame."""
+    if bottom > here:
+        sys.setrecursionlimit(sys.getrecursionlimit() + bottom - here)
+
+
+def script_file(argv0: str) -> str:
+    """The `__file__` CPython gives a script named `argv0` on the command line."""
+    return argv0 if os.path.isabs(argv0) else os.path.join(os.getcwd(), argv0)
+
+
+def _new_main() -> object:
+    import builtins
+
+    main = type(sys)("__main__")
+    main.__builtins__ = builtins  # type: ignore[attr-defined]
+    sys.modules["__main__"] = main
+    return main
+
+
+def hide_own_frames() -> None:
+    """The exception being raised leaves this process uncaught: have its traceback printed (by whatever
+    `sys.excepthook` the target set) without the frames of workbench's files."""
+    hook = sys.excepthook
+
+    def excepthook(kind: type[BaseException], value: BaseException, tb: object) -> None:
+        while tb is not None and tb.tb_frame.f_code.co_filename in OWN_FILES:  # type: ignore[attr-defined]
+            tb = tb.tb_next  # type: ignore[attr-defined]
+        if isinstance(value, BaseException):
+            value = value.with_traceback(tb)  # type: ignore[arg-type]
+        hook(kind, value, tb)  # type: ignore[arg-type]
+
+    sys.excepthook = excepthook
+
+
+def run_script(file: str, bottom: int) -> None:
+    """Run the script at `file` in a new `__main__`; `bottom` is `headroom()` measured at the module level
+    of the process's own main script. Whatever the script raises is raised on."""
+    try:
+        from _frozen_importlib_external import SourceFileLoader
+    except ImportError:  # not CPython
+        from importlib.machinery import SourceFileLoader
+
+    main = _new_main()
+    main.__file__ = file  # type: ignore[attr-defined]
+    main.__loader__ = SourceFileLoader("__main__", file)  # type: ignore[attr-defined]
+    main.__cached__ = None  # type: ignore[attr-defined]
+    try:
+        with open(file, "rb") as handle:
+            source = handle.read()
+    except OSError as exc:  # as the interpreter says it
+        print(f"{sys.executable}: can't open file {file!r}: [Errno {exc.errno}] {exc.strerror}", file=sys.stderr)
+        raise SystemExit(2) from None
+    probe: dict[str, object] = {"headroom": headroom}
+    exec(_PROBE, probe)  # from this frame, exactly as the script's code is run below
+    _give_back(bottom, probe["depth"])  # type: ignore[arg-type]
+    try:
+        code = compile(source, file, "exec", dont_inherit=True)
+        exec(code, main.__dict__)
+    except SystemExit:
+        raise
+    except BaseException:
+        hide_own_frames()
+        raise
+
+
+def run_module(name: str, bottom: int) -> None:
+    """Run module `name` as `python -m name` does (runpy's own entry point, its frames kept as there)."""
+    import runpy
+
+    _new_main()
+    _give_back(bottom, _one_frame_deeper())
+    try:
+        runpy._run_module_as_main(name, alter_argv=True)  # type: ignore[attr-defined]
+    except SystemExit:
+        raise
+    except BaseException:
+        hide_own_frames()
+        raise
+
+
+def load_sibling(name: str) -> object:
+    """A module of this folder by file path, under a name no target uses, without importing importlib.util
+    (the modules here must not shadow, or be shadowed by, the target's own)."""
+    try:
+        from _frozen_importlib import module_from_spec
+        from _frozen_importlib_external import spec_from_file_location
+    except ImportError:  # not CPython
+        from importlib.util import module_from_spec, spec_from_file_location
+
+    spec = spec_from_file_location(f"_workbench_{name}", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                      f"{name}.py"))
+    module = module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main(argv: list[str], bottom: int) -> None:
+    """The worker bootstrap: install the read audit, then run the target's script or module."""
+    reads, *command = argv
+    here = os.path.dirname(os.path.abspath(__file__))
+    audit = load_sibling("read_audit")
+    OWN_FILES.add(os.path.abspath(audit.__file__))  # type: ignore[attr-defined]
+    orig = list(getattr(sys, "orig_argv", []))
+    if sys.argv[0] in orig:  # the command line without this file and READS_FILE
+        at = orig.index(sys.argv[0])
+        sys.orig_argv = orig[:at] + orig[at + 2:]
+    if command[:1] == ["-m"]:
+        sys.path[0] = os.getcwd()
+        sys.argv = ["-m", *command[2:]]
+        audit.install(reads, (*OWN_FILES, here))  # type: ignore[attr-defined]
+        run_module(command[1], bottom)
+    else:
+        sys.path[0] = os.path.dirname(os.path.realpath(command[0]))
+        sys.argv = list(command)
+        audit.install(reads, (*OWN_FILES, here))  # type: ignore[attr-defined]
+        run_script(script_file(command[0]), bottom)
+
+
+if __name__ == "__main__":
+    _BOTTOM = headroom()  # at module level, where a fresh interpreter runs the script's first line
+    main(sys.argv[1:], _BOTTOM)
