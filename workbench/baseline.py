@@ -4,6 +4,10 @@
 `workbench run` flags results that passed on the baseline and fail now (newly failing), and results
 that still pass but got slower or costlier than the baseline by more than a set fraction. A result
 with no baseline entry never regresses.
+
+The file `[baseline] path` names is read and written only inside the project (`configured_baseline`):
+a settings file could otherwise point workbench at any file the user can write. A `--baseline PATH`
+on the command line is the user's own choice and may be anywhere.
 """
 
 from __future__ import annotations
@@ -14,9 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from . import jsonio
+from .config import Config, ConfigError
 from .errors import WorkbenchError
 from .model import Result, ResultKey
 from .regular_files import read_regular_file
+from .safe_paths import outside_reason
 from .trace import trace_tokens
 from .writeback.atomic import write_atomically
 
@@ -75,6 +81,19 @@ class Baseline:
         return {"version": BASELINE_VERSION, "created_at": self.created_at,
                 "summary": {"total": len(entries), "passed": passed},
                 "results": [e.to_json() for e in entries]}
+
+
+def configured_baseline(config: Config) -> Path:
+    """The baseline file `[baseline] path` names, under the project root. ConfigError, naming the
+    settings file and key, when it is absolute elsewhere, climbs out with `..` or goes through a link
+    (the file itself included): reading or `--update-baseline` writing there would leave the project."""
+    path = config.root / config.baseline.path
+    reason = outside_reason(config.root, path)
+    if reason:
+        raise ConfigError(f"{config.describe_source()}: [baseline] path = {config.baseline.path!r} {reason}; "
+                          "workbench reads and writes a baseline named in a settings file only inside the project. "
+                          "To use that file anyway, name it on the command line: --baseline PATH")
+    return path
 
 
 def load_baseline(path: Path) -> Baseline | None:

@@ -16,6 +16,7 @@ from ..baseline import (
     Baseline,
     BaselineCheck,
     compare_with_baseline,
+    configured_baseline,
     load_baseline,
     write_baseline,
 )
@@ -66,7 +67,7 @@ def gate_request(config: Config, *, sets: tuple[str, ...] = (), rows: tuple[str,
                             else config.baseline.max_token_increase),
         allow_empty=allow_empty,
     )
-    path = Path(baseline_path) if baseline_path else config.root / config.baseline.path
+    path = Path(baseline_path) if baseline_path else configured_baseline(config)
     flags = ScenarioFlags(Path(baseline_path) if baseline_path else None, min_pass_rate, max_token_regression)
     return GateRequest(settings, path, sets, rows, update_baseline, record, reuse, flags)
 
@@ -121,7 +122,7 @@ def run_gate(config: Config, request: GateRequest, on_event: EventSink | None = 
     scenarios = prepare_scenarios(project, request.scenarios, update=request.update_baseline,
                                   partial=request.partial)
     if scenarios is not None:  # --baseline names the scenario baseline; other results keep [baseline]'s file
-        request = replace(request, baseline_path=config.root / config.baseline.path)
+        request = replace(request, baseline_path=configured_baseline(config))
     baseline = None if request.update_baseline else load_baseline(request.baseline_path)
     selection = RowFilter(sets=request.sets, rows=request.rows).narrowed(config.overrides.tags,
                                                                       config.overrides.kinds)

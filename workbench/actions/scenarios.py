@@ -85,12 +85,14 @@ class ScenarioPart:
 def prepare_scenarios(project: Project, flags: ScenarioFlags, *, update: bool,
                       partial: bool) -> ScenarioPart | None:
     """The scenario part of this run, or None when the project has no scenarios. Raises BaselineError
-    when the scenario baseline can't be read (unless a full run is about to replace it)."""
+    when the scenario baseline can't be read (unless a full run is about to replace it), ConfigError
+    when a settings file puts it outside the project."""
     settings = project.extras.get(DIALECT)
     if not isinstance(settings, ScenarioSettings) or not any(s.dialect == DIALECT for s in project.sets):
         return None
     settings = settings.with_flags(baseline=flags.baseline, min_pass_rate=flags.min_pass_rate,
                                    max_token_regression=flags.max_token_regression)
+    settings.check_baseline(project.root)
     baseline = None if update and not partial else load_scenario_baseline(settings.baseline)
     return ScenarioPart(project, settings, baseline)
 

@@ -9,6 +9,8 @@ steps are the row's `inputs` (`{"script": [...]}`), so history keeps what ran. R
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +30,9 @@ SCOPE = "scripts"
 SET_NAME = "scripts"
 EXPECT = "expect"
 SCRATCH_DIR = "replays"
+MAX_FOLDER_NAME = 100  # UTF-8 bytes of a case's own name kept in its folder's name (a file name's limit is 255)
+_PLAIN_NAME = re.compile(r"\w[\w .+=@,#-]*")
+_NOT_PLAIN = re.compile(r"[^\w .+=@,#-]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,9 +51,24 @@ def script_files(root: Path) -> list[Path]:
         return []
 
 
+def scratch_name(row_id: str) -> str:
+    """The name of a row's folder in `.workbench/replays/`: the row id when it is a plain name (letters,
+    digits, `_ .+=@,#-`, starting with a letter, digit or `_`, at most MAX_FOLDER_NAME bytes);
+    otherwise its plain characters and a hash of the id, so `..`, `a/b`, `/abs`, a NUL or a very long
+    id still name one folder of its own, right there."""
+    encoded = row_id.encode("utf-8", "surrogatepass")
+    if _PLAIN_NAME.fullmatch(row_id) and len(encoded) <= MAX_FOLDER_NAME:
+        return row_id
+    digest = hashlib.sha256(encoded).hexdigest()[:12]
+    plain = _NOT_PLAIN.sub("_", row_id).lstrip("._ -").encode("utf-8", "surrogatepass")[:MAX_FOLDER_NAME]
+    plain = plain.decode("utf-8", "ignore").rstrip()
+    return f"{plain}-{digest}" if plain else f"case-{digest}"
+
+
 def scratch_dir(config: Config, row_id: str) -> Path:
-    """The row's own folder for artifacts and live handlers: under `.workbench/`, never in the project."""
-    return config.state_dir / SCRATCH_DIR / row_id
+    """The row's own folder for artifacts and live handlers: one folder in `.workbench/replays/`, never
+    in the project, whatever the row id holds."""
+    return config.state_dir / SCRATCH_DIR / scratch_name(row_id)
 
 
 class ReplaysDialect(Dialect):
@@ -114,4 +134,4 @@ class ReplaysDialect(Dialect):
                                  scratch=scratch_dir(run.config, run.row.id), row_id=run.row.id, on_log=run.on_log)
 
 
-__all__ = ["EXPECT", "SCOPE", "SET_NAME", "ReplayRow", "ReplaysDialect", "scratch_dir", "script_files"]
+__all__ = ["EXPECT", "SCOPE", "SET_NAME", "ReplayRow", "ReplaysDialect", "scratch_dir", "scratch_name", "script_files"]

@@ -15,11 +15,17 @@ before it runs; a denial ends it `failed` before it runs. Wiring mistakes — an
 arguments that break the tool's `inputSchema`, a call with no `result` (and not `live`), a misplaced
 `approval.decide`, a live handler that fails — fail the *case*: the run stops there with `failure`
 set, which the `expect` evaluator reports whatever the expectations say.
+
+The row's scratch folder (`.workbench/replays/<case>`) is emptied, created and written only through
+descriptors walked from the project root without following a link (`workbench/safe_paths.py`): a
+link at `.workbench`, `replays` or the case folder makes the row an ERROR naming the link and where it
+points, and an artifact whose path meets a link (or a hard link a live handler left) is refused or
+written as a new file of its own, so nothing outside `.workbench/` is ever deleted or written.
 """
 
 from __future__ import annotations
 
-import shutil
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +35,7 @@ from .. import jsonio
 from ..config import Config
 from ..output_paths import MISSING
 from ..runners.base import LogSink, RunOutcome
+from ..safe_paths import UnsafePath, open_folder, open_folder_at, remove_tree_at, write_file_at
 from ..trace import TOOL_CALL as TRACE_TOOL_CALL
 from .live import call_handler
 from .schema import validate
@@ -49,6 +56,10 @@ def denial(tool: str) -> str:
 
 def held(tool: str) -> str:
     return f"{tool} is waiting for approval."
+
+
+class ScratchRefused(Exception):
+    """The row's scratch folder can't be used safely (a link, or not a folder): the row is an ERROR."""
 
 
 class _Stop(Exception):
@@ -87,14 +98,17 @@ class Replay:
 
 
 class Replayer:
-    """Runs one case's steps. `scratch` is the row's own folder under `.workbench/`, emptied first."""
+    """Runs one case's steps. `scratch` is the row's own folder under `.workbench/` (inside
+    `config.root`), emptied first and created when a step needs it."""
 
     def __init__(self, case: Case, toolbox: Toolbox, *, config: Config, scratch: Path, row_id: str,
                  on_log: LogSink | None = None) -> None:
         self.case, self.toolbox, self.config = case, toolbox, config
         self.scratch, self.row_id = scratch, row_id
+        self.parts = scratch.relative_to(config.root).parts
         self.on_log = on_log or (lambda _line: None)
         self.replay = Replay()
+        self._folder_fd: int | None = None
 
     def say(self, line: str) -> None:
         self.replay.log.append(line)
@@ -103,8 +117,42 @@ class Replayer:
     def event(self, step: Step, kind: str, **fields: Any) -> None:
         self.replay.trace.append({"type": kind, "step": step.index, **fields})
 
+    def clear_scratch(self) -> None:
+        """Remove what an earlier run left in the row's folder, without following a link."""
+        try:
+            parent = open_folder(self.config.root, self.parts[:-1], create=False)
+        except FileNotFoundError:
+            return  # no .workbench/replays yet: nothing to clear
+        except OSError as exc:
+            raise ScratchRefused(_scratch_problem(exc)) from None
+        try:
+            remove_tree_at(parent, self.parts[-1], str(self.scratch))
+        except OSError as exc:
+            raise ScratchRefused(_scratch_problem(exc)) from None
+        finally:
+            os.close(parent)
+
+    def folder(self) -> int:
+        """A descriptor on the row's folder, created on first use after every part of it was checked."""
+        if self._folder_fd is None:
+            try:
+                self._folder_fd = open_folder(self.config.root, self.parts, create=True)
+            except OSError as exc:
+                raise ScratchRefused(_scratch_problem(exc)) from None
+        return self._folder_fd
+
     async def run(self) -> Replay:
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        """Replay the steps; ScratchRefused when the row's folder can't be used safely."""
+        self.clear_scratch()
+        try:
+            await self._steps()
+        finally:
+            if self._folder_fd is not None:
+                os.close(self._folder_fd)
+                self._folder_fd = None
+        return self.replay
+
+    async def _steps(self) -> None:
         steps, position = self.case.steps, 0
         try:
             while position < len(steps):
@@ -118,7 +166,6 @@ class Replayer:
             self.say(f"stopped at {steps[position].where}: {stop.status}: {stop.detail}")
         self.replay.trace.append({"type": RUN_STATUS, "status": self.replay.status, "step": self.replay.stopped_at,
                                   "detail": self.replay.failure or self.replay.detail})
-        return self.replay
 
     async def step(self, steps: tuple[Step, ...], position: int) -> int:
         """Run `steps[position]`; the position of the last step it used (an approval takes two)."""
@@ -172,10 +219,10 @@ class Replayer:
             if not tool.handler:
                 raise _Stop(FAILED, f"{step.where}: {tool.name} has no \"handler\" in {self.toolbox.source}, so a "
                                     "live step cannot run it", failure=True)
-            self.scratch.mkdir(parents=True, exist_ok=True)
+            info = os.fstat(self.folder())
             self.say(f"{step.where}: running {tool.handler}")
             answer = await call_handler(tool.handler, step.arguments, config=self.config, cwd=self.scratch,
-                                        row_id=self.row_id, on_log=self.say)
+                                        cwd_id=f"{info.st_dev}:{info.st_ino}", row_id=self.row_id, on_log=self.say)
             if answer.error is not None:
                 raise _Stop(FAILED, f"{step.where}: {answer.error}", failure=True)
             return answer.value
@@ -186,15 +233,13 @@ class Replayer:
         return step.result
 
     def write_artifacts(self, step: Step) -> None:
-        self.scratch.mkdir(parents=True, exist_ok=True)
-        root = self.scratch.resolve()
+        folder = self.folder()
         for file in step.files:
-            target = self.scratch / file.path
             try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                if not target.resolve().is_relative_to(root):  # a link a live handler left there
-                    raise _Stop(FAILED, f"{step.where}: {file.path} leads out of the run's folder", failure=True)
-                target.write_text(file.content, encoding="utf-8")
+                self._write(folder, file.path, file.content.encode("utf-8"))
+            except UnsafePath as exc:
+                raise _Stop(FAILED, f"{step.where}: {file.path} leads out of the run's folder: {exc}",
+                            failure=True) from None
             except OSError as exc:
                 raise _Stop(FAILED, f"{step.where}: cannot write {file.path}: {exc.strerror or exc}",
                             failure=True) from None
@@ -202,6 +247,29 @@ class Replayer:
             self.event(step, ARTIFACT_EVENT, path=file.path, mimeType=file.mime_type,
                        bytes=len(file.content.encode("utf-8")), content=file.content)
             self.say(f"{step.where}: wrote {file.path}")
+
+    def _write(self, folder: int, path: str, data: bytes) -> None:
+        """Write `data` at the relative `path` (checked when the case was read) under the row's folder,
+        one name at a time: a link on the way (a live handler may leave one) is refused."""
+        *folders, name = path.split("/")
+        shown = self.scratch
+        fd = os.dup(folder)
+        try:
+            for part in folders:
+                shown = shown / part
+                next_fd = open_folder_at(fd, part, str(shown), create=True)
+                os.close(fd)
+                fd = next_fd
+            write_file_at(fd, name, data, str(shown / name))
+        finally:
+            os.close(fd)
+
+
+def _scratch_problem(exc: OSError) -> str:
+    """The row's error when its scratch folder can't be used."""
+    if isinstance(exc, UnsafePath):
+        return f"the replay's scratch folder is not safe to use: {exc}"
+    return f"cannot use the replay's scratch folder: {exc.strerror or exc}"
 
 
 def misplaced(steps: tuple[Step, ...], position: int) -> str:
@@ -229,10 +297,13 @@ async def replay_case(case: Case, toolbox: Toolbox, *, config: Config, scratch: 
                       on_log: LogSink | None = None) -> RunOutcome:
     """The replay as the engine's outcome: the status document as output, every step in the trace."""
     started = time.perf_counter()
-    replay = await Replayer(case, toolbox, config=config, scratch=scratch, row_id=row_id, on_log=on_log).run()
+    try:
+        replay = await Replayer(case, toolbox, config=config, scratch=scratch, row_id=row_id, on_log=on_log).run()
+    except ScratchRefused as exc:
+        return RunOutcome(error=str(exc), duration_ms=(time.perf_counter() - started) * 1000)
     return RunOutcome(output=replay.document(), duration_ms=(time.perf_counter() - started) * 1000,
                       log="\n".join(replay.log), trace=replay.trace)
 
 
 __all__ = ["APPROVAL_DECIDED", "APPROVAL_REQUESTED", "COMPLETED", "FAILED", "RUN_STATUS", "WAITING", "Replay",
-           "Replayer", "denial", "held", "misplaced", "replay_case"]
+           "Replayer", "ScratchRefused", "denial", "held", "misplaced", "replay_case"]

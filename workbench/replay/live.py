@@ -2,11 +2,13 @@
 
 The child is the same one `kind = "python"` targets use (`worker_main.py`: it imports
 `package.module:function` with the project root first on sys.path and answers one JSON line), fed one
-request and then end of input, so it exits after the one call. It runs through `run_process`: its own
-process group, the runner's timeout, capped output, and the whole group killed when it finishes,
-times out or the replay is cancelled. The handler gets the step's `arguments` as its one argument;
-what it returns is the step's result. Its working directory is the row's scratch folder, so files it
-writes by a relative path stay out of the project.
+request and then end of input, so it exits after the one call, started through `handler_main.py`,
+which holds the handler's relative-path writes in its folder (see there for what it can't hold). It
+runs through `run_process`: its own process group, the runner's timeout, capped output, and the whole
+group killed when it finishes, times out or the replay is cancelled. The handler gets the step's
+`arguments` as its one argument; what it returns is the step's result. Its working directory is the
+row's scratch folder under `.workbench/replays/`, checked (by device and inode) to be the folder the
+replay opened without following a link.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from ..config import Config
 from ..runners.base import LogSink, env_value, target_env
 from ..runners.process import run_process
 
-WORKER_MAIN = Path(__file__).resolve().parent.parent / "worker_main.py"
+HANDLER_MAIN = Path(__file__).resolve().parent / "handler_main.py"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,18 +46,21 @@ def _reply(stdout: bytes) -> dict[str, Any] | None:
     return reply if isinstance(reply, dict) else None
 
 
-async def call_handler(spec: str, arguments: dict[str, Any], *, config: Config, cwd: Path, row_id: str,
-                       on_log: LogSink | None = None) -> HandlerAnswer:
-    """Call `spec` on `arguments` in a child process; never raises for the handler's faults."""
+async def call_handler(spec: str, arguments: dict[str, Any], *, config: Config, cwd: Path, cwd_id: str,
+                       row_id: str, on_log: LogSink | None = None) -> HandlerAnswer:
+    """Call `spec` on `arguments` in a child process whose working directory is `cwd`, the folder whose
+    `DEVICE:INODE` is `cwd_id`; never raises for the handler's faults."""
     env = target_env(config)
     env.update({"WORKBENCH_ROW_ID": env_value(row_id), "PYTHONUNBUFFERED": "1"})
     request = jsonio.dumps({"id": 1, "inputs": arguments}).encode("utf-8") + b"\n"
     timeout = config.runner.timeout
     stdout_cap = int(config.runner.max_output_mb * 2**20)
-    done = await run_process([sys.executable, str(WORKER_MAIN), str(config.root), spec], stdin=request, cwd=cwd,
-                             env=env, timeout=timeout, stdout_cap=stdout_cap, on_log=on_log)
+    done = await run_process([sys.executable, str(HANDLER_MAIN), cwd_id, str(config.root), spec], stdin=request,
+                             cwd=cwd, env=env, timeout=timeout, stdout_cap=stdout_cap, on_log=on_log)
     failure = done.failure(timeout, stdout_cap)
     reply = _reply(done.stdout)
+    if reply is not None and isinstance(reply.get("refused"), str):
+        return HandlerAnswer(error=reply["refused"], log=done.log)
     if reply is not None and "fatal" in reply:
         return HandlerAnswer(error=f"could not load {spec} (imported with {config.root} first on sys.path): "
                                    f"{reply['fatal']}", log=done.log)

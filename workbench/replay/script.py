@@ -88,6 +88,8 @@ def _artifact_path(path: str, where: str) -> str:
     pure = PurePosixPath(path.replace("\\", "/"))
     if pure.is_absolute() or ".." in pure.parts or not pure.parts or path.startswith("~"):
         raise StepError(f"{where} path {path!r} must be a relative path inside the run's folder (no '..')")
+    if "\x00" in path:
+        raise StepError(f"{where} path {path!r} has a NUL character, which no file name can hold")
     return pure.as_posix()
 
 

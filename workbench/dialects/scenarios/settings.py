@@ -4,6 +4,10 @@ thresholds. Each setting is the seed's default, replaced by `.appilotsrc`'s `eva
 
 `.appilotsrc` also holds secrets (`apiKey`, ...). Only the `eval` block and `outputDir` are read out of
 it; nothing else of the file is kept, shown or stored, and a message about it never quotes its text.
+
+The scenario baseline a settings file names (or the default one) is used only inside the project:
+`check_baseline` refuses one that is absolute elsewhere, climbs out with `..` or goes through a link,
+naming the file and key; only `--baseline PATH` may point anywhere.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from ... import jsonio
 from ...compare import is_number
+from ...config import ConfigError
+from ...safe_paths import outside_reason
 
 if TYPE_CHECKING:
     from ...config import Config
@@ -41,6 +47,7 @@ class ScenarioSettings:
     model: str | None = None
     dir_named: bool = False
     sources: dict[str, str] = field(default_factory=dict)
+    baseline_origin: str = ""  # which file and key named the baseline, for a refusal ("" for a flag)
 
     def with_flags(self, *, baseline: Path | None = None, min_pass_rate: float | None = None,
                    max_token_regression: float | None = None) -> ScenarioSettings:
@@ -53,7 +60,20 @@ class ScenarioSettings:
             if value is not None:
                 changes[name] = value
                 sources[name] = FLAG
+        if baseline is not None:
+            changes["baseline_origin"] = ""
         return replace(self, **changes, sources=sources)
+
+    def check_baseline(self, root: Path) -> None:
+        """ConfigError when the baseline, named by a settings file or the default, lies outside the
+        project at `root` (reading or writing it would leave the project); a flag's may be anywhere."""
+        if self.sources.get("baseline") == FLAG:
+            return
+        reason = outside_reason(root, self.baseline)
+        if reason:
+            raise ConfigError(f"{self.baseline_origin or 'the scenario baseline'} {reason}; workbench reads and "
+                              "writes a baseline named in a settings file only inside the project. To use that "
+                              "file anyway, name it on the command line: --baseline PATH")
 
     def to_json(self, root: Path) -> dict[str, Any]:
         return {"dir": _shown(root, self.dir), "baseline": _shown(root, self.baseline),
@@ -168,8 +188,21 @@ def resolve_settings(root: Path, config: Config | None) -> tuple[ScenarioSetting
         dir=root / Path(folder).expanduser(), baseline=root / Path(baseline).expanduser(),
         min_pass_rate=float(min_rate), max_token_regression=float(max_tokens),
         model=config.overrides.model if config is not None else None,
-        dir_named=sources["dir"] != DEFAULT, sources=sources)
+        dir_named=sources["dir"] != DEFAULT, sources=sources,
+        baseline_origin=_baseline_origin(root, config, sources["baseline"], baseline, rc.output_dir))
     return settings, rc
+
+
+def _baseline_origin(root: Path, config: Config | None, source: str, value: str, output_dir: str | None) -> str:
+    """Where the baseline's path was set, as a refusal names it."""
+    if source == TOML:
+        where = config.describe_source() if config is not None else TOML
+        return f"{where}: [scenarios] baseline = {value!r}"
+    if source == RC:
+        return f"{root / RC_FILE}: eval.baselinePath = {value!r}"
+    if output_dir is not None:
+        return f"{root / RC_FILE}: outputDir = {output_dir!r} (the scenario baseline {value})"
+    return f"the default scenario baseline {value}"
 
 
 __all__ = ["APPILOTS_DIR", "DEFAULT_MAX_TOKEN_REGRESSION", "DEFAULT_MIN_PASS_RATE", "RC_FILE", "RcValues",

@@ -1,0 +1,187 @@
+"""Walking, creating, clearing and writing inside a folder without following a link out of it.
+
+`Path.resolve()` of a folder and a `startswith` check can't keep writes inside: the folder itself may
+be a link (`ln -s ~/notes .workbench/replays`), and whatever the check saw can be swapped for a link
+before the write. So these helpers walk one name at a time from a descriptor of the starting folder
+(`os.open(name, O_DIRECTORY | O_NOFOLLOW, dir_fd=...)`), create folders and files relative to the
+descriptor they just opened (`os.mkdir(name, dir_fd=...)`, `O_CREAT | O_EXCL | O_NOFOLLOW`) and clear
+a tree with `shutil.rmtree(name, dir_fd=...)`, which never follows a link either. A link on the way is
+refused with `UnsafePath`, an `OSError` whose message names the link and where it points.
+
+`outside_reason` is the read-only check for a path a settings file names (a baseline): `None` when it
+is inside the project, reached without a link and without `..`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+import stat
+from collections.abc import Sequence
+from pathlib import Path
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+FOLDER_FLAGS = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
+NEW_FILE_MODE = 0o644
+
+
+class UnsafePath(OSError):
+    """A path workbench will not follow or write: a link, or something that is not what it should be."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(errno.ELOOP, message)
+
+    def __str__(self) -> str:
+        return self.strerror or ""
+
+
+def link_target(parent_fd: int, name: str) -> str:
+    """Where the link `name` points, for a message ("?" when it can't be read)."""
+    try:
+        return os.readlink(name, dir_fd=parent_fd)
+    except OSError:
+        return "?"
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISREG(mode):
+        return "a file"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a folder"
+
+
+def _lstat_at(parent_fd: int, name: str) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def _not_a(wanted: str, parent_fd: int, name: str, info: os.stat_result, shown: str) -> UnsafePath:
+    """The refusal for `info` standing at `name` where a `wanted` ("folder", "file") should be."""
+    if stat.S_ISLNK(info.st_mode):
+        return UnsafePath(f"{shown} is a link to {link_target(parent_fd, name)}; workbench does not follow links "
+                          f"in its own folders (it would write or delete outside them): remove the link "
+                          f"(rm {shown}) and run again")
+    what = "a folder" if stat.S_ISDIR(info.st_mode) else _kind(info.st_mode)
+    return UnsafePath(f"{shown} is {what}, not a {wanted}; workbench does not use it: move it away and run again")
+
+
+def _check_name(name: str) -> None:
+    if not name or name in (".", "..") or "/" in name or "\x00" in name:
+        raise UnsafePath(f"{name!r} is not a single file or folder name")
+
+
+def open_folder_at(parent_fd: int, name: str, shown: str, *, create: bool) -> int:
+    """A descriptor on the folder `name` in `parent_fd`, never through a link; created (when `create`)
+    only after what is there was checked. FileNotFoundError when it is missing and not created."""
+    _check_name(name)
+    for _ in range(2):
+        try:
+            return os.open(name, FOLDER_FLAGS, dir_fd=parent_fd)
+        except FileNotFoundError:
+            if not create:
+                raise
+        except OSError as exc:
+            if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                raise
+            info = _lstat_at(parent_fd, name)
+            if info is None or stat.S_ISDIR(info.st_mode):
+                raise
+            raise _not_a("folder", parent_fd, name, info, shown) from None
+        with contextlib.suppress(FileExistsError):  # made meanwhile (another row, or a link): checked when opened
+            os.mkdir(name, dir_fd=parent_fd)
+    raise FileNotFoundError(errno.ENOENT, f"{shown} vanished while it was created")
+
+
+def open_folder(root: Path, parts: Sequence[str], *, create: bool) -> int:
+    """A descriptor on `root/parts[0]/parts[1]/...`, walking one name at a time without following a
+    link (`root` itself is the user's and is opened as given). The caller closes it."""
+    fd = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    shown = root
+    try:
+        for part in parts:
+            shown = shown / part
+            next_fd = open_folder_at(fd, part, str(shown), create=create)
+            os.close(fd)
+            fd = next_fd
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def remove_tree_at(parent_fd: int, name: str, shown: str) -> None:
+    """Remove the folder `name` of `parent_fd` and everything in it, deleting links inside as links
+    (never what they point to); nothing when it is absent. UnsafePath when `name` itself is a link or
+    not a folder: that is not workbench's to delete."""
+    _check_name(name)
+    info = _lstat_at(parent_fd, name)
+    if info is None:
+        return
+    if not stat.S_ISDIR(info.st_mode):
+        raise _not_a("folder", parent_fd, name, info, shown)
+    shutil.rmtree(name, dir_fd=parent_fd)  # checks again on the descriptor it opens: a link swapped in is refused
+
+
+def write_file_at(folder_fd: int, name: str, data: bytes, shown: str, *, mode: int = NEW_FILE_MODE) -> None:
+    """Make `name` in `folder_fd` a new file holding `data`. A file already there is unlinked first and
+    a new one created (O_EXCL | O_NOFOLLOW), so a second hard link to someone's file left at that name
+    never carries the write there; a link or a folder there is refused (UnsafePath)."""
+    _check_name(name)
+    info = _lstat_at(folder_fd, name)
+    if info is not None:
+        if stat.S_ISDIR(info.st_mode) or stat.S_ISLNK(info.st_mode):
+            raise _not_a("file", folder_fd, name, info, shown)
+        os.unlink(name, dir_fd=folder_fd)  # a file (maybe a hard link), a FIFO...: only the name goes
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode, dir_fd=folder_fd)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+
+
+def outside_reason(root: Path, path: Path) -> str | None:
+    """Why `path` is not a place inside the project at `root` (absolute elsewhere, `..`, or reached
+    through a link, the file itself included); None when it is inside."""
+    relative: Path | None = None
+    for base in (root, Path(os.path.abspath(root)), Path(os.path.realpath(root))):
+        try:
+            relative = path.relative_to(base)
+            root = base
+            break
+        except ValueError:
+            continue
+    if relative is None:
+        return "is outside the project"
+    if ".." in relative.parts:
+        return "leads out of the project ('..')"
+    if not relative.parts:
+        return "is the project folder itself, not a file in it"
+    current = root
+    for part in relative.parts:
+        current = current / part
+        try:
+            info = current.lstat()
+        except FileNotFoundError:
+            return None  # created when written, by a walk that starts inside
+        except OSError as exc:
+            return f"can't be checked ({current}: {exc.strerror or exc})"
+        if stat.S_ISLNK(info.st_mode):
+            try:
+                target = os.readlink(current)
+            except OSError:
+                target = "?"
+            return f"goes through a link ({current} -> {target})"
+    return None
+
+
+__all__ = ["UnsafePath", "link_target", "open_folder", "open_folder_at", "outside_reason", "remove_tree_at",
+           "write_file_at"]
