@@ -34,6 +34,7 @@ from .model import EvalSet, EvaluatorDef, Project, Result, Row, RowKey, Verdict
 from .project import EVALS_DIR, EVALUATORS_DIR, load_project
 from .reuse import row_fingerprint
 from .runners import RUNNER_FAULTS, Runner, RunOutcome, make_runner, outcome_from_exception
+from .runners.reaper import sweep_escaped
 from .scoring import CriterionError, Score, ScoreInput, scorer_for, unsupported_message
 from .scoring.exact_match import ExactMatch
 
@@ -215,12 +216,20 @@ class Engine:
             else:
                 for runner in runners:
                     await asyncio.shield(runner.aclose())
+            sweep_escaped()  # what a target moved into a session of its own (double fork, setsid) ends with the run
         collected.sort(key=lambda item: (item[0], item[1]))
         report.results = [result for _, _, result in collected]
         report.duration_s = time.perf_counter() - started
         report.complete = True
         emit(IterationFinished(report))
         return report
+
+    async def reuse_decisions(self, project: Project, reuse: ReusePolicy) -> dict[RowKey, ReuseDecision]:
+        """What an iteration would do with each row's recorded run right now (`check`, `--explain-reuse`
+        before a run): re-score it, or run it and why. Runs nothing, records nothing."""
+        jobs = self._plan(project, RowFilter().narrowed(self.config.overrides.tags, self.config.overrides.kinds))
+        rows = [(job.eval_set.key_of(job.row), self._row_fingerprint(job)) for job in jobs]
+        return await IterationReuse(reuse, self.config, project).begin([(k, f) for k, f in rows if f is not None])
 
     def planned_errors(self, project: Project) -> list[tuple[EvalSet, Row, str, str]]:
         """(set, row, evaluator ref, why) for every result that is an ERROR before anything runs (a

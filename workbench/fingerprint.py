@@ -286,14 +286,17 @@ def compute_world(config: Config, eval_files: Iterable[str], files: FileDigests,
         if item.rel in skip:
             continue
         if item.kind == "deps":
-            world.files[item.rel + "/"] = dependency_summary(item.path, files)
+            world.files[item.rel + "/"] = dependency_summary(Path(item.path), files)
             continue
-        info = files.stat_of(item.path) if item.kind == "file" else None
-        world.files[item.rel] = files.file(item.path, info) if info is not None else files.entry(item.path)
+        info = item.info
+        if item.kind == "file" and info is not None:
+            world.files[item.rel] = files.file(item.path, info)
+        else:
+            world.files[item.rel] = files.entry(Path(item.path))
+        if info is None:
+            with contextlib.suppress(OSError):
+                info = os.lstat(item.path)
         if info is not None:
             world.stats[item.rel] = stat_key(info)
-        else:
-            with contextlib.suppress(OSError):
-                world.stats[item.rel] = stat_key(os.lstat(item.path))
     world.inputs = cache_inputs(config, files)
     return world

@@ -53,8 +53,9 @@ class FileEntry:
     """One path of the project as the walk found it (never following a link)."""
 
     rel: str  # posix, relative to the root
-    path: Path
+    path: str
     kind: str  # "file", "link", "special" (a FIFO, socket or device: never opened), "deps" (a dependency folder)
+    info: os.stat_result | None = None  # its lstat, when the walk took one
 
 
 @dataclass(slots=True)
@@ -106,8 +107,10 @@ class ProjectFiles:
         for depth in range(1, len(parts) + 1):
             sub = "/".join(parts[:depth])
             leaf_is_dir = is_dir or depth < len(parts)
-            if self._matches(sub, parts[depth - 1], leaf_is_dir) and not self._named_below(sub):
-                return True
+            if self._matches(sub, parts[depth - 1], leaf_is_dir):
+                # An ignored folder holding a path the runner names: only that path (and the folders
+                # leading to it) are kept.
+                return not self._named_below(rel)
         return False
 
     def dependency_folder(self, path: Path, name: str) -> bool:
@@ -119,13 +122,13 @@ class ProjectFiles:
     def walk(self) -> Iterator[FileEntry]:
         """Every path of the project that counts, in a stable order; links and special files are
         reported as such and never followed or opened here."""
-        yield from self._walk(self.root, "")
+        yield from self._walk(os.fspath(self.root), "")
         for rel in sorted(self.named):  # named paths inside ignored or dependency folders
             parent = PurePosixPath(rel).parent.as_posix()
             if parent != "." and (self.ignored(parent, is_dir=True) or self._inside_dependency(rel)):
                 path = self.root / rel
                 if os.path.lexists(path):
-                    yield FileEntry(rel, path, _kind_of(path))
+                    yield FileEntry(rel, os.fspath(path), _kind_of(path))
 
     def _inside_dependency(self, rel: str) -> bool:
         folder = self.root
@@ -135,7 +138,15 @@ class ProjectFiles:
                 return True
         return False
 
-    def _walk(self, folder: Path, prefix: str) -> Iterator[FileEntry]:
+    def _leaf_ignored(self, rel: str, name: str, is_dir: bool) -> bool:
+        """`ignored` for a path whose folders the walk already let through (the hot path: no parsing)."""
+        if rel in self.named:
+            return False
+        if "/" not in rel and name in ALWAYS_IGNORED_DIRS:
+            return True
+        return self._matches(rel, name, is_dir) and not self._named_below(rel)
+
+    def _walk(self, folder: str, prefix: str) -> Iterator[FileEntry]:
         try:
             with os.scandir(folder) as scan:
                 entries = sorted(scan, key=lambda e: e.name)
@@ -143,23 +154,23 @@ class ProjectFiles:
             return  # unreadable or vanished while we looked: nothing of it can be fingerprinted
         for entry in entries:
             rel = f"{prefix}{entry.name}"
-            path = Path(entry.path)
             try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-                is_link = entry.is_symlink()
+                info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if self.ignored(rel, is_dir=is_dir):
+            mode = info.st_mode
+            is_dir = stat.S_ISDIR(mode)
+            if self._leaf_ignored(rel, entry.name, is_dir):
                 continue
             if is_dir:
-                if self.dependency_folder(path, entry.name):
-                    yield FileEntry(rel, path, "deps")
+                if self.dependency_folder(Path(entry.path), entry.name):
+                    yield FileEntry(rel, entry.path, "deps")
                 else:
-                    yield from self._walk(path, rel + "/")
-            elif is_link:
-                yield FileEntry(rel, path, "link")
+                    yield from self._walk(entry.path, rel + "/")
+            elif stat.S_ISLNK(mode):
+                yield FileEntry(rel, entry.path, "link", info)
             else:
-                yield FileEntry(rel, path, _kind_of(path))
+                yield FileEntry(rel, entry.path, "file" if stat.S_ISREG(mode) else "special", info)
 
 
 def _kind_of(path: Path) -> str:

@@ -25,6 +25,7 @@ from .events import ReuseDecision
 from .file_digests import FileDigests, changed_since
 from .fingerprint import World, digest
 from .model import EvalSet, Result, Row, RowKey, Verdict, results_by_row
+from .project_files import ALWAYS_IGNORED_DIRS
 from .regular_files import open_regular
 from .runners import RunOutcome
 from .writeback.atomic import write_atomically
@@ -54,15 +55,17 @@ class RowRecord:
     iteration: int | None = None  # where history keeps its output (None: only in this session's memory)
     failed: str | None = None  # why the run was an ERROR: such runs are never reused
 
-    def to_json(self) -> dict[str, Any]:
-        return {"run": self.run, "world": self.world, "reads": self.reads, "iteration": self.iteration,
+    def to_json(self, reads_id: str) -> dict[str, Any]:
+        """The record with its reads as a reference into the file's shared table (rows of one target
+        mostly read the same files: the interpreter's standard library, a data folder)."""
+        return {"run": self.run, "world": self.world, "reads": reads_id, "iteration": self.iteration,
                 "failed": self.failed}
 
     @classmethod
-    def from_json(cls, doc: Any) -> RowRecord | None:
+    def from_json(cls, doc: Any, read_sets: dict[str, Any]) -> RowRecord | None:
         if not isinstance(doc, dict) or not isinstance(doc.get("run"), str) or not isinstance(doc.get("world"), str):
             return None
-        reads = doc.get("reads")
+        reads = read_sets.get(doc["reads"]) if isinstance(doc.get("reads"), str) else None
         iteration = doc.get("iteration")
         failed = doc.get("failed")
         if not isinstance(reads, dict) or not all(isinstance(v, str) for v in reads.values()):
@@ -99,9 +102,10 @@ class ReuseBook:
 
     def __init__(self, state_dir: Path | None, history_id: str | None, outcomes: OutcomeSource | None = None,
                  *, persist: bool = True) -> None:
-        self.path = state_dir / RECORD_FILE if state_dir is not None and persist else None
+        self.path = state_dir / RECORD_FILE if state_dir is not None else None
+        self.writable = persist  # False: read what other runs recorded, write nothing (check, a test session)
         self.history_id = history_id
-        self.digests = FileDigests(state_dir if persist else None)
+        self.digests = FileDigests(state_dir)
         self.records: dict[RowKey, RowRecord] = {}
         self.worlds: dict[str, World] = {}
         self.unrecorded: dict[RowKey, str] = {}  # why a row's newest run could not be recorded
@@ -110,7 +114,7 @@ class ReuseBook:
         self._by_iteration: dict[int, Mapping[RowKey, RunOutcome]] = {}
         self._source = outcomes
         self._changed: set[RowKey] = set()
-        if self.path is not None:
+        if self.path is not None and history_id is not None:  # without history, records' outputs can't be found
             self._load()
 
     # -- deciding ----------------------------------------------------------------------------------
@@ -218,9 +222,10 @@ class ReuseBook:
             if world is not None and world.digest == name:
                 self.worlds[name] = world
         rows = doc.get("rows")
+        read_sets = doc.get("reads") if isinstance(doc.get("reads"), dict) else {}
         for text, value in (rows.items() if isinstance(rows, dict) else ()):
             parts = str(text).split(_SEP)
-            record = RowRecord.from_json(value)
+            record = RowRecord.from_json(value, read_sets)
             if len(parts) == 3 and record is not None:
                 self.records[RowKey(*parts)] = record
         unrecorded = doc.get("unrecorded")
@@ -232,6 +237,8 @@ class ReuseBook:
     def save(self) -> None:
         """Write what changed over what is on disk now (another workbench process may have recorded rows
         meanwhile: every record stands on its own, so merging row by row is always consistent)."""
+        if not self.writable:
+            return
         self.digests.save()
         if self.path is None or not self._changed:
             return
@@ -241,13 +248,16 @@ class ReuseBook:
         rows: dict[str, Any] = doc["rows"] if isinstance(doc.get("rows"), dict) else {}
         unrecorded: dict[str, Any] = doc["unrecorded"] if isinstance(doc.get("unrecorded"), dict) else {}
         worlds: dict[str, Any] = doc["worlds"] if isinstance(doc.get("worlds"), dict) else {}
+        read_sets: dict[str, Any] = doc["reads"] if isinstance(doc.get("reads"), dict) else {}
         for key in self._changed:
             name = _SEP.join(key)
             record = self.records.get(key)
             if record is not None:
                 if record.iteration is None:
                     continue  # its output is only in this process's memory: useless to another one
-                rows[name] = record.to_json()
+                reads_id = digest(record.reads)[:24]
+                read_sets[reads_id] = record.reads
+                rows[name] = record.to_json(reads_id)
                 unrecorded.pop(name, None)
             else:
                 rows.pop(name, None)
@@ -257,6 +267,8 @@ class ReuseBook:
             worlds.setdefault(name, world.to_json())
         used = {value.get("world") for value in rows.values() if isinstance(value, dict)}
         doc["worlds"] = {name: value for name, value in worlds.items() if name in used}
+        used = {value.get("reads") for value in rows.values() if isinstance(value, dict)}
+        doc["reads"] = {name: value for name, value in read_sets.items() if name in used}
         doc["rows"], doc["unrecorded"] = rows, unrecorded
         self._changed.clear()
         try:
@@ -275,8 +287,12 @@ def tracked_reads(reads: Iterable[str], root: Path, world: World) -> list[str]:
         if path == UNBOUNDED_READS:
             kept.add(path)
             continue
-        if path.startswith(prefix) and path[len(prefix):].replace(os.sep, "/") in world.files:
-            continue
+        if path == os.fspath(root) or path.startswith(prefix):
+            rel = path[len(prefix):].replace(os.sep, "/")
+            # Covered already: a project file, a project folder's listing (the world has every file in it
+            # that counts; an importer lists the folders on sys.path) or workbench's own state.
+            if rel in world.files or os.path.isdir(path) or rel.split("/", 1)[0] in ALWAYS_IGNORED_DIRS:
+                continue
         kept.add(path)
     return sorted(kept, key=lambda p: (p == UNBOUNDED_READS, p))
 

@@ -130,7 +130,7 @@ def run_gate(config: Config, request: GateRequest, on_event: EventSink | None = 
     if unmatched:
         raise WorkbenchError(f"nothing matches {' and '.join(unmatched)} ({known_names(project, selection)})")
     engine = Engine(config, runner_factory)
-    policy = reuse_policy(config, request)
+    policy = reuse_policy(config, reuse=request.reuse, record=request.record)
     report = run_until_stopped(engine.run_iteration(Trigger("run"), selection, on_event, project=project,
                                                     reuse=policy))
     history_problem = record_run(config, report, partial=request.partial) if request.record else None
@@ -155,12 +155,12 @@ def run_gate(config: Config, request: GateRequest, on_event: EventSink | None = 
     return run
 
 
-def reuse_policy(config: Config, request: GateRequest) -> ReusePolicy:
-    """What `run` does with recorded runs: with `--reuse`, re-score the rows whose run is proven
-    unchanged; either way, record what ran (when history is kept) for the next `run --reuse`, `watch`
-    or TUI session."""
+def reuse_policy(config: Config, *, reuse: bool, record: bool = True, persist: bool = True) -> ReusePolicy:
+    """What `run` does with recorded runs: with `reuse` (--reuse), re-score the rows whose run is proven
+    unchanged; either way, record what ran (when history is kept, and `persist`) for the next
+    `run --reuse`, `watch` or TUI session."""
     history_id: str | None = None
-    if request.record:
+    if record:
         try:
             with HistoryStore.open(config) as store:
                 history_id = store.identity
@@ -171,8 +171,8 @@ def reuse_policy(config: Config, request: GateRequest) -> ReusePolicy:
         with HistoryStore.open(config) as store:
             return outcomes_from_results(store.results(iteration))
 
-    book = ReuseBook(config.state_dir, history_id, outcomes, persist=history_id is not None)
-    if not request.reuse:
+    book = ReuseBook(config.state_dir, history_id, outcomes, persist=persist and history_id is not None)
+    if not reuse:
         return ReusePolicy(book, False, "`run` without --reuse runs every row")
     if not config.cache.reuse:
         return ReusePolicy(book, False, "re-scoring is off ([cache] reuse = false)")

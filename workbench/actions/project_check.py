@@ -20,6 +20,7 @@ from ..engine import Engine
 from ..model import EvalSet, Problem, Project, Row
 from ..project import load_project
 from ..scoring import scorer_for, unsupported_message
+from .reuse_explain import ReuseExplanation, explain_now
 
 _ROWS_NAMED = 3
 
@@ -34,6 +35,7 @@ class CheckReport:
     rows: int = 0
     evaluators: int = 0
     workflow: str | None = None  # the Workflow.json rows were checked against
+    reuse: ReuseExplanation | None = None  # what `run --reuse` would re-score now, and the files not looked at
 
     @property
     def errors(self) -> list[Problem]:
@@ -53,6 +55,7 @@ class CheckReport:
             "summary": {"errors": len(self.errors), "warnings": len(self.warnings), "sets": self.sets,
                         "rows": self.rows, "evaluators": self.evaluators, "workflow": self.workflow},
             "problems": [p.to_json() for p in self.problems],
+            **({"reuse": self.reuse.to_json()} if self.reuse is not None else {}),
         }
 
 
@@ -77,6 +80,7 @@ def check_project(root: Path) -> CheckReport:
     twins = set(as_warnings(findings))  # what loading already added as warnings
     report.problems = [*problems, *workflow_problems, *(p for p in project.problems if p not in twins),
                        *_evaluator_problems(project), *_row_errors(config, project), *findings]
+    report.reuse = explain_now(config, project)
     return report
 
 

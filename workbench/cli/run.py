@@ -9,9 +9,11 @@ from pathlib import Path
 import click
 
 from ..actions.gate import GateRun, gate_request, run_gate
+from ..actions.reuse_explain import explain_report
 from ..errors import WorkbenchError
 from ..report.json_report import encode_document, report_document
 from ..report.junit import write_junit
+from ..report.reuse_text import format_reuse_rows
 from ..report.text import TextReporter
 from .common import (
     EXIT_FAILED,
@@ -56,15 +58,19 @@ from .common import (
               help="Write the baseline from this run; refused when the pass rate is below the minimum.")
 @click.option("--no-history", is_flag=True, help="Do not record this run in .workbench/ history.")
 @click.option("--reuse", is_flag=True,
-              help="Re-score rows from the last `run --reuse` instead of running them again when nothing "
-                   "but evals/ changed since (and the row's inputs are the same).")
+              help="Re-score a row from its last recorded run (by `run`, `watch` or the TUI) instead of running it "
+                   "again, when everything it depends on is unchanged: its inputs and name, the project's files "
+                   "but the eval files, the environment, the programs, the files it read. See --explain-reuse.")
+@click.option("--explain-reuse", is_flag=True,
+              help="Also say for each row why it was re-scored or ran (with --json: a \"reuse\" list).")
 @runner_options
 @scenario_options
 @row_filter_options
 def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], as_json: bool, quiet: bool,
                 junit_path: str | None, allow_empty: bool, min_pass_rate: float | None, max_slowdown: float | None,
                 max_token_increase: float | None, max_token_regression: float | None, baseline_path: str | None,
-                update_baseline: bool, no_history: bool, reuse: bool, command: str | None, timeout: float | None,
+                update_baseline: bool, no_history: bool, reuse: bool, explain_reuse: bool, command: str | None,
+                timeout: float | None,
                 concurrency: int | None, model: str | None, scenarios_dir: str | None) -> None:
     """Run every row of every eval set once and score it.
 
@@ -95,13 +101,17 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
     if run.history_problem:
         click.echo(f"workbench: {run.history_problem}", err=True)
     reporter.finish(run.report)
+    explanation = explain_report(config, run.report) if explain_reuse else None
     if as_json:
         _print_baseline_update(run, quiet=True)
-        sys.stdout.buffer.write(encode_document(report_document(run.report, run.json_fields())))
+        extra = run.json_fields() | ({"reuse": explanation.to_json()} if explanation is not None else {})
+        sys.stdout.buffer.write(encode_document(report_document(run.report, extra)))
         sys.stdout.flush()
     else:
         _print_gate(run)
         _print_baseline_update(run, quiet=False)
+        for line in format_reuse_rows(explanation) if explanation is not None else ():
+            click.echo(line)
     if junit_path:
         try:
             write_junit(run.report, Path(junit_path))

@@ -11,6 +11,7 @@ from ..events import Event, IterationReport, IterationStarted, ResultReady, RowS
 from ..model import Problem, Result, RowKey, Summary, Verdict
 from ..textsafe import one_line, printable
 from .metrics import SetMetricLine, set_metrics
+from .reuse_text import format_reuse_files, format_reuse_rows
 
 if TYPE_CHECKING:
     from ..actions.project_check import CheckReport
@@ -116,6 +117,8 @@ def format_check(report: CheckReport) -> list[str]:
                f", {report.evaluators} evaluator{'s' if report.evaluators != 1 else ''}")
     if report.workflow:
         checked += f"; rows checked against {report.workflow}"
+    if report.reuse is not None:
+        lines += [*format_reuse_files(report.reuse), *format_reuse_rows(report.reuse)]
     verdict = "check passed" if report.passed else "check failed"
     lines.append(f"{verdict}: {len(report.errors)} error{'s' if len(report.errors) != 1 else ''}, "
                  f"{len(report.warnings)} warning{'s' if len(report.warnings) != 1 else ''} ({checked})")
