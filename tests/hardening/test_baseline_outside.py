@@ -90,9 +90,16 @@ def test_the_same_file_given_with_baseline_on_the_command_line_is_read_and_writt
     assert run_workbench("run", str(root), "--baseline", str(chosen)).returncode == 0
 
 
+ECHO = 'f"Thanks, I noted the card ending in {digits[-4:]}."'
+
+
 def form_agent(tmp_path: Path, rc: dict[str, Any] | None = None, toml: str | None = None) -> Path:
+    """examples/form-agent with its one failing scenario fixed (so --update-baseline would write)."""
     root = tmp_path / "form-agent"
     shutil.copytree(FORM_AGENT, root, ignore=shutil.ignore_patterns("__pycache__", ".workbench", "eval-baseline.json"))
+    agent = (root / "agent.py").read_text(encoding="utf-8")
+    assert ECHO in agent
+    (root / "agent.py").write_text(agent.replace(ECHO, '"I never keep card numbers."'), encoding="utf-8")
     if rc is not None:
         (root / ".appilotsrc").write_text(json.dumps(rc), encoding="utf-8")
     if toml is not None:
@@ -137,6 +144,6 @@ def test_a_scenario_baseline_outside_given_on_the_command_line_wins_over_the_ref
     root = form_agent(tmp_path, {"eval": {**EVAL, "baselinePath": "../outside/eval-baseline.json"}})
     chosen = folder / "chosen.json"
     proc = run_workbench("run", str(root), "--baseline", str(chosen))
-    assert proc.returncode in (0, 1), proc.stdout + proc.stderr  # the example fails one scenario on purpose
+    assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "eval.baselinePath" not in proc.stderr
     assert os.listdir(folder) == ["eval-baseline.json"]  # nothing written without --update-baseline
