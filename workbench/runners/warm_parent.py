@@ -242,11 +242,12 @@ class WarmParent:
         self._children.clear()
 
     async def spawn(self, env: dict[str, str], cwd: Path, reads: str | None = None,
-                    deadline: float = FORK_TIMEOUT_S) -> ForkedChild:
+                    deadline: float | None = None) -> ForkedChild:
         """Fork one row's process; its stdin/stdout/stderr are fresh pipes read here, its reads go to the
         file `reads` (created by the caller). A fork that doesn't answer within `deadline` seconds (a
         blocking `os.register_at_fork` hook) raises PreloadUnavailable; the caller stops the parent."""
         assert self._sock is not None
+        deadline = FORK_TIMEOUT_S if deadline is None else deadline
         ident = next(self._ids)
         child = ForkedChild(self, ident)
         pipes = [os.pipe(), os.pipe(), os.pipe()]
