@@ -25,7 +25,8 @@ ROOT = "workbench"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("vocabulary", ("workbench", "workbench.errors", "workbench.jsonio", "workbench.output_paths",
                     "workbench.textsafe", "workbench.model", "workbench.events", "workbench.compare",
-                    "workbench.trace", "workbench.regular_files", "workbench.safe_paths")),
+                    "workbench.trace", "workbench.regular_files", "workbench.safe_paths",
+                    "workbench.patterns")),
     ("settings", ("workbench.config",)),
     ("loading, running and scoring rows", ("workbench.dialects", "workbench.project", "workbench.scaffold",
                                            "workbench.runners", "workbench.worker_main", "workbench.scoring",

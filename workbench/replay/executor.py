@@ -38,7 +38,7 @@ from ..runners.base import LogSink, RunOutcome
 from ..safe_paths import UnsafePath, open_folder, open_folder_at, remove_tree_at, write_file_at
 from ..trace import TOOL_CALL as TRACE_TOOL_CALL
 from .live import call_handler
-from .schema import validate
+from .schema import PatternError, validate
 from .script import APPROVAL_DECIDE, ARTIFACT_WRITE, ASSISTANT_OUTPUT, TOOL_CALL, Case, Step
 from .tools import Tool, Toolbox
 
@@ -187,7 +187,10 @@ class Replayer:
         tool = self.toolbox.get(step.tool)
         if tool is None:
             raise _Stop(FAILED, f"{step.where}: {self.toolbox.unknown(step.tool)}", failure=True)
-        failures = validate(tool.input_schema, step.arguments)
+        try:
+            failures = validate(tool.input_schema, step.arguments)
+        except PatternError as exc:  # a pattern that had to be stopped: the row is an ERROR naming it
+            raise PatternError(f"{step.where}: {self.toolbox.source}: tool {tool.name!r}: {exc}") from None
         if failures:
             rules = "; ".join(str(failure) for failure in failures)
             raise _Stop(FAILED, f"{step.where}: the arguments do not fit {tool.name}'s inputSchema: {rules}",
@@ -299,7 +302,7 @@ async def replay_case(case: Case, toolbox: Toolbox, *, config: Config, scratch: 
     started = time.perf_counter()
     try:
         replay = await Replayer(case, toolbox, config=config, scratch=scratch, row_id=row_id, on_log=on_log).run()
-    except ScratchRefused as exc:
+    except (ScratchRefused, PatternError) as exc:
         return RunOutcome(error=str(exc), duration_ms=(time.perf_counter() - started) * 1000)
     return RunOutcome(output=replay.document(), duration_ms=(time.perf_counter() - started) * 1000,
                       log="\n".join(replay.log), trace=replay.trace)

@@ -4,14 +4,15 @@ minimum/maximum (and the exclusive forms), minLength/maxLength, minItems/maxItem
 
 A failure names where in the arguments it is and which rule (the keyword's place in the schema), so a
 replay that fails says `arguments.amount is 900, more than 500 (inputSchema.properties.amount.maximum)`.
-Annotations (`title`, `description`, `default`, `format`, ...) are not checks. Keywords that are checks
+A `pattern` means what it means to Python's `re` and runs through `workbench.patterns`, so it can't
+hang a replay: one that has to be stopped raises PatternError naming its place in the schema (the row
+is an ERROR). Annotations (`title`, `description`, `default`, `format`, ...) are not checks. Keywords that are checks
 but not in the subset (`anyOf`, `$ref`, ...) are reported once, when the tools are loaded, by
 `unchecked_keywords`; the rest of the schema is still checked.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 from .. import jsonio
 from ..compare import fits_schema_type, format_path, is_number, strict_equal, type_name
 from ..output_paths import MISSING
+from ..patterns import PatternError, compile_pattern
 
 TYPES = ("string", "number", "integer", "boolean", "object", "array", "null")
 UNCHECKED = ("anyOf", "oneOf", "allOf", "not", "$ref", "if", "then", "else", "patternProperties",
@@ -118,9 +120,13 @@ class _Walker:
         pattern = schema.get("pattern")
         if isinstance(pattern, str):
             try:
-                matched = re.search(pattern, value) is not None
-            except re.error:
+                compiled = compile_pattern(pattern)
+            except PatternError:
                 return  # reported when the tools were loaded
+            try:
+                matched = compiled.search(value)
+            except PatternError as exc:
+                raise PatternError(f"{at}.pattern {exc}") from None
             if not matched:
                 self.fail(path, f"is {_show(value)}, which does not match {_show(pattern)}", f"{at}.pattern")
 
@@ -191,9 +197,9 @@ def schema_mistakes(schema: Any) -> list[str]:
             mistakes.append(f"{where}.type must be one of {', '.join(TYPES)} (or a list of them), not {_show(wanted)}")
         if isinstance(node.get("pattern"), str):
             try:
-                re.compile(node["pattern"])
-            except re.error as exc:
-                mistakes.append(f"{where}.pattern is not a regular expression: {exc}")
+                compile_pattern(node["pattern"])
+            except PatternError as exc:
+                mistakes.append(f"{where}.pattern is not a regular expression: {exc.reason}")
         for key in ("properties", "required", "enum"):
             expected = dict if key == "properties" else list
             if key in node and not isinstance(node[key], expected):
@@ -207,4 +213,4 @@ def unchecked_keywords(schema: Any) -> list[str]:
     return [f"{where}.{key}" for where, node in _parts(schema, "inputSchema") for key in UNCHECKED if key in node]
 
 
-__all__ = ["SchemaFailure", "schema_mistakes", "unchecked_keywords", "validate"]
+__all__ = ["PatternError", "SchemaFailure", "schema_mistakes", "unchecked_keywords", "validate"]

@@ -14,7 +14,8 @@ named in the detail. Checks:
 - `{"duration_ms": {"lte": 5000}}`, `{"tokens": {"lte": 2000}}` (usage from the trace).
 - `{"anyOf": [[...checks], [...checks]]}`: holds when every check of some alternative holds.
 
-Any check may carry a `"name"` that labels it in the detail.
+Any check may carry a `"name"` that labels it in the detail. A check that can't be decided (a `matches`
+pattern that had to be stopped, see `workbench.patterns`) makes the row an ERROR naming it.
 """
 
 from __future__ import annotations
@@ -240,9 +241,20 @@ class Assertions:
     def score(self, data: ScoreInput) -> Score:
         checks = self.parse(data)
         run = Run(data.output, tool_calls(data.trace), data.duration_ms, data.trace)
-        failures = [f"{c.where} {c.label}: {why}" for c in checks if (why := c.failure(run))]
+        failures, undecided = [], []
+        for check in checks:
+            try:
+                why = check.failure(run)
+            except CriterionError as exc:  # a pattern that had to be stopped: the others still run
+                undecided.append(str(exc))
+                continue
+            if why:
+                failures.append(f"{check.where} {check.label}: {why}")
         expected = data.criterion.get("checks")
         note = run.calls.note()
+        if undecided:
+            lines = [f"{len(undecided)} of {len(checks)} checks could not be decided", *undecided, *failures]
+            return Score.error("\n".join(lines), expected)
         if failures:
             lines = [f"{len(failures)} of {len(checks)} checks failed", *failures]
             return boolean(False, "\n".join([*lines, note] if note else lines), expected)

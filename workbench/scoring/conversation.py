@@ -12,11 +12,13 @@ of assertions that hold.
 `llm_judge` asks the configured `[judge]` for a 1–5 score; it passes at `options.judgePassThreshold`,
 else `[evals] judge_pass_threshold`, else 3. A judge that can't be asked makes the result an ERROR.
 A target that failed mid-conversation makes it an ERROR naming the turn; the turns before it are
-still checked and reported.
+still checked and reported. So does an assertion that can't be decided (a `matches` pattern that had
+to be stopped): that assertion is an ERROR naming it, the others are still checked.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -106,6 +108,7 @@ class ConversationScorer:
             for check in checks:
                 results.append(tested(check, number, seen) if check.judge is None
                                else await self.judged(check, number, turns, data))
+            await asyncio.sleep(0)  # a stop signal is acted on between turns, not after the whole transcript
         if stopped is None and len(turns) < len(compiled.turns):
             stopped = {"turn": len(turns) + 1, "error": f"the transcript has {len(turns)} turns; the eval has "
                                                          f"{len(compiled.turns)}"}
@@ -123,7 +126,10 @@ class ConversationScorer:
 
 def tested(check: Check, turn: int | None, seen: Observed) -> Checked:
     assert check.test is not None
-    why = check.test(seen)
+    try:
+        why = check.test(seen)
+    except CriterionError as exc:  # e.g. a pattern stopped on this reply: undecided, never a PASS or FAIL
+        return Checked(turn, check, Verdict.ERROR, str(exc))
     return Checked(turn, check, Verdict.PASS if why is None else Verdict.FAIL, why or "")
 
 

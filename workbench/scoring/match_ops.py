@@ -1,8 +1,11 @@
 """Match operators for `workbench-assertions`: one value tested against `{equals | contains | ...}`.
 
 Each operator answers None when it holds, or a short reason when it doesn't. Text comparisons can
-ignore case and/or accents. Paths address the output (or a tool call's args): `reply`,
-`ticket.priority`, `items[0].name`; `*` or an empty path is the whole value.
+ignore case and/or accents. `matches` patterns mean what they mean to Python's `re` and run through
+`workbench.patterns` (RE2, or a backtracking engine with a timeout), so a pattern from a user's file
+can't hang workbench: one that has to be stopped is a CriterionError (an ERROR) naming it. Paths address
+the output (or a tool call's args): `reply`, `ticket.priority`, `items[0].name`; `*` or an empty path
+is the whole value.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 
 from ..compare import is_number, strict_equal, type_name
 from ..output_paths import MISSING
+from ..patterns import PatternError, SafePattern, compile_pattern
 from .base import CriterionError
 from .common import fold, show
 
@@ -68,14 +72,19 @@ class TextMode:
 
 @dataclass(frozen=True, slots=True)
 class Matcher:
-    """A parsed operator set, e.g. {"contains": "HR", "not_contains": "test"}; all must hold."""
+    """A parsed operator set, e.g. {"contains": "HR", "not_contains": "test"}; all must hold. `where`
+    names it in the file (`checks[2]`) for a pattern that has to be stopped."""
 
     operators: tuple[tuple[str, Any], ...]
     mode: TextMode
+    where: str = ""
 
     def failure(self, value: Any) -> str | None:
         for op, operand in self.operators:
-            reason = _apply(op, operand, value, self.mode)
+            try:
+                reason = _apply(op, operand, value, self.mode)
+            except PatternError as exc:
+                raise CriterionError(f"{self.where}: matches {exc}" if self.where else f"matches {exc}") from None
             if reason:
                 return reason
         return None
@@ -100,7 +109,7 @@ def parse_matcher(spec: dict[str, Any], where: str, mode: TextMode) -> Matcher:
             raise CriterionError(f"{where}: in needs an array of allowed values, not {show(operand)}")
         if op == "matches":
             _compile(operand, mode, where)
-    return Matcher(operators, mode)
+    return Matcher(operators, mode, where)
 
 
 def _flag(spec: dict[str, Any], key: str, default: bool, where: str) -> bool:
@@ -110,14 +119,19 @@ def _flag(spec: dict[str, Any], key: str, default: bool, where: str) -> bool:
     return value
 
 
-def _compile(pattern: Any, mode: TextMode, where: str) -> re.Pattern[str]:
+def _pattern(pattern: str, mode: TextMode) -> SafePattern:
+    """The compiled pattern (once per pattern: `compile_pattern` keeps a bounded cache)."""
+    return compile_pattern(mode.fold(pattern) if mode.ignore_accents else pattern,
+                           re.IGNORECASE if mode.ignore_case else 0)
+
+
+def _compile(pattern: Any, mode: TextMode, where: str) -> SafePattern:
     if not isinstance(pattern, str):
         raise CriterionError(f"{where}: matches needs a regular expression string, not {show(pattern)}")
     try:
-        return re.compile(mode.fold(pattern) if mode.ignore_accents else pattern,
-                          re.IGNORECASE if mode.ignore_case else 0)
-    except re.error as exc:
-        raise CriterionError(f"{where}: matches {pattern!r} is not a valid regular expression: {exc}") from None
+        return _pattern(pattern, mode)
+    except PatternError as exc:
+        raise CriterionError(f"{where}: matches {exc}") from None
 
 
 def _apply(op: str, operand: Any, value: Any, mode: TextMode) -> str | None:
@@ -144,9 +158,8 @@ def _apply(op: str, operand: Any, value: Any, mode: TextMode) -> str | None:
     if op == "matches":
         if not isinstance(value, str):
             return f"is {type_name(value)} {show(value)}; matches works on text"
-        pattern = _compile(operand, mode, "matches")
         text = mode.fold(value) if mode.ignore_accents else value
-        return None if pattern.search(text) else f"{show(value, 120)} does not match /{operand}/"
+        return None if _pattern(operand, mode).search(text) else f"{show(value, 120)} does not match /{operand}/"
     if op == "in":
         return None if any(mode.same(value, item) for item in operand) else (
             f"is {show(value)}, not one of {show(operand)}")
