@@ -1,10 +1,15 @@
-"""Make untrusted text (row names, outputs, logs, file names) safe to print on a terminal.
+"""Make untrusted text (row names, outputs, logs, file names) safe to print on a terminal, as text
+(`printable`) or inside a JSON document (`json_escaped`): one set of unsafe characters for both.
 
 Control characters, including ESC, would let a row name or a model's output move the cursor, change
 colours or set the window title. Bidirectional controls (U+202A–U+202E, U+2066–U+2069) would reorder
 what follows them (`abc\\u202eLIAF` shows as "abcFAIL"), and zero-width characters (U+200B–U+200F,
 U+2060, U+FEFF) make two different names look the same or shift a border. All of them are shown as
 visible escapes instead; lone surrogates (valid in JSON strings, not in UTF-8) become `\\udXXX` escapes.
+
+In JSON output (`--json`) the same characters are written as `\\uXXXX` escapes: a JSON encoder escapes
+C0 controls (U+0000–U+001F) but writes DEL, the C1 controls (U+0080–U+009F, which many terminals and
+log viewers obey: U+009B is CSI), bidi and zero-width characters as they are.
 """
 
 from __future__ import annotations
@@ -28,6 +33,12 @@ def printable(text: str, *, keep_newlines: bool = True) -> str:
     if not keep_newlines:
         text = text.replace("\n", "\\n").replace("\t", " ")
     return text
+
+
+def json_escaped(json_text: str) -> str:
+    """Encoded JSON with every character `printable` escapes written as its `\\uXXXX` escape instead:
+    the same JSON value (outside strings JSON has only ASCII), which no terminal interprets."""
+    return _CONTROL.sub(lambda match: f"\\u{ord(match.group()):04x}", json_text)
 
 
 def one_line(text: str, limit: int = 200) -> str:

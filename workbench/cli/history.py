@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from .. import jsonio
 from ..config import STATE_DIR
 from ..history import DB_NAME, HistoryError, HistoryStore, IterationInfo, compare_results
 from ..model import Result, ResultKey
+from ..report.json_report import encode_document
 from ..report.text import format_result
 from ..textsafe import one_line
 from .common import EXIT_FAILED, fail, load_project_config, resolve_root
@@ -79,7 +79,7 @@ def history_command(args: tuple[str, ...], as_json: bool, limit: int) -> None:
 def _list(store: HistoryStore, as_json: bool, limit: int) -> None:
     infos = store.iterations(limit)
     if as_json:
-        sys.stdout.write(jsonio.dumps([info.to_json() for info in infos], indent=True) + "\n")
+        sys.stdout.buffer.write(encode_document([info.to_json() for info in infos]))
         return
     if not infos:
         click.echo("no iterations recorded yet")
@@ -123,7 +123,7 @@ def _show(store: HistoryStore, number: int, as_json: bool) -> None:
     if as_json:
         doc = info.to_json() | {"previous": previous_number, "results": [r.to_json() for r in results],
                                 "flips": flips.to_json()}
-        sys.stdout.write(jsonio.dumps(doc, indent=True) + "\n")
+        sys.stdout.buffer.write(encode_document(doc))
         return
     click.echo(f"iteration {info.number} — {_when(info)} — {one_line(info.trigger.describe(), 80)}")
     click.echo(f"{info.passed} passed, {info.failed} failed, {info.errors} errors of {info.total} "

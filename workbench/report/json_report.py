@@ -7,6 +7,7 @@ from typing import Any
 from .. import jsonio
 from ..events import IterationReport
 from ..model import RowKey
+from ..textsafe import json_escaped
 from .metrics import set_metrics
 
 
@@ -44,6 +45,8 @@ def _results(report: IterationReport) -> list[dict[str, Any]]:
     return docs
 
 
-def encode_document(doc: dict[str, Any]) -> bytes:
-    """UTF-8 JSON; a lone surrogate inside a string is written as its `\\udXXX` escape (still valid JSON)."""
-    return jsonio.dumps(doc, indent=True).encode("utf-8", errors="backslashreplace") + b"\n"
+def encode_document(doc: Any) -> bytes:
+    """UTF-8 JSON for stdout (`run`, `check` and `history` with `--json`): control, bidi and zero-width
+    characters and lone surrogates inside strings are written as `\\uXXXX` escapes (`json_escaped`), C1
+    controls as C0 ones are, so the document is the same JSON and safe to show on a terminal."""
+    return json_escaped(jsonio.dumps(doc, indent=True)).encode("utf-8", errors="backslashreplace") + b"\n"
