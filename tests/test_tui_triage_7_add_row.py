@@ -5,12 +5,13 @@ empty `evaluationCriterias` that could only ERROR."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 from helpers.project import evaluator
-from helpers.tui import FakeTarget, app_for, out_row, settle, wait_idle, wait_until, write_project
+from helpers.tui import WAIT_S, FakeTarget, app_for, out_row, settle, wait_idle, wait_until, write_project
 from textual import events
 from textual.widgets import Button, Input
 
@@ -51,7 +52,9 @@ def key_event(key: str) -> events.Key:
 
 @pytest.mark.parametrize("settle_frames", [0, 1, 2, 3])
 async def test_typing_name_tab_inputs_quickly_keeps_the_tab(tmp_path: Path, settle_frames: int) -> None:
-    """Keys arriving in one burst right after the dialog opened (as a fast typist's do)."""
+    """Keys arriving in one burst right after the dialog opened (as a fast typist's do). With 0 frames
+    the keys may come before the dialog's fields exist (on a loaded machine they often do): the wait
+    takes a NoMatches for "not yet", and the keys still land where they were typed."""
     app = app_for(write_project(tmp_path), FakeTarget())
     async with app.run_test() as pilot:
         await wait_idle(app, pilot)
@@ -61,6 +64,34 @@ async def test_typing_name_tab_inputs_quickly_keeps_the_tab(tmp_path: Path, sett
             await pilot.pause()
         for key in ["n", "e", "w", "tab", "{", "}"]:
             app.post_message(key_event(key))
+        await wait_until(pilot, lambda: app.screen.query_one("#add-inputs", Input).value == "{}",
+                         "the inputs reached the inputs field")
+        assert app.screen.query_one("#add-name", Input).value == "new"
+
+
+async def test_keys_typed_before_the_dialogs_fields_exist_land_where_they_were_typed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a loaded machine does by chance, made certain: the whole burst is typed while the dialog is
+    pushed but its fields are not composed yet (the app holds the keys until they are), and the first
+    look for the inputs field finds none yet."""
+    started, composing, compose = asyncio.Event(), asyncio.Event(), AddRowScreen._compose
+
+    async def held_compose(screen: AddRowScreen) -> None:
+        started.set()
+        await composing.wait()
+        await compose(screen)
+
+    monkeypatch.setattr(AddRowScreen, "_compose", held_compose)
+    app = app_for(write_project(tmp_path), FakeTarget())
+    async with app.run_test() as pilot:
+        await wait_idle(app, pilot)
+        app.post_message(key_event("plus"))
+        # No pilot.pause() until the compose goes on: a pause waits for the screen, which is held.
+        await asyncio.wait_for(started.wait(), WAIT_S)
+        for key in ["n", "e", "w", "tab", "{", "}"]:
+            app.post_message(key_event(key))
+        assert isinstance(app.screen, AddRowScreen) and not app.screen.query(Input)
+        composing.set()
         await wait_until(pilot, lambda: app.screen.query_one("#add-inputs", Input).value == "{}",
                          "the inputs reached the inputs field")
         assert app.screen.query_one("#add-name", Input).value == "new"

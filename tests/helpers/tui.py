@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
+from textual.css.query import NoMatches
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input, Static
@@ -184,11 +185,20 @@ def key_of(row_id: str, set_file: str = "grading.json", scope: str = SCOPE) -> R
 # -- waiting -----------------------------------------------------------------------------------------
 
 
+def holds(predicate: Callable[[], bool]) -> bool:
+    """`predicate()`, where a query for a widget not mounted yet (Textual's NoMatches) means "not yet":
+    a pushed screen is `app.screen` before its children are composed."""
+    try:
+        return bool(predicate())
+    except NoMatches:
+        return False
+
+
 async def wait_until(pilot: Pilot[Any], predicate: Callable[[], bool], what: str,
                      timeout: float = WAIT_S) -> None:
-    """Pump the app until `predicate()` holds; fail with `what` if it never does."""
+    """Pump the app until `predicate()` holds (a NoMatches is "not yet"); fail with `what` if it never does."""
     deadline = time.monotonic() + timeout
-    while not predicate():
+    while not holds(predicate):
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting until {what}")
         await pilot.pause(0.01)
