@@ -192,3 +192,25 @@ def test_dash_m_tracebacks_match_python_dash_m(tmp_path: Path) -> None:
     warm, fresh = warm_and_fresh(tmp_path, None, [sys.executable, "-m", "agent"])
     assert warm.log == fresh.log
     assert "zygote" not in warm.log and "script_main" not in warm.log
+
+
+def test_exit_flushes_as_a_fresh_interpreter(tmp_path: Path) -> None:
+    """A file the script never closed is flushed at exit; a stdout that can't be flushed then exits 120."""
+    (tmp_path / "target.py").write_text(textwrap.dedent("""
+        import json, os
+        out = open("written.txt", "w")
+        out.write("kept")
+        print(json.dumps(1))
+        os.close(1)
+    """))
+    outcomes = []
+    for preload in (True, False):
+        outcome, _ = _run(_config(tmp_path, [sys.executable, "target.py"], preload=preload,
+                                  env={"PYTHONUNBUFFERED": ""}))
+        outcomes.append(outcome)
+        assert (tmp_path / "written.txt").read_text() == "kept"
+        (tmp_path / "written.txt").unlink()
+    warm, fresh = outcomes
+    assert fresh.error is not None and "exited with code 120" in fresh.error
+    assert warm.error == fresh.error
+    assert warm.log == fresh.log

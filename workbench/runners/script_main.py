@@ -12,8 +12,9 @@ made absolute against the cwd but neither normalised nor symlink-resolved; `sys.
 `sys.path[0]` the folder of the symlink-resolved script (the cwd for `-m`); a new `__main__` module left
 in `sys.modules`; `sys.orig_argv` as the command line; the same recursion headroom (the script starts a
 few frames deeper here, so the limit is raised by that many: `sys.getrecursionlimit()` reads that much
-higher); an uncaught exception is left to the interpreter itself (exit status 1, KeyboardInterrupt
-ends it by SIGINT after `atexit`, `SystemExit` as usual), its traceback printed without this file's frames.
+higher); an uncaught exception is raised on, its traceback printed without workbench's frames (by the
+interpreter itself in a worker bootstrap: exit status 1, KeyboardInterrupt ends it by SIGINT after
+`atexit`; the warm parent's fork does the same in `zygote_main.finish`).
 """
 
 from __future__ import annotations
@@ -74,6 +75,21 @@ def hide_own_frames() -> None:
         hook(kind, value, tb)  # type: ignore[arg-type]
 
     sys.excepthook = excepthook
+
+
+def print_uncaught(exc: BaseException) -> None:
+    """What the interpreter does with an exception nothing caught (`run_script` raised it): remember it
+    in sys.last_*, print it through sys.excepthook, and if that hook fails, say so and use the default."""
+    sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, exc.__traceback__
+    if sys.version_info >= (3, 12):
+        sys.last_exc = exc
+    try:
+        sys.excepthook(type(exc), exc, exc.__traceback__)
+    except BaseException as failure:
+        print("Error in sys.excepthook:", file=sys.stderr)
+        sys.__excepthook__(type(failure), failure, failure.__traceback__)
+        print("\nOriginal exception was:", file=sys.stderr)
+        sys.__excepthook__(type(exc), exc, exc.__traceback__)
 
 
 def run_script(file: str, bottom: int) -> None:

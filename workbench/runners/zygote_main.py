@@ -16,8 +16,9 @@ requests on a SOCK_SEQPACKET socket:
 
 Each child starts its own session (its own process group, as a fresh process started by workbench
 would), takes the row's file descriptors, environment, working directory and argv, re-seeds `random`,
-records its reads in the row's file, runs the script through `script_main.py` and leaves whatever the
-script raises to the interpreter, so it exits as `python script.py` would.
+records its reads in the row's file, runs the script through `script_main.py` and exits as `python
+script.py` would (`finish`: exit status, atexit, flushing, KeyboardInterrupt) but without tearing down
+every object, which in a fork costs more than the row.
 """
 
 from __future__ import annotations
@@ -165,8 +166,7 @@ def rebuild_stdio(unbuffered: bool) -> None:
 def become_child(sock: socket.socket, wake_fds: tuple[int, int], request: dict[str, Any], fds: list[int],
                  script: str | None, module: str | None) -> None:
     """The forked row: take the row's session, pipes, cwd, environment and argv, then run the script.
-    Never returns: what the script raises (SystemExit at its end) leaves the interpreter uncaught, so it
-    exits exactly as `python script.py` would (threads joined, atexit, flush, KeyboardInterrupt → SIGINT)."""
+    Never returns: it exits as `python script.py` would (see `finish`)."""
     os.setsid()
     send(sock, {"id": request["id"], "pid": os.getpid()})  # after os.register_at_fork hooks ran, from here
     sock.close()
@@ -191,15 +191,86 @@ def become_child(sock: socket.socket, wake_fds: tuple[int, int], request: dict[s
     if ORIG_ARGV:
         sys.orig_argv = list(ORIG_ARGV)
     argv = [str(part) for part in request["argv"]]
-    if module is not None:
-        sys.path[0] = os.getcwd()
-        sys.argv = ["-m", *argv]
-        SCRIPT_MAIN.run_module(module, BOTTOM)
-    else:
-        argv0 = str(request.get("argv0") or script)
-        sys.argv = [argv0, *argv]
-        SCRIPT_MAIN.run_script(SCRIPT_MAIN.script_file(argv0), BOTTOM)
-    raise SystemExit(0)
+    interrupted = False
+    try:
+        if module is not None:
+            sys.path[0] = os.getcwd()
+            sys.argv = ["-m", *argv]
+            SCRIPT_MAIN.run_module(module, BOTTOM)
+        else:
+            argv0 = str(request.get("argv0") or script)
+            sys.argv = [argv0, *argv]
+            SCRIPT_MAIN.run_script(SCRIPT_MAIN.script_file(argv0), BOTTOM)
+        code = 0
+    except SystemExit as exc:
+        code = exit_status(exc)
+    except BaseException as exc:
+        SCRIPT_MAIN.print_uncaught(exc)
+        code, interrupted = 1, isinstance(exc, KeyboardInterrupt)
+    finish(code, interrupted)
+
+
+def exit_status(exc: SystemExit) -> int:
+    """What the interpreter exits with for `exc` (printing a non-integer message as it would)."""
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    with contextlib.suppress(Exception):
+        print(code, file=sys.stderr)
+    return 1
+
+
+def _flush_std(report: bool = True) -> bool:
+    """Flush sys.stdout and sys.stderr as the interpreter does at exit (closed or None ones skipped)."""
+    ok = True
+    for stream in (sys.stdout, sys.stderr):
+        if stream is None or getattr(stream, "closed", False):
+            continue
+        try:
+            stream.flush()
+        except Exception as exc:
+            ok = False
+            if report and stream is sys.stdout:  # as PyErr_WriteUnraisable words it
+                with contextlib.suppress(Exception):
+                    print(f"Exception ignored in: {stream!r}\n{type(exc).__name__}: {exc}", file=sys.stderr)
+    return ok
+
+
+def finish(code: int, interrupted: bool) -> None:
+    """Leave as the interpreter's own shutdown would, without its teardown of every object (which, in a
+    fork, would copy the parent's memory page by page: it costs more than the row): join non-daemon
+    threads, run atexit, flush stdout and stderr (a failure exits 120), clear `__main__` so the
+    script's objects are finalised (an unclosed file it wrote is flushed), flush again; after an
+    uncaught KeyboardInterrupt, end by SIGINT."""
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        with contextlib.suppress(BaseException):
+            threading._shutdown()
+    with contextlib.suppress(BaseException):
+        import atexit
+
+        atexit._run_exitfuncs()
+    if not _flush_std():
+        code = 120
+    with contextlib.suppress(BaseException):
+        _clear(sys.modules["__main__"].__dict__)
+    _flush_std(report=False)
+    if interrupted:
+        with contextlib.suppress(BaseException):
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
+        code = 130  # as CPython does when the signal did not end it
+    os._exit(code)
+
+
+def _clear(namespace: dict[str, object]) -> None:
+    """A module's globals set to None the way the interpreter clears them at exit: `_name`s first."""
+    for name in [n for n in namespace if n.startswith("_") and not n.startswith("__")]:
+        namespace[name] = None
+    for name in [n for n in namespace if n != "__builtins__"]:
+        namespace[name] = None
 
 
 def serve(sock: socket.socket, script: str | None, module: str | None) -> None:
