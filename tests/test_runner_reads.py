@@ -22,6 +22,7 @@ from workbench.config import Config
 from workbench.runners import RunOutcome, RunRequest, make_runner
 from workbench.runners.preload import PreloadRunner
 from workbench.runners.read_audit import UNBOUNDED
+from workbench.runners.worker import WorkerRunner
 
 KINDS = ("python", "preload", "worker")
 
@@ -270,3 +271,27 @@ def test_a_worker_that_is_not_python_reads_nothing_known(tmp_path: Path) -> None
     [outcome] = run_rows(config, [{}])
     assert outcome.output == 1
     assert outcome.reads == ()
+
+
+@pytest.mark.parametrize("command", [["target.py", "--flag"], ["-u", "target.py"], ["-m", "target"]])
+def test_a_python_worker_started_through_the_bootstrap_sees_what_python_would_give_it(
+        tmp_path: Path, command: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    body = '''
+import json, os, sys
+
+def run(inputs):
+    main = sys.modules["__main__"]
+    return {"file": __file__, "argv": sys.argv, "path0": sys.path[0], "orig_argv": sys.orig_argv,
+            "main": sorted(k for k in vars(main) if not k.startswith("__") or k in ("__file__", "__spec__")),
+            "name": __name__, "spec": [getattr(__spec__, "name", None), getattr(__spec__, "origin", None)],
+            "loader": type(__loader__).__name__,
+            "modules": [m for m in sys.modules if "workbench" in m or m in ("script_main", "read_audit")]}
+'''
+    config = project(tmp_path, "worker", body)
+    config.runner.command = [sys.executable, *command]
+    [audited] = run_rows(config, [{}])
+    monkeypatch.setattr(WorkerRunner, "audited_argv", lambda self, reads: None)
+    [plain] = run_rows(config, [{}])
+    assert audited.error is None, audited.error
+    assert audited.output == plain.output
+    assert str(config.root / "target.py") in audited.reads and plain.reads == ()
