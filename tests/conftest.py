@@ -11,9 +11,18 @@ The fixtures below hand out the same functions for tests that prefer fixtures to
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 from helpers.cli import run_workbench
 from helpers.project import make_project
+
+# A run started in the background (`cmd &` in a script, nohup, some CI and IDE runners) inherits SIGINT
+# ignored, and so would every workbench the tests start: the Ctrl-C tests would wait for an exit that
+# never comes. The tests stand in for a terminal's Ctrl-C, so they get Python's own handler back
+# (xdist workers import this file too, and the children they start then get the default action).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(name="make_project")
