@@ -225,6 +225,8 @@ class WarmParent:
     def _answer(self, ident: object, answer: int | PreloadUnavailable) -> None:
         future = self._waiting.pop(ident, None)  # type: ignore[call-overload]
         if future is None or future.done():
+            if isinstance(answer, int):  # a child whose row gave up waiting (a deadline, a cancel): nobody
+                kill_group(answer)       # supervises it, so it must not run
             return
         if isinstance(answer, PreloadUnavailable):
             future.set_exception(answer)
