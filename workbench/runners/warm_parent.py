@@ -158,10 +158,9 @@ class WarmParent:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         spec = json.dumps({"script": self.plan.script, "module": self.plan.module, "project": str(self.root),
                            "reads": self._reads.path, "orig_argv": list(self.plan.argv)})
-        options = ["-u"] if self.plan.unbuffered else []  # sys.flags.unbuffered as in a fresh `python -u`
         try:
             self._proc = await asyncio.create_subprocess_exec(
-                self.plan.interpreter, *options, str(ZYGOTE), str(theirs.fileno()), spec,
+                self.plan.interpreter, str(ZYGOTE), str(theirs.fileno()), spec,
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.PIPE, cwd=self.root, env=self.env, pass_fds=(theirs.fileno(),),
                 start_new_session=True)
