@@ -165,8 +165,21 @@ def rebuild_stdio(unbuffered: bool) -> None:
 
 def become_child(sock: socket.socket, wake_fds: tuple[int, int], request: dict[str, Any], fds: list[int],
                  script: str | None, module: str | None) -> None:
-    """The forked row: take the row's session, pipes, cwd, environment and argv, then run the script.
-    Never returns: it exits as `python script.py` would (see `finish`)."""
+    """The forked row. Never returns (a fork must not go back to serving)."""
+    try:
+        _run_row(sock, wake_fds, request, fds, script, module)
+    except BaseException:  # workbench's own failure before the script ran (a vanished cwd, say)
+        with contextlib.suppress(BaseException):
+            import traceback
+
+            traceback.print_exc()
+    os._exit(1)
+
+
+def _run_row(sock: socket.socket, wake_fds: tuple[int, int], request: dict[str, Any], fds: list[int],
+             script: str | None, module: str | None) -> None:
+    """Take the row's session, pipes, cwd, environment and argv, then run the script and exit as
+    `python script.py` would (see `finish`)."""
     os.setsid()
     send(sock, {"id": request["id"], "pid": os.getpid()})  # after os.register_at_fork hooks ran, from here
     sock.close()
