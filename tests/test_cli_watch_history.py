@@ -70,7 +70,9 @@ class WatchProcess:
         self.stderr: list[str] = []
         assert self.proc.stdout and self.proc.stderr
         threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines.put), daemon=True).start()
-        threading.Thread(target=self._pump, args=(self.proc.stderr, self.stderr.append), daemon=True).start()
+        self._stderr_pump = threading.Thread(target=self._pump, args=(self.proc.stderr, self.stderr.append),
+                                             daemon=True)
+        self._stderr_pump.start()
 
     @staticmethod
     def _pump(stream: Any, sink: Callable[[str | None], None]) -> None:
@@ -112,16 +114,16 @@ class WatchProcess:
         self.proc.send_signal(sig)
         code = self.proc.wait(timeout=WAIT_S)
         rest = []
-        while (line := self.lines.get(timeout=10)) is not None:
+        while (line := self.lines.get(timeout=WAIT_S)) is not None:
             rest.append(line)
-        time.sleep(0.1)  # let the stderr pump finish
+        self._stderr_pump.join(WAIT_S)  # stderr is read to its end (the process has exited)
         return code, "\n".join(rest), "\n".join(line for line in self.stderr if line is not None)
 
     def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
             try:
-                self.proc.wait(timeout=20)
+                self.proc.wait(timeout=WAIT_S)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
@@ -213,7 +215,7 @@ def start_slow(tmp_path: Path, watch: Any) -> tuple[Path, WatchProcess, list[int
 
 
 def assert_all_gone(pids: list[int]) -> None:
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + WAIT_S  # a hang guard: it returns as soon as they are gone
     while (alive := [pid for pid in pids if process_alive(pid)]) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not alive, f"still running after workbench exited: {alive}"

@@ -16,11 +16,12 @@ import pytest
 from workbench.config import JudgeConfig
 from workbench.scoring.judge_client import JudgeError, JudgeRequest, ask, clear_cache
 
-GUARD_S = 10.0  # the trickle below would last ~100 s; this only catches a deadline that is not kept
+GUARD_S = 30.0  # the trickle below would last ~100 s; this only catches a deadline that is not kept
 
 
-def _serve(listener: socket.socket, stop: threading.Event, trickle: bool) -> None:
-    """Accept connections; answer with headers, then one body byte every 0.1 s (or never answer)."""
+def _serve(listener: socket.socket, stop: threading.Event, trickle: bool, accepted: Path | None) -> None:
+    """Accept connections; answer with headers, then one body byte every 0.1 s (or never answer).
+    `accepted` is created once a connection is taken: the request is out."""
     held: list[socket.socket] = []
     listener.settimeout(0.1)
     while not stop.is_set():
@@ -29,6 +30,8 @@ def _serve(listener: socket.socket, stop: threading.Event, trickle: bool) -> Non
         except TimeoutError:
             continue
         held.append(conn)
+        if accepted is not None:
+            accepted.touch()
         if trickle:
             threading.Thread(target=_trickle, args=(conn, stop), daemon=True).start()
     for conn in held:
@@ -45,10 +48,10 @@ def _trickle(conn: socket.socket, stop: threading.Event) -> None:
         pass
 
 
-def _endpoint(trickle: bool) -> Iterator[str]:
+def _endpoint(trickle: bool, accepted: Path | None = None) -> Iterator[str]:
     listener = socket.create_server(("127.0.0.1", 0))
     stop = threading.Event()
-    thread = threading.Thread(target=_serve, args=(listener, stop, trickle), daemon=True)
+    thread = threading.Thread(target=_serve, args=(listener, stop, trickle, accepted), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
@@ -64,8 +67,13 @@ def trickling() -> Iterator[str]:
 
 
 @pytest.fixture
-def silent() -> Iterator[str]:
-    yield from _endpoint(trickle=False)
+def accepted(tmp_path: Path) -> Path:
+    return tmp_path / "accepted"
+
+
+@pytest.fixture
+def silent(accepted: Path) -> Iterator[str]:
+    yield from _endpoint(trickle=False, accepted=accepted)
 
 
 async def test_a_trickling_endpoint_is_an_error_once_the_timeout_has_passed(trickling: str) -> None:
@@ -84,7 +92,8 @@ from workbench.scoring.judge_client import JudgeRequest, ask
 async def main():
     judge = JudgeConfig(url=sys.argv[1], model="m", timeout=600)
     task = asyncio.create_task(ask(judge, Path("."), JudgeRequest("system", "user")))
-    await asyncio.sleep(0.5)  # the request is out; the endpoint says nothing
+    while not Path(sys.argv[2]).exists():  # until the endpoint has the request (and says nothing)
+        await asyncio.sleep(0.01)
     task.cancel()  # what Ctrl-C does to a running iteration
     try:
         await task
@@ -95,7 +104,7 @@ asyncio.run(main())  # returns only when nothing is left to wait for
 """
 
 
-def test_cancelling_a_judge_call_never_waits_for_the_endpoint(silent: str) -> None:
-    proc = subprocess.run([sys.executable, "-c", CANCEL_SCRIPT, silent], capture_output=True, text=True,
-                          timeout=GUARD_S)
+def test_cancelling_a_judge_call_never_waits_for_the_endpoint(silent: str, accepted: Path) -> None:
+    proc = subprocess.run([sys.executable, "-c", CANCEL_SCRIPT, silent, str(accepted)], capture_output=True,
+                          text=True, timeout=GUARD_S)
     assert proc.stdout.strip() == "cancelled", proc.stderr
