@@ -52,7 +52,7 @@ def test_the_callback_form_gets_the_signal_and_can_be_removed() -> None:
 
         remove = on_stop_signals(on_signal)
         os.kill(os.getpid(), signal.SIGHUP)
-        await asyncio.wait_for(arrived.wait(), 10)
+        await asyncio.wait_for(arrived.wait(), 30)  # a hang guard
         remove()
         return got
 

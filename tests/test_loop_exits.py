@@ -99,7 +99,7 @@ class Loop:
     def finish(self) -> tuple[int, list[str]]:
         """Wait for the exit; the exit code and every line printed (all of stdout)."""
         code = self.proc.wait(timeout=WAIT_S)
-        while (line := self.lines.get(timeout=10)) is not None:
+        while (line := self.lines.get(timeout=WAIT_S)) is not None:
             self.seen.append(line)
         return code, self.seen
 

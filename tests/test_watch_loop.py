@@ -88,7 +88,7 @@ async def wait_for_pids(folder: Path, count: int) -> list[int]:
 
 async def wait_all_gone(pids: list[int]) -> None:
     """SIGKILL lands asynchronously; give it time, then name the survivors."""
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + WAIT_S
     while (alive := [pid for pid in pids if process_alive(pid)]) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     assert not alive, f"processes of the cancelled iteration still run: {alive}"
