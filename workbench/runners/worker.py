@@ -4,11 +4,13 @@ Per row, workbench writes `{"id": N, "inputs": {...}, "trace": "/path"}` + newli
 stdin and waits for `{"id": N, "output": ...}` or `{"id": N, "error": "..."}` on its stdout.
 stderr is the log of the row in flight on that process. A stdout line that does not begin with `{`
 is logged too (a stray print); a line that begins with `{` but is not a reply to the row in flight
-breaks the protocol: that row is an ERROR and the process is replaced. So is a process that dies
-mid-row, runs past `timeout` (its whole process group is killed), or closes its stdout and keeps
-running (it can never answer again, so it is killed at once instead of being waited on until the
-timeout). A worker that cannot serve at all may print `{"fatal": "why"}`: every remaining row then
-fails with that reason, without restarts.
+breaks the protocol: that row is an ERROR and the process is replaced. So does a second reply to
+the request answered last: the request it answered twice is the ERROR when the duplicate comes before
+its answer was taken, else the row then in flight is (a duplicate arriving while no row is in flight
+only replaces the process). So is a process that dies mid-row, runs past `timeout` (its whole process
+group is killed), or closes its stdout and keeps running (it can never answer again, so it is killed
+at once instead of being waited on until the timeout). A worker that cannot serve at all may print
+`{"fatal": "why"}`: every remaining row then fails with that reason, without restarts.
 
 The pool lives as long as the runner, which the engine creates per iteration: processes start on
 the first rows and are killed in `aclose`, so every file change gets fresh processes.
@@ -83,6 +85,7 @@ class _Row:
     lines: list[str] = field(default_factory=list)
     size: int = 0
     dropped: bool = False
+    breach: str | None = None  # answered twice before its answer was taken: the row is an ERROR
 
     def log(self, line: str) -> None:
         self.lines.append(line)
@@ -139,6 +142,7 @@ class Worker:
         self.dead = False
         self.deaf = False  # it closed its stdin: it may still answer the row in flight, but no other
         self.killed = False  # by workbench (timeout, protocol error, close), not by itself
+        self.answered_id: int | None = None  # the request it answered last; a second reply to it breaks the protocol
         self.gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.reads: ReadsFile | None = None  # what this process recorded reading, when it records
         self._out = bytearray()
@@ -172,6 +176,8 @@ class Worker:
             else:
                 stdin.write(message)
             reply = await row.future
+            if row.breach is not None:
+                reply = _Reply(failure=_broke(row.breach))
         except asyncio.CancelledError:
             self.kill()
             raise
@@ -221,6 +227,9 @@ class Worker:
             if self.row is not None:
                 self.row.settle(_Reply(failure=self.pool.fatal_reason()))
             return
+        if self.answered_id is not None and message.get("id") == self.answered_id:
+            self._twice(line)
+            return
         row = self.row
         if row is None or row.future.done():
             self._log(f"[workbench] ignored a stdout line while no row was waiting on this worker: {_shown(line)}")
@@ -238,7 +247,19 @@ class Worker:
             self._break(f"replied without \"output\" or \"error\": {_shown(line)}")
             return
         self.pool.answered = True
+        self.answered_id = row.id
         row.settle(reply)
+
+    def _twice(self, line: bytes) -> None:
+        """A second reply to the request answered last, whenever it comes: that request is the ERROR while
+        its answer is not yet taken, else the row in flight is; with none in flight no row is blamed. The
+        process is replaced either way."""
+        what = f"answered request {self.answered_id} twice (one reply per request): {_shown(line)}"
+        if self.row is not None and self.row.id == self.answered_id:
+            self.row.breach = what
+            self.kill()
+        else:
+            self._break(what)
 
     def stderr_data(self, data: bytes) -> None:
         buffer = self._err
@@ -263,8 +284,7 @@ class Worker:
     def _break(self, what: str) -> None:
         """The protocol broke: fail the row in flight and replace this process."""
         if self.row is not None:
-            self.row.settle(_Reply(failure=f"the worker broke the protocol: it {what}. Print logs to stderr. "
-                                           "The worker was replaced for the remaining rows"))
+            self.row.settle(_Reply(failure=_broke(what)))
         else:
             self.idle_log.append(f"[workbench] the worker broke the protocol: it {what}; it was replaced")
         self._out = bytearray()
@@ -333,6 +353,11 @@ class Worker:
             await asyncio.wait_for(asyncio.shield(self.gone), DRAIN_GRACE_S + 1)
         if self.transport is not None:
             self.transport.close()
+
+
+def _broke(what: str) -> str:
+    return (f"the worker broke the protocol: it {what}. Print logs to stderr. The worker was replaced for the "
+            "remaining rows")
 
 
 def _shown(line: bytes) -> str:

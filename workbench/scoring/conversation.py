@@ -14,6 +14,12 @@ else `[evals] judge_pass_threshold`, else 3. A judge that can't be asked makes t
 A target that failed mid-conversation makes it an ERROR naming the turn; the turns before it are
 still checked and reported. So does an assertion that can't be decided (a `matches` pattern that had
 to be stopped): that assertion is an ERROR naming it, the others are still checked.
+
+A turn the player had to cut to keep the transcript bounded (`"cut"`, see
+`dialects/conversations/keep.py`) carries the verdicts its assertions got on the whole turn
+(`"checked"`), and the transcript those of the outcome (`"checked_outcome"`); those are taken as they
+are. An assertion not among them (the eval changed since) is an ERROR, never a guess from the cut
+record, and so is an `llm_judge` on a reply that was cut.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from .. import jsonio
 from ..compare import is_number
 from ..model import EvaluatorDef, Verdict
 from ..output_paths import MISSING
@@ -104,21 +111,34 @@ class ConversationScorer:
         for number, checks in enumerate(compiled.turns, 1):
             if number > len(turns):
                 break
-            seen = observed_turn(turns[number - 1])
+            record = turns[number - 1]
+            seen = observed_turn(record)
+            recorded = _recorded(record.get("checked")) if isinstance(record.get("cut"), dict) else None
             for check in checks:
-                results.append(tested(check, number, seen) if check.judge is None
-                               else await self.judged(check, number, turns, data))
+                if check.judge is not None:
+                    results.append(await self.judged(check, number, turns, data))
+                elif recorded is not None:
+                    results.append(from_record(check, number, recorded))
+                else:
+                    results.append(tested(check, number, seen))
             await asyncio.sleep(0)  # a stop signal is acted on between turns, not after the whole transcript
         if stopped is None and len(turns) < len(compiled.turns):
             stopped = {"turn": len(turns) + 1, "error": f"the transcript has {len(turns)} turns; the eval has "
                                                          f"{len(compiled.turns)}"}
-        if stopped is None:
+        if stopped is None and "checked_outcome" in transcript:
+            recorded = _recorded(transcript["checked_outcome"])
+            results += [from_record(check, None, recorded) for check in compiled.outcome]
+        elif stopped is None:
             seen = observed_outcome(transcript)
             results += [tested(check, None, seen) for check in compiled.outcome]
         return summarize(results, stopped, len(compiled.turns), compiled.count)
 
     async def judged(self, check: Check, turn: int, turns: list[dict[str, Any]], data: ScoreInput) -> Checked:
         assert check.judge is not None
+        cut = turns[turn - 1].get("cut")
+        if isinstance(cut, dict) and "reply_chars" in cut:
+            return Checked(turn, check, Verdict.ERROR, f"the reply has {cut['reply_chars']:,} characters, more than a "
+                                                       "transcript keeps, so it is not sent to the judge")
         verdict, message = await judge_reply(check.judge, turns[:turn], judge_threshold(data.criterion, data),
                                              data.config)
         return Checked(turn, check, verdict, message)
@@ -131,6 +151,30 @@ def tested(check: Check, turn: int | None, seen: Observed) -> Checked:
     except CriterionError as exc:  # e.g. a pattern stopped on this reply: undecided, never a PASS or FAIL
         return Checked(turn, check, Verdict.ERROR, str(exc))
     return Checked(turn, check, Verdict.PASS if why is None else Verdict.FAIL, why or "")
+
+
+def _key(spec: Any) -> str:
+    return jsonio.dumps(spec, sort_keys=True)
+
+
+def _recorded(entries: Any) -> dict[str, tuple[str, str]]:
+    """{assertion: (verdict, message)} from a turn's `checked` list."""
+    found: dict[str, tuple[str, str]] = {}
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and entry.get("verdict") in {v.value for v in Verdict}:
+            found[_key(entry.get("assertion"))] = (entry["verdict"], str(entry.get("message") or ""))
+    return found
+
+
+def from_record(check: Check, turn: int | None, recorded: dict[str, tuple[str, str]]) -> Checked:
+    """The verdict the assertion got on the whole turn, before the turn was cut."""
+    found = recorded.get(_key(check.spec))
+    if found is None:
+        what = f"turn {turn}" if turn is not None else "the conversation"
+        return Checked(turn, check, Verdict.ERROR, f"{what} was cut to keep the transcript bounded and this assertion "
+                                                   "was not checked when it ran, so it can't be checked from the "
+                                                   "record; run the row again")
+    return Checked(turn, check, Verdict(found[0]), found[1])
 
 
 def summarize(results: list[Checked], stopped: dict[str, Any] | None, turn_count: int, total: int) -> Score:

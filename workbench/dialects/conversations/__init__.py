@@ -1,7 +1,8 @@
 """The conversation dialect: multi-turn evals in the Botpress ADK's format (seed 002).
 
 `files.py` finds and reads `evals/**/*.eval.json`, `rules.py` checks each eval against the seed's
-rules, `protocol.py` is what the target is asked per turn, `player.py` plays the turns. The
+rules, `protocol.py` is what the target is asked per turn, `player.py` plays the turns, `keep.py`
+caps what the transcript keeps. The
 assertions are scored by `scoring/conversation.py` against the transcript the player records.
 """
 
@@ -35,10 +36,14 @@ class ConversationsDialect(Dialect):
         return await play(run)
 
     def run_error(self, outcome: RunOutcome) -> str | None:
-        """A conversation the target broke off (a turn timed out, crashed, broke the protocol) failed."""
+        """A conversation the target broke off (a turn timed out, crashed, broke the protocol) failed. One
+        whose transcript had to be cut (`keep.py`) is never re-scored either: the cut record can't show a
+        changed assertion what the whole turn showed."""
         stopped = outcome.output.get("stopped") if isinstance(outcome.output, dict) else None
         if isinstance(stopped, dict):
             return str(stopped.get("error") or "the conversation stopped")
+        if isinstance(outcome.output, dict) and outcome.output.get("cut"):
+            return "its transcript was cut to keep it bounded (see the turns marked \"cut\"), so it is run again"
         return outcome.error
 
 

@@ -9,6 +9,11 @@ with TURN = {"turn", "user" | "event" | "setup", "reply", "tools", "workflows", 
 "state_after", "response_time_ms", "trace"}. `response_time_ms` is measured here, around the
 runner's call. A turn whose target fails (error, timeout, an answer that breaks the protocol) ends the
 conversation: `stopped` says where and why, and the later turns don't run.
+
+What the transcript keeps is capped per turn and per transcript (`keep.py`). A turn that has to be cut
+has its assertions checked first, on the whole turn, and their verdicts recorded in it (`checked`), as
+are the outcome's (`checked_outcome`) once any turn was cut; the scorer takes those instead of judging
+the cut record.
 """
 
 from __future__ import annotations
@@ -17,7 +22,10 @@ import time
 from typing import Any
 
 from ...runners.base import RUNNER_FAULTS, Runner, RunOutcome, RunRequest, outcome_from_exception
+from ...scoring.conversation import Checked, observed_outcome, observed_turn, tested
+from ...scoring.conversation_checks import compile_eval
 from ..base import RowRun
+from .keep import Keeper
 from .protocol import ProtocolError, TurnReply, next_state, read_reply, seeded_state
 
 
@@ -42,6 +50,9 @@ class Conversation:
         self.transcript: dict[str, Any] = {"eval": self.name, "seeded_state": self.state, "turns": []}
         self.logs: list[str] = []
         self.trace: list[dict[str, Any]] = []
+        self.keeper = Keeper()
+        self.checks = compile_eval(self.spec)
+        self.flows: list[list[dict[str, Any]]] = []  # every turn's workflows in full, for the outcome
 
     async def play(self) -> RunOutcome:
         started = time.perf_counter()
@@ -62,6 +73,8 @@ class Conversation:
                 break
             self.transcript["turns"].append(record)
             self.history.append({"turn": number, **trigger, "reply": record["reply"]})
+        if self.transcript.get("cut") and "stopped" not in self.transcript:
+            self.transcript["checked_outcome"] = self.checked_outcome()
         duration = (time.perf_counter() - started) * 1000
         return RunOutcome(output=self.transcript, duration_ms=duration, log="\n".join(self.logs), trace=self.trace)
 
@@ -78,8 +91,8 @@ class Conversation:
             outcome = outcome_from_exception(exc)
         elapsed = (time.perf_counter() - started) * 1000
         if outcome.log:
-            self.logs.append(outcome.log)
-        self.trace.extend(outcome.trace)
+            self.keeper.log(outcome.log, self.logs)
+        self.keeper.trace(outcome.trace, self.trace)
         if not outcome.ok:
             return self.stop(number, self.failure_text(outcome.error or "no output"))
         try:
@@ -97,9 +110,30 @@ class Conversation:
                trace: list[dict[str, Any]]) -> dict[str, Any]:
         before = self.state
         self.state = next_state(before, answer.state)
-        return {"turn": number, **trigger, "reply": answer.reply, "tools": answer.tools,
+        full = {"turn": number, **trigger, "reply": answer.reply, "tools": answer.tools,
                 "workflows": answer.workflows, "state_before": before, "state_after": self.state,
                 "response_time_ms": round(elapsed, 3), "trace": trace}
+        self.flows.append(answer.workflows)
+        kept = self.keeper.turn(full)
+        if "cut" in kept:
+            self.transcript["cut"] = True
+            if number:
+                kept["checked"] = [verdict(c) for c in self.checked_turn(number, full)]
+        return kept
+
+    def checked_turn(self, number: int, full: dict[str, Any]) -> list[Checked]:
+        """The turn's assertions (but llm_judge, which the scorer asks) checked on the whole turn."""
+        checks = self.checks.turns[number - 1] if number <= len(self.checks.turns) else []
+        seen = observed_turn(full)
+        return [tested(check, number, seen) for check in checks if check.judge is None]
+
+    def checked_outcome(self) -> list[dict[str, Any]]:
+        """The outcome's assertions on every workflow in full and the last state."""
+        records: list[dict[str, Any]] = [{"workflows": flows} for flows in self.flows]
+        if records:
+            records[-1]["state_after"] = self.state
+        seen = observed_outcome({"seeded_state": self.transcript["seeded_state"], "turns": records})
+        return [verdict(tested(check, None, seen)) for check in self.checks.outcome]
 
     def failure_text(self, error: str) -> str:
         if self.timeout is not None and "timed out" in error:
@@ -110,6 +144,10 @@ class Conversation:
         self.transcript["stopped"] = {"turn": number, "error": error}
         self.logs.append(f"[workbench] the conversation stopped at {'turn ' + str(number) if number else 'setup'}")
         return None
+
+
+def verdict(checked: Checked) -> dict[str, Any]:
+    return {"assertion": checked.check.spec, "verdict": checked.verdict.value, "message": checked.message}
 
 
 async def play(run: RowRun) -> RunOutcome:
