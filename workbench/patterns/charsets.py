@@ -69,7 +69,6 @@ def _runs(points: Iterable[int]) -> Ranges:
     return normalize((p, p) for p in points)
 
 
-@functools.cache
 def _every_character() -> str:
     """All code points, lone surrogates included (a JSON string may hold them), in order."""
     codes = array.array("I", range(TOP + 1))
@@ -79,11 +78,13 @@ def _every_character() -> str:
 
 @functools.cache
 def category(code: object, ascii_only: bool) -> Ranges:
-    """What `\\d` `\\w` `\\s` (and their negations) match in Python, with or without re.ASCII."""
+    """What `\\d` `\\w` `\\s` (and their negations) match in Python, with or without re.ASCII: one scan
+    over every code point (over ASCII with re.ASCII), the first time each is needed."""
     if code in _NEGATED:
         return complement(category(_NEGATED[code], ascii_only))
     pattern = re.compile(f"{_CATEGORY_SYNTAX[code]}+", re.ASCII if ascii_only else 0)
-    return tuple((m.start(), m.end() - 1) for m in pattern.finditer(_every_character()))
+    text = "".join(map(chr, range(128))) if ascii_only else _every_character()
+    return tuple((m.start(), m.end() - 1) for m in pattern.finditer(text))
 
 
 @functools.cache
