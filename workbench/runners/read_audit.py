@@ -17,9 +17,12 @@ temp folder (named on the child's command line, never in its environment), so a 
 afterwards can't overtake it. Threads share the hook; a fork inherits it and the file; `os.chdir` is
 seen by the next absolute path. The file descriptor is checked before every write (the target may
 close it and reuse the number), and reopened by name rather than written to someone else's file.
-Not recorded: workbench's own files, its temp folder, `/proc`, `/sys`, `/dev`, files opened only for
-writing, and anything read by programs the target starts (they have no hook). Past `MAX_PATHS`
-paths (or `MAX_BYTES` written) the child writes the marker and stops: the reads are then unknown.
+Left out: workbench's own files and temp folder, `/proc`, `/sys` and `/dev` (not `/dev/shm`), files
+opened only for writing. Not seen at all: what programs the target starts read (they have no hook),
+files a C extension opens itself rather than through Python (a Rust tokenizer's file), `os.stat` and
+`os.path.exists` checks, and a path opened relative to a folder descriptor (`dir_fd`) is recorded as if
+relative to the cwd. Past `MAX_PATHS` paths (or `MAX_BYTES` written), or when a read can't be recorded,
+the child writes the marker and stops: the reads are then unknown.
 
 Workbench side (`ReadsFile`): reads those records incrementally, dedupes them, and ends the list with
 `UNBOUNDED` when the child said the list is incomplete.
@@ -155,7 +158,9 @@ def _record(path: object) -> None:
             if path in _seen:
                 return
             _seen.add(path)
-    if path in _state["skip_exact"] or path.startswith(_state["skip_prefix"]) or path.startswith(_PSEUDO):  # type: ignore[operator, arg-type]
+    if path in _state["skip_exact"] or path.startswith(_state["skip_prefix"]):  # type: ignore[operator, arg-type]
+        return
+    if path.startswith(_PSEUDO) and not path.startswith("/dev/shm/"):  # devices, not data (shm files are)
         return
     data = os.fsencode(path) + b"\x00"
     count, size = int(_state["count"]) + 1, int(_state["size"]) + len(data)  # type: ignore[call-overload]
