@@ -44,8 +44,12 @@ def test_check_reports_the_casing_mismatch_and_exits_1_without_running_or_writin
 def test_check_passes_a_project_that_fits_and_says_so(tmp_path: Path) -> None:
     proc = run_workbench("check", str(project(tmp_path, [GOOD])))
     assert proc.returncode == 0, proc.stdout
-    assert proc.stdout.splitlines() == ["check passed: 0 errors, 0 warnings (1 set, 1 row, 1 evaluator; rows "
-                                        "checked against Workflow.json)"]
+    lines = proc.stdout.splitlines()
+    assert lines[-1] == ("check passed: 0 errors, 0 warnings (1 set, 1 row, 1 evaluator; rows checked against "
+                         "Workflow.json)")
+    # Before the verdict: what re-scoring doesn't look at, and what `run --reuse` would do with each row.
+    assert lines[0].startswith("not watched or fingerprinted: .workbench/ .git/")
+    assert lines[-3:-1] == ["re-scoring:", "  math › one plus one: runs: no earlier run of it is recorded"]
 
 
 def test_check_json(tmp_path: Path) -> None:

@@ -211,6 +211,12 @@ def _focus(actual: Any, expected: Any, limit: int) -> list[tuple[Path, Any, Any]
     return found
 
 
+def warm_up() -> None:
+    """Import deepdiff ahead of the first FAIL (the loop calls this in a thread at start, so the first
+    failing verdict after a save doesn't wait ~0.2 s for the import)."""
+    import deepdiff  # noqa: F401
+
+
 def _deepdiff_differences(base: Path, actual: Any, expected: Any) -> list[Difference]:
     from deepdiff import DeepDiff  # imported on the first FAIL: it costs ~70 ms at start-up
 

@@ -85,6 +85,23 @@ CREATE TABLE IF NOT EXISTS reused_rows (
 """
 
 
+def read_identity(config: Config) -> str | None:
+    """The id of the project's history database without creating or changing anything (None when there is
+    none yet, or it can't be read): for looking at recorded runs from `workbench check`."""
+    path = config.state_dir / DB_NAME
+    if not path.is_file():
+        return None
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'id'").fetchone()
+        finally:
+            db.close()
+    except (sqlite3.Error, OSError, UnicodeDecodeError):
+        return None
+    return row[0] if row and isinstance(row[0], str) else None
+
+
 class HistoryError(WorkbenchError):
     """History can't be read or written (read-only project, full disk, corrupt file)."""
 

@@ -17,7 +17,7 @@ from .config import Config
 from .events import ReuseDecision
 from .fingerprint import World, compute_world
 from .model import Project, RowKey
-from .reuse import UNBOUNDED_READS, ReuseBook, RowRecord, reads_changed_since, tracked_reads
+from .reuse import UNBOUNDED_READS, ReuseBook, RowRecord, read_after_change, tracked_reads
 from .runners import RunOutcome
 
 _SHOWN = 3
@@ -97,7 +97,7 @@ class IterationReuse:
             reads = [] if self.cluster else tracked_reads(outcome.reads, self.config.root, self.world)
             why = during
             if why is None:
-                late = reads_changed_since(reads, self.started_ns)
+                late = read_after_change(reads, outcome.read_stats, self.started_ns)
                 why = f"{late}, which it read, changed while it ran" if late else None
             if why is not None:
                 self.book.refuse(key, why)

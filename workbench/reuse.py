@@ -22,7 +22,7 @@ from typing import Any
 
 from . import jsonio
 from .events import ReuseDecision
-from .file_digests import FileDigests, changed_since
+from .file_digests import FileDigests, changed_since, stat_key
 from .fingerprint import World, digest
 from .model import EvalSet, Result, Row, RowKey, Verdict, results_by_row
 from .project_files import ALWAYS_IGNORED_DIRS
@@ -297,16 +297,24 @@ def tracked_reads(reads: Iterable[str], root: Path, world: World) -> list[str]:
     return sorted(kept, key=lambda p: (p == UNBOUNDED_READS, p))
 
 
-def reads_changed_since(paths: Iterable[str], moment_ns: int) -> str | None:
-    """A read file that changed at or after `moment_ns` (while the row ran), if any."""
+def read_after_change(paths: Iterable[str], stats: Mapping[str, tuple[int, ...]], moment_ns: int) -> str | None:
+    """A read file that changed after the target read it, if any: its stat now differs from its stat when
+    the target opened it (`stats`, from the audit hook) — or, where that is not known, it changed at or after
+    `moment_ns` (the iteration's start), allowing for timestamp granularity."""
     for path in paths:
         if path == UNBOUNDED_READS:
             continue
         try:
             info = os.stat(path)
         except OSError:
+            if path in stats:
+                return path  # it was there when read and is gone now
             continue
-        if changed_since(info, moment_ns):
+        known = stats.get(path)
+        if known is not None:
+            if tuple(known) != stat_key(info):
+                return path
+        elif changed_since(info, moment_ns):
             return path
     return None
 

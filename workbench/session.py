@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from . import compare
 from .config import Config, ConfigError, reload_config
 from .dialects import runner_needed
 from .engine import Engine, RowFilter, RunnerFactory
@@ -86,6 +87,7 @@ class Session:
                                self._recorded_outcomes, persist=self.history is not None)
         self.last_report: IterationReport | None = None
         self._tasks: list[asyncio.Task[IterationReport | None]] = []
+        self._warming: asyncio.Future[None] | None = None
 
     def _recorded_outcomes(self, iteration: int) -> dict[RowKey, RunOutcome]:
         """An iteration's outputs as history keeps them (rows recorded by another workbench process)."""
@@ -106,6 +108,8 @@ class Session:
                 replace: bool = True) -> asyncio.Task[IterationReport | None]:
         """Start an iteration, cancelling every one in progress or queued (they are then not recorded)
         — or, with `replace=False`, queue it to start when those have finished."""
+        if self._warming is None:  # the first failing verdict then needn't wait for deepdiff's import
+            self._warming = asyncio.ensure_future(asyncio.to_thread(compare.warm_up))
         earlier = [task for task in self._tasks if not task.done()]
         if replace:
             for task in earlier:
@@ -222,6 +226,8 @@ class Session:
 
     async def aclose(self) -> None:
         await self.cancel()
+        if self._warming is not None:
+            await _settle(self._warming)
         await self.engine.aclose()
         if self.history is not None:
             self.history.close()

@@ -25,7 +25,7 @@ from ..engine import Engine, RowFilter, RunnerFactory
 from ..errors import WorkbenchError
 from ..events import EventSink, IterationReport, Trigger
 from ..gate import GateOutcome, GateSettings, evaluate_gate
-from ..history import HistoryError, HistoryStore
+from ..history import HistoryError, HistoryStore, read_identity
 from ..iteration_reuse import ReusePolicy
 from ..model import Project, RowKey
 from ..reuse import ReuseBook, outcomes_from_results
@@ -160,7 +160,9 @@ def reuse_policy(config: Config, *, reuse: bool, record: bool = True, persist: b
     unchanged; either way, record what ran (when history is kept, and `persist`) for the next
     `run --reuse`, `watch` or TUI session."""
     history_id: str | None = None
-    if record:
+    if not persist:
+        history_id = read_identity(config)  # look without creating the database
+    elif record:
         try:
             with HistoryStore.open(config) as store:
                 history_id = store.identity

@@ -42,6 +42,9 @@ class RunOutcome:
     # targets workbench can watch from inside (Python children: an audit hook on `open`/`os.listdir`); the
     # re-scoring fingerprint covers them. Empty when unknown: then only the project's files count.
     reads: tuple[str, ...] = ()
+    # For reads recorded by the audit hook: each file's (size, mtime_ns, ctime_ns, inode, device) when the
+    # target first opened it. A file whose stat differs at the end of the iteration changed after it was read.
+    read_stats: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:

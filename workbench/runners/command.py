@@ -54,13 +54,13 @@ class CommandRunner(Runner):
     async def run(self, request: RunRequest, on_log: LogSink | None = None) -> RunOutcome:
         trace_path = self._trace_dir / f"{next(self._counter)}.jsonl"
         timeout = request.time_limit(self.config.runner.timeout)
-        result, reads = await self.start_row(jsonio.dumps_bytes(request.inputs),
-                                             self.child_env(request, {"WORKBENCH_TRACE": str(trace_path)}), timeout,
-                                             on_log)
+        result, reads, read_stats = await self.start_row(
+            jsonio.dumps_bytes(request.inputs), self.child_env(request, {"WORKBENCH_TRACE": str(trace_path)}),
+            timeout, on_log)
         trace, complaints = read_trace(trace_path)
         trace_path.unlink(missing_ok=True)
         log = result.log + "".join(f"\n[workbench] {c}" for c in complaints)
-        outcome = RunOutcome(duration_ms=result.duration_ms, log=log, trace=trace, reads=reads)
+        outcome = RunOutcome(duration_ms=result.duration_ms, log=log, trace=trace, reads=reads, read_stats=read_stats)
         failure = result.failure(timeout, self.stdout_cap)
         if failure:
             outcome.error = describe_failure(f"the target {failure}", result.log, result.stdout)
@@ -77,11 +77,11 @@ class CommandRunner(Runner):
         return outcome
 
     async def start_row(self, stdin: bytes, env: dict[str, str], timeout: float,
-                        on_log: LogSink | None) -> tuple[ProcessResult, tuple[str, ...]]:
+                        on_log: LogSink | None) -> tuple[ProcessResult, tuple[str, ...], dict[str, tuple[int, ...]]]:
         """One fresh process for the row (the preload runner forks a warm parent instead), and the files it
-        read when that is known (`RunOutcome.reads`; never for a fresh process)."""
+        read with their stats when that is known (`RunOutcome.reads`; never for a fresh process)."""
         return await run_process(self.argv, stdin=stdin, cwd=self.config.root, env=env,
-                                 timeout=timeout, stdout_cap=self.stdout_cap, on_log=on_log), ()
+                                 timeout=timeout, stdout_cap=self.stdout_cap, on_log=on_log), (), {}
 
     async def aclose(self) -> None:
         shutil.rmtree(self._trace_dir, ignore_errors=True)

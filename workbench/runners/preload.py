@@ -21,7 +21,7 @@ from ..config import Config
 from .base import LogSink, expand_argv, target_env
 from .command import CommandRunner
 from .process import ProcessResult, supervise
-from .read_audit import ReadsFile, merged
+from .read_audit import ReadsFile, merged, merged_stats
 from .warm_parent import START_TIMEOUT_S, PreloadPlan, PreloadUnavailable, WarmParent, plan_preload
 
 
@@ -72,7 +72,7 @@ class PreloadRunner(CommandRunner):
             await parent.close()
 
     async def start_row(self, stdin: bytes, env: dict[str, str], timeout: float,
-                        on_log: LogSink | None) -> tuple[ProcessResult, tuple[str, ...]]:
+                        on_log: LogSink | None) -> tuple[ProcessResult, tuple[str, ...], dict[str, tuple[int, ...]]]:
         requested = time.perf_counter()
         parent = await self._warm_parent()
         if parent is not None:
@@ -85,11 +85,12 @@ class PreloadRunner(CommandRunner):
         return await super().start_row(stdin, env, timeout, on_log)
 
     async def _forked_row(self, parent: WarmParent, stdin: bytes, env: dict[str, str], timeout: float,
-                          on_log: LogSink | None, requested: float) -> tuple[ProcessResult, tuple[str, ...]] | None:
+                          on_log: LogSink | None, requested: float,
+                          ) -> tuple[ProcessResult, tuple[str, ...], dict[str, tuple[int, ...]]] | None:
         """The row forked from `parent`, or None when it must run as a fresh process instead."""
         started = max(requested, parent.ready_at)
         if forked_budget(timeout, requested, parent.ready_at, parent.import_seconds, time.perf_counter()) <= 0:
-            return ProcessResult(timed_out=True), ()  # its imports alone took longer than its timeout
+            return ProcessResult(timed_out=True), (), {}  # its imports alone took longer than its timeout
         reads = ReadsFile(str(self._trace_dir / f"row-{next(self._reads_ids)}.reads"))
         try:
             try:
@@ -105,7 +106,8 @@ class PreloadRunner(CommandRunner):
                 if on_log is not None:
                     on_log("[workbench] the warm parent exited while this row ran; it runs again as a fresh process")
                 return None
-            return result, merged(parent.reads(), reads.paths())
+            paths = merged(parent.reads(), reads.paths())
+            return result, paths, merged_stats(parent.read_stats(), reads.stats())
         finally:
             reads.close()
 

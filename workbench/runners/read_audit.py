@@ -162,13 +162,23 @@ def _record(path: object) -> None:
         return
     if path.startswith(_PSEUDO) and not path.startswith("/dev/shm/"):  # devices, not data (shm files are)
         return
-    data = os.fsencode(path) + b"\x00"
+    data = os.fsencode(path) + _stamp(path) + b"\x00"
     count, size = int(_state["count"]) + 1, int(_state["size"]) + len(data)  # type: ignore[call-overload]
     if count > MAX_PATHS or size > MAX_BYTES:
         _give_up()
         return
     _state.update(count=count, size=size)
     _write(data)
+
+
+def _stamp(path: str) -> bytes:
+    """`\\x01` + the file's stat as the target is about to open it (`\\x01-` when there is none), so
+    workbench can tell a file changed after it was read from one that merely hashes the same later."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return b"\x01-"
+    return b"\x01%d,%d,%d,%d,%d" % (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
 
 
 def _write(data: bytes) -> None:
@@ -202,6 +212,7 @@ class ReadsFile:
         self._offset = 0
         self._pending = b""
         self._paths: dict[str, None] = {}
+        self._stats: dict[str, tuple[int, ...]] = {}
         self._unbounded = False
         self._cached: tuple[str, ...] = ()
 
@@ -226,10 +237,21 @@ class ReadsFile:
             if not record.startswith(b"/"):
                 self._unbounded = True
                 break
-            self._paths.setdefault(os.fsdecode(record))
+            raw, _, stamp = record.rpartition(b"\x01")  # a path may hold \x01 itself: the stamp never does
+            path = os.fsdecode(raw or record)
+            self._paths.setdefault(path)
+            if stamp and stamp != b"-" and path not in self._stats:
+                try:  # noqa: SIM105 - no contextlib: this module is loaded into the target too
+                    self._stats[path] = tuple(int(part) for part in stamp.split(b","))
+                except ValueError:
+                    pass
         if len(self._paths) > MAX_PATHS or self._offset > MAX_BYTES + (1 << 20):
             self._unbounded = True
         return True
+
+    def stats(self) -> dict[str, tuple[int, ...]]:
+        """Each recorded file's stat when it was first opened (call `paths` first to read new records)."""
+        return dict(self._stats)
 
     def close(self, *, remove: bool = True) -> None:
         if self._fd >= 0:
@@ -240,6 +262,15 @@ class ReadsFile:
                 os.unlink(self.path)
             except OSError:
                 pass
+
+
+def merged_stats(*maps: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
+    """Several processes' read stats as one; the earliest look at a file (the first map's) wins."""
+    found: dict[str, tuple[int, ...]] = {}
+    for stats in maps:
+        for path, key in stats.items():
+            found.setdefault(path, key)
+    return found
 
 
 def merged(*lists: tuple[str, ...]) -> tuple[str, ...]:

@@ -150,6 +150,13 @@ class WarmParent:
         from it uses them, so they count among each row's reads."""
         return self._reads.paths() if self._reads is not None else ()
 
+    def read_stats(self) -> dict[str, tuple[int, ...]]:
+        """Each file the parent read, with its stat when the parent opened it."""
+        if self._reads is None:
+            return {}
+        self._reads.paths()
+        return self._reads.stats()
+
     async def start(self, deadline: float = START_TIMEOUT_S) -> None:
         """Start the parent and wait until it has imported what the script imports; a parent that takes
         longer than `deadline` seconds (a hanging import) is killed and PreloadUnavailable raised."""

@@ -498,7 +498,8 @@ class WorkerRunner(Runner):
                 row.log(f"[workbench] {complaint}")
         log = row.text()
         outcome = RunOutcome(duration_ms=(time.perf_counter() - started) * 1000, log=log, trace=trace,
-                             reads=worker.reads.paths() if worker.reads is not None else ())
+                             reads=worker.reads.paths() if worker.reads is not None else (),
+                             read_stats=worker.reads.stats() if worker.reads is not None else {})
         if reply.failure is not None:
             outcome.error = describe_failure(reply.failure, log, b"", log_name="log")
         elif reply.error is not None:
