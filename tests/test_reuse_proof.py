@@ -71,7 +71,15 @@ def verdicts(doc: dict[str, Any]) -> dict[str, tuple[str, bool]]:
 
 
 def reasons(doc: dict[str, Any]) -> dict[str, str]:
-    return {r["row_id"]: r["reason"] for r in doc["reuse"]["rows"]}
+    return {r["row_id"]: r["reason"] for r in doc.get("reuse", {}).get("rows", [])}
+
+
+def foreseen(root: Path, env: dict[str, str], interpreter: str = sys.executable) -> dict[str, str]:
+    """What `workbench check` says `run --reuse` would do with each row now (read before the run, asserted
+    after its verdict: the verdict is what matters most)."""
+    proc = subprocess.run([interpreter, "-m", "workbench", "check", str(root), "--json"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    return reasons(json.loads(proc.stdout))
 
 
 def edit_expectation(root: Path, index: int, expected: Any) -> None:
@@ -92,18 +100,19 @@ def test_1_a_changed_environment_variable_reruns_the_rows(tmp_path: Path) -> Non
     proc, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path, MODE="A"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert take_runs(tmp_path) == ["r"]
-    proc, doc = run_json("run", str(root), "--reuse", "--explain-reuse", env=env_for(tmp_path, MODE="A"))
+    proc, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path, MODE="A"))
     assert verdicts(doc) == {"r": ("PASS", True)} and take_runs(tmp_path) == []  # unchanged: re-scored
-    proc, doc = run_json("run", str(root), "--reuse", "--explain-reuse", env=env_for(tmp_path, MODE="B"))
+    why = foreseen(root, env_for(tmp_path, MODE="B"))
+    proc, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path, MODE="B"))
     assert verdicts(doc) == {"r": ("FAIL", False)}, "a stale PASS was re-scored under MODE=B"
     assert take_runs(tmp_path) == ["r"]
-    assert "environment variable MODE (changed)" in reasons(doc)["r"]
-    assert "B" not in json.dumps(doc["reuse"])  # values are never shown or stored, only their digests
+    assert "environment variable MODE (changed)" in why["r"]
+    assert "B" not in json.dumps(why)  # values are never shown or stored, only their digests
 
 
 def test_1_runner_env_in_the_settings_is_part_of_the_environment(tmp_path: Path) -> None:
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1, mode="A"))], extra='[runner.env]\nMODE = "A"\n')
-    run_json("run", str(root), env=env_for(tmp_path))
+    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     toml = root / "workbench.toml"
     toml.write_text(toml.read_text().replace('MODE = "A"', 'MODE = "B"'))
     _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
@@ -126,13 +135,14 @@ def test_2_another_interpreter_for_python_reruns_the_rows(tmp_path: Path) -> Non
     venv = tmp_path / "venv2"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)],
                    check=True, timeout=120)
-    proc, doc = run_json("run", str(root), env=env_for(tmp_path))
+    proc, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("PASS", False)}, proc.stderr
-    other = subprocess.run([str(venv / "bin" / "python"), "-m", "workbench", "run", str(root), "--reuse", "--json",
-                            "--explain-reuse"], env=env_for(tmp_path), capture_output=True, text=True, timeout=120)
+    why = foreseen(root, env_for(tmp_path), str(venv / "bin" / "python"))
+    other = subprocess.run([str(venv / "bin" / "python"), "-m", "workbench", "run", str(root), "--reuse", "--json"],
+                           env=env_for(tmp_path), capture_output=True, text=True, timeout=120)
     doc = json.loads(other.stdout)
     assert verdicts(doc) == {"r": ("FAIL", False)}, "the first venv's PASS was re-scored"
-    assert "program" in reasons(doc)["r"]
+    assert "program" in why["r"]
 
 
 def test_2_an_edited_executable_outside_the_project_reruns_the_rows(tmp_path: Path) -> None:
@@ -142,7 +152,7 @@ def test_2_an_edited_executable_outside_the_project_reruns_the_rows(tmp_path: Pa
     tool.write_text(script)
     tool.chmod(0o755)
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))], command=[str(tool)])
-    run_json("run", str(root), env=env_for(tmp_path))
+    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     tool.write_text(script.replace('"x": inputs.get("x")', '"x": 2 * inputs.get("x")'))
     _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("FAIL", False)}
@@ -153,7 +163,7 @@ def test_2_a_script_outside_the_project_named_by_the_command_is_fingerprinted(tm
     script.parent.mkdir()
     script.write_text(ECHO_TARGET)
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))], command=["{python}", str(script)])
-    run_json("run", str(root), env=env_for(tmp_path))
+    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     script.write_text(ECHO_TARGET.replace('"x": inputs.get("x")', '"x": 0'))
     _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("FAIL", False)}
@@ -165,7 +175,7 @@ def test_2_a_script_outside_the_project_named_by_the_command_is_fingerprinted(tm
 def test_3_an_edit_in_a_formerly_ignored_folder_reruns_the_rows(tmp_path: Path, folder: str) -> None:
     path = f"{folder}/agent.py"
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))], target_path=path)
-    run_json("run", str(root), env=env_for(tmp_path))
+    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     (root / path).write_text(ECHO_TARGET.replace('"x": inputs.get("x")', '"x": 0'))
     _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("FAIL", False)}
@@ -174,7 +184,7 @@ def test_3_an_edit_in_a_formerly_ignored_folder_reruns_the_rows(tmp_path: Path, 
 def test_3_a_path_the_command_names_is_never_ignored(tmp_path: Path) -> None:
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))], target_path="dist/agent.py",
                         extra='[watch]\nignore = ["dist"]\n')
-    run_json("run", str(root), env=env_for(tmp_path))
+    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     (root / "dist" / "agent.py").write_text(ECHO_TARGET.replace('"x": inputs.get("x")', '"x": 0'))
     _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("FAIL", False)}
@@ -206,12 +216,49 @@ def test_4_cache_inputs_name_files_outside_the_project(tmp_path: Path) -> None:
     os.utime(data, ns=(old, old))
     root = echo_project(tmp_path, [row("r", {"x": 1, "read": str(data)}, expect(1, read="one"))],
                         extra='[cache]\ninputs = ["../data/*.txt"]\n')
-    _, doc = run_json("run", str(root), env=env_for(tmp_path))
+    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("PASS", False)}
     data.write_text("two\n")
-    _, doc = run_json("run", str(root), "--reuse", "--explain-reuse", env=env_for(tmp_path))
+    why = foreseen(root, env_for(tmp_path))
+    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("FAIL", False)}
-    assert "[cache] inputs file" in reasons(doc)["r"] and "value.txt" in reasons(doc)["r"]
+    assert "[cache] inputs file" in why["r"] and "value.txt" in why["r"]
+
+
+READING_CALLABLE = """\
+def answer(inputs):
+    with open(inputs["read"]) as handle:
+        return {"read": handle.read().strip()}
+"""
+
+
+@pytest.mark.parametrize("shape", ["python kind", "preloaded script", "through a symlinked folder"])
+def test_4_a_python_targets_reads_outside_the_project_are_fingerprinted(tmp_path: Path, shape: str) -> None:
+    """Nothing names ../outside/value.txt; the audit hook in the Python child saw the target read it."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    data = outside / "value.txt"
+    data.write_text("one\n")
+    read = str(data)
+    if shape == "python kind":
+        root = make_project(tmp_path / "project", sets={"echo": [row("r", {"read": read}, {"read": "one"})]},
+                            config={"kind": "python", "callable": "agent:answer", "timeout": 30},
+                            files={"agent.py": READING_CALLABLE})
+    else:
+        root = echo_project(tmp_path, [row("r", {"x": 1, "read": read}, expect(1, read="one"))])
+    if shape == "through a symlinked folder":
+        (root / "data").symlink_to(outside, target_is_directory=True)
+        path = root / SET_FILE
+        path.write_text(path.read_text().replace(json.dumps(read), json.dumps(str(root / "data" / "value.txt"))))
+    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    assert [r["verdict"] for r in doc["results"]] == ["PASS"]
+    data.write_text("two\n")
+    why = foreseen(root, env_for(tmp_path))
+    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    assert [(r["verdict"], bool(r.get("reused"))) for r in doc["results"]] == [("FAIL", False)]
+    assert "a file it read changed" in why["r"] and "value.txt" in why["r"]
+    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))  # nothing changed since: re-scored
+    assert [(r["verdict"], bool(r.get("reused"))) for r in doc["results"]] == [("FAIL", True)]
 
 
 # -- 5. everything the row hands the target ----------------------------------------------------------
@@ -219,12 +266,13 @@ def test_4_cache_inputs_name_files_outside_the_project(tmp_path: Path) -> None:
 def test_5_renaming_a_row_reruns_it(tmp_path: Path) -> None:
     """The target sees the row's name (WORKBENCH_ROW_NAME), so the name is part of what ran."""
     root = echo_project(tmp_path, [row("first", {"x": 1}, expect(1, name="first"), id="r1")])
-    run_json("run", str(root), env=env_for(tmp_path))
+    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     path = root / SET_FILE
     path.write_text(path.read_text().replace('"name": "first"', '"name": "second"', 1))
-    _, doc = run_json("run", str(root), "--reuse", "--explain-reuse", env=env_for(tmp_path))
+    why = foreseen(root, env_for(tmp_path))
+    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r1": ("FAIL", False)}
-    assert "what it hands the target changed" in reasons(doc)["r1"]
+    assert "what it hands the target changed" in why["r1"]
 
 
 # -- 6. racy timestamps ------------------------------------------------------------------------------
@@ -237,7 +285,7 @@ def test_6_a_same_size_edit_with_the_old_mtime_put_back_is_seen(tmp_path: Path, 
     if age_s:
         old = data.stat().st_mtime_ns - age_s * 10**9
         os.utime(data, ns=(old, old))
-    run_json("run", str(root), env=env_for(tmp_path))
+    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     before = data.stat()
     data.write_text("BBBB\n")  # same size
     os.utime(data, ns=(before.st_atime_ns, before.st_mtime_ns))  # touch -r: the old mtime is back
@@ -305,9 +353,10 @@ def test_7_an_edit_made_and_put_back_while_the_rows_ran_is_not_reused(tmp_path: 
         (sync / name).unlink()
     (sync / "go").touch()
     (sync / "done").touch()
-    _, doc = run_json("run", str(root), "--reuse", "--explain-reuse", env=env)
+    why = foreseen(root, env)
+    _, doc = run_json("run", str(root), "--reuse", env=env)
     assert verdicts(doc) == {"r": ("PASS", False)}, "a run that saw a passing edit was re-scored"
-    assert "changed while it ran" in reasons(doc)["r"] and "mode.txt" in reasons(doc)["r"]
+    assert "changed while it ran" in why["r"] and "mode.txt" in why["r"]
 
 
 # -- 8. history identity -----------------------------------------------------------------------------
@@ -332,7 +381,7 @@ def test_8_nothing_recorded_before_history_was_moved_aside_is_reused(tmp_path: P
 
 def test_8_the_records_name_their_history_database(tmp_path: Path) -> None:
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))])
-    run_json("run", str(root), env=env_for(tmp_path))
+    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     from workbench.history import HistoryStore
 
     with HistoryStore.open(load_config(root)) as store:
@@ -347,7 +396,7 @@ def test_9_deduplicated_row_keys_never_collide(tmp_path: Path) -> None:
     rows = [row("one", {"x": 1}, expect(1, name="one"), id="x"), row("two", {"x": 2}, expect(2, name="two"), id="x#2"),
             row("three", {"x": 3}, expect(3, name="three"), id="x")]
     root = echo_project(tmp_path, rows)
-    _, doc = run_json("run", str(root), env=env_for(tmp_path))
+    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     ids = [r["row_id"] for r in doc["results"]]
     assert len(set(ids)) == 3, ids
     assert {r["row_name"]: r["verdict"] for r in doc["results"]} == {"one": "PASS", "two": "PASS", "three": "PASS"}
@@ -432,7 +481,7 @@ def test_11_run_reuse_reruns_an_error_too(tmp_path: Path) -> None:
     flag.touch()
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))])
     env = env_for(tmp_path, FAIL_FLAG=str(flag))
-    _, doc = run_json("run", str(root), env=env)
+    _, doc = run_json("run", str(root), "--reuse", env=env)
     assert verdicts(doc) == {"r": ("ERROR", False)}
     flag.unlink()
     _, doc = run_json("run", str(root), "--reuse", env=env)
@@ -446,7 +495,7 @@ def test_check_and_explain_reuse_say_why_each_row_is_rescored_or_runs(tmp_path: 
     env = env_for(tmp_path)
     text = run_workbench("check", str(root), env=env).stdout
     assert "no earlier run of it is recorded" in text
-    run_json("run", str(root), env=env)
+    run_json("run", str(root), "--reuse", env=env)
     path = root / SET_FILE
     path.write_text(path.read_text().replace('"x": 2', '"x": 20'))
     text = run_workbench("check", str(root), env=env).stdout
