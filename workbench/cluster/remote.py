@@ -5,7 +5,9 @@ group, timeout and kill all happen on the worker. An actor (`python`, `worker` r
 for the iteration, so its target process stays up between rows as it does locally. Either way the
 project folder is the worker's current directory (Ray's working directory) and `{python}` is the
 worker's own interpreter. Outcomes travel back whole (output, error, log, trace, duration); nothing is
-scored here.
+scored here. After each row, what its target moved into a session of its own (a double fork, `setsid`)
+is killed, as at the end of a local iteration (`reaper.sweep_escaped`): a worker serves one row at a
+time, so that is all that row's.
 
 This module imports no Ray: Ray wraps these functions on the driver and runs them on the workers,
 which therefore need workbench installed (the same version as the driver).
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from ..config import ClusterConfig, Config
 from ..runners.base import RUNNER_FAULTS, Runner, RunOutcome, RunRequest, outcome_from_exception
+from ..runners.reaper import sweep_escaped
 
 LocalFactory = Callable[[Config], Runner]
 
@@ -59,6 +62,7 @@ async def _run_once(runner: Runner, request: RunRequest) -> RunOutcome:
     finally:
         ticker.cancel()
         await runner.aclose()
+        sweep_escaped()
 
 
 def run_row(config: Config, request: RunRequest, make_runner: LocalFactory) -> RunOutcome:
@@ -78,6 +82,9 @@ class RowHost:
             return await self.runner.run(request)
         except RUNNER_FAULTS as exc:
             return outcome_from_exception(exc)
+        finally:
+            sweep_escaped()  # the kept target process's own group is spared
 
     async def close(self) -> None:
         await self.runner.aclose()
+        sweep_escaped()

@@ -1,0 +1,133 @@
+"""Issue 20, case 19: a process a target moves into a session of its own (a double fork, `setsid`,
+`start_new_session=True`) is stopped at the end of every run, not only after Ctrl-C: after `workbench
+run`, and after each iteration of the watch loop (a Session), while the worker process the loop keeps
+for the next iteration survives. Another workbench's processes are never touched."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers.checks import process_alive
+from helpers.cli import run_workbench
+from helpers.project import eval_set, make_project, row
+from helpers.watch import watching
+
+from workbench.runners.strays import MARK_ENV
+
+WAIT_S = 60.0
+
+DAEMONIZER = '''\
+import json
+import os
+import sys
+
+
+def double_fork_sleeper():
+    """Start a sleeper the way a daemon does: fork, setsid, fork again, the middle one exits."""
+    read_end, write_end = os.pipe()
+    middle = os.fork()
+    if middle == 0:
+        os.close(read_end)
+        os.setsid()
+        sleeper = os.fork()
+        if sleeper == 0:
+            os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)"])
+        os.write(write_end, str(sleeper).encode())
+        os._exit(0)
+    os.close(write_end)
+    os.waitpid(middle, 0)
+    with os.fdopen(read_end) as pipe:
+        return int(pipe.read())
+
+
+def answer(inputs):
+    sleeper = double_fork_sleeper()
+    record = os.path.join(os.environ["PIDS"], f"{inputs['n']}.json")
+    with open(record + ".tmp", "w") as handle:
+        json.dump({"worker": os.getpid(), "sleeper": sleeper}, handle)
+    os.replace(record + ".tmp", record)
+    return {"n": inputs["n"]}
+
+
+if __name__ == "__main__":
+    print(json.dumps(answer(json.load(sys.stdin))))
+'''
+
+
+def wait_until(condition, what: str) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+def gone(pid: int) -> bool:
+    """Polls the pid (os.kill(pid, 0), a zombie counting as gone)."""
+    return not process_alive(pid)
+
+
+def recorded(pids: Path, n: int) -> dict[str, int]:
+    return json.loads((pids / f"{n}.json").read_text())
+
+
+@pytest.fixture
+def pids(tmp_path: Path):
+    folder = tmp_path / "pids"
+    folder.mkdir()
+    yield folder
+    for path in folder.glob("*.json"):  # nothing may outlive the test, whatever it found
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(json.loads(path.read_text())["sleeper"], signal.SIGKILL)
+
+
+def test_after_workbench_run_a_double_forked_sleeper_is_gone(tmp_path: Path, pids: Path) -> None:
+    root = make_project(tmp_path / "p", sets={"s": [row("daemonizes", {"n": 1}, {"n": 1})]},
+                        config={"kind": "command", "command": ["{python}", "daemonizer.py"], "timeout": 60,
+                                "env": {"PIDS": str(pids)}},
+                        files={"daemonizer.py": DAEMONIZER})
+    proc = run_workbench("run", str(root))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    sleeper = recorded(pids, 1)["sleeper"]
+    wait_until(lambda: gone(sleeper), f"the double-forked sleeper (pid {sleeper}) to be stopped")
+
+
+def test_each_watch_iteration_stops_escaped_processes_and_keeps_its_worker(tmp_path: Path, pids: Path) -> None:
+    """A `kind = "python"` worker kept for the next iteration (only evals/ changed) survives; what the
+    target double-forked in each iteration does not."""
+    first_row = row("first", {"n": 1}, {"n": 1})
+    root = make_project(tmp_path / "p", sets={"s": eval_set([first_row], id="set-s")},
+                        config={"kind": "python", "callable": "daemonizer:answer", "timeout": 60, "concurrency": 1,
+                                "env": {"PIDS": str(pids)}},
+                        files={"daemonizer.py": DAEMONIZER})
+    stranger = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True,
+                                env={**os.environ, MARK_ENV: "another-workbench"})
+
+    async def scenario() -> None:
+        async with watching(root) as harness:
+            first = recorded(pids, 1)
+            wait_until(lambda: gone(first["sleeper"]), "the first iteration's sleeper to be stopped")
+            assert process_alive(first["worker"]), "the worker kept for the next iteration was killed"
+            make_project(root, sets={"s": eval_set([first_row, row("second", {"n": 2}, {"n": 2})], id="set-s")},
+                         evaluators={})
+            await harness.wait_for(2)
+            second = recorded(pids, 2)
+            assert second["worker"] == first["worker"], "the second iteration did not run on the kept worker"
+            wait_until(lambda: gone(second["sleeper"]), "the second iteration's sleeper to be stopped")
+            assert process_alive(second["worker"])
+
+    try:
+        asyncio.run(scenario())
+        assert stranger.poll() is None, "a process of another workbench was killed"
+    finally:
+        stranger.kill()
+        stranger.wait()
