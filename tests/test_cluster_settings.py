@@ -15,7 +15,7 @@ from helpers.project import COMMAND_CONFIG, make_project, row
 
 from workbench.cluster import INSTALL_HINT, rows_in_flight
 from workbench.cluster.connection import ClusterStatus, endpoint, in_flight_limit
-from workbench.cluster.shipping import left_out
+from workbench.cluster.package import shipped_entries
 from workbench.config import ClusterConfig, ConfigError, load_config
 
 
@@ -91,11 +91,14 @@ def test_rows_in_flight_on_a_cluster_is_its_cpus_or_the_setting():
 
 def test_the_shipped_project_leaves_out_state_vcs_virtualenvs_and_watch_ignores(tmp_path):
     root = make_project(tmp_path, config={"runner": COMMAND_CONFIG, "watch": {"ignore": ["*.log", "data/raw"]}},
-                        files={"tools/py311/pyvenv.cfg": "home = /usr", "src/app.py": ""})
-    patterns = left_out(load_config(root))
-    for expected in (".workbench/", ".git/", ".venv/", "venv/", "node_modules/", "/tools/py311/", "*.log", "data/raw"):
-        assert expected in patterns
-    assert not any("src" in p for p in patterns)
+                        files={"tools/py311/pyvenv.cfg": "home = /usr", "tools/py311/lib/site.py": "",
+                               "src/app.py": "", ".workbench/history.sqlite": "", ".git/HEAD": "", "venv/x": "",
+                               ".venv/x": "", "node_modules/x/index.js": "", "run.log": "", "data/raw/a.csv": "",
+                               "data/clean.csv": ""})
+    shipped = {entry.rel for entry in shipped_entries(load_config(root))}
+    assert {"src/app.py", "data/clean.csv", "workbench.toml"} <= shipped
+    assert not [rel for rel in shipped if rel.split("/")[0] in {".workbench", ".git", "venv", ".venv", "node_modules",
+                                                                 "tools"} or rel.endswith(".log") or "raw" in rel]
 
 
 @pytest.mark.parametrize(("address", "expected"), [

@@ -148,6 +148,9 @@ class ClusterConfig:
     cpus_per_row: float = 1.0
     max_in_flight: int | None = None
     retries: int = 0
+    # gitignore-style patterns (relative to the project root) never shipped to the cluster, on top of
+    # the secrets, state, .gitignore'd files and the rest cluster/package.py always leaves out
+    ship_ignore: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
