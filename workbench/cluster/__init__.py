@@ -8,10 +8,17 @@ cluster is used, so the core install doesn't need it.
 
 from __future__ import annotations
 
-import asyncio
-
 from ..config import Config
-from .connection import INSTALL_HINT, ClusterError, ClusterStatus, connect, current_status, in_flight_limit, require_ray
+from .connection import (
+    INSTALL_HINT,
+    ClusterError,
+    ClusterStatus,
+    connect,
+    current_status,
+    in_background,
+    in_flight_limit,
+    require_ray,
+)
 
 
 def uses_cluster(config: Config) -> bool:
@@ -30,7 +37,7 @@ async def rows_in_flight(config: Config) -> int:
     iteration (ClusterError naming the address) before any row runs."""
     if not uses_cluster(config):
         return config.runner.concurrency
-    status = await asyncio.to_thread(connect, config)
+    status = await in_background(connect, config)
     return in_flight_limit(status, config.cluster)
 
 

@@ -5,16 +5,23 @@ cluster connects, later ones reuse it, and a different address (the settings fil
 old connection first. `ray` is imported only here and only when a cluster is used; without it the
 user is told how to install it. An unreachable address fails in seconds with the address in the
 message, instead of Ray's own minute of retries.
+
+Ray is made to behave like the rest of workbench (`_tame`): its messages (a worker died) go to stderr,
+never into stdout where `--json` prints its document; its crash handler doesn't take SIGTERM over, so a
+`kill` exits 143 as it does without a cluster; and a local Ray is stopped with every process it started
+(its dashboard and runtime-env agents too, which Ray's own shutdown sometimes leaves running).
 """
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import concurrent.futures
 import contextlib
 import faulthandler
 import logging
 import math
+import os
 import queue
 import socket
 import sys
@@ -22,9 +29,12 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 from ..config import ClusterConfig, Config, ConfigError
+from ..runners.strays import ProcessInfo, descendants, kill_if_same
+
+T = TypeVar("T")
 
 INSTALL_HINT = "pip install 'workbench[ray]'"
 LOCAL, AUTO = "local", "auto"
@@ -33,6 +43,8 @@ DEFAULT_GCS_PORT = 6379  # head:port   (a driver on a cluster node)
 PROBE_TIMEOUT_S = 5.0
 # A reachable head still gets a bound: a local Ray starts in about 10 s on a loaded 2-core machine.
 CONNECT_TIMEOUT_S = 120.0
+# How long stopping waits for Ray's own shutdown before killing what a local Ray started.
+SHUTDOWN_TIMEOUT_S = 30.0
 
 
 class ClusterError(ConfigError):
@@ -78,6 +90,33 @@ def require_ray() -> ModuleType:
         raise ClusterError(f"[cluster] engine = \"ray\" needs Ray, which is not installed for {python} ({exc}); "
                            f"install it with: {INSTALL_HINT}") from None
     return ray
+
+
+async def in_background(job: Callable[..., T], *args: Any) -> T:
+    """`asyncio.to_thread(job, *args)` on a daemon thread of its own: a Ctrl-C or a stop signal doesn't
+    wait for a connection being made or a project being packed before workbench exits (the default
+    executor's threads are joined on the way out)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)
+
+    def work() -> None:
+        try:
+            value, error = job(*args), None
+        except BaseException as exc:  # handed to the awaiting task
+            value, error = None, exc
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+            loop.call_soon_threadsafe(settle, value, error)
+
+    threading.Thread(target=work, name="workbench-cluster", daemon=True).start()
+    return await future
 
 
 def address_of(cluster: ClusterConfig) -> str:
@@ -142,6 +181,11 @@ def connect(config: Config) -> ClusterStatus:
             return status
         _STATE["status"] = None
         probe(ray, address)
+        if address == LOCAL and not _STATE.get("stops_at_exit"):
+            # Registered before Ray's own exit hook (and before the local Ray starts, so a Ctrl-C during
+            # its start stops it too): Ray's hook alone sometimes leaves its agents running.
+            atexit.register(disconnect)
+            _STATE["stops_at_exit"] = True
         future = _THREAD.submit(lambda: _init(ray, address, config.cluster))
         try:
             status = future.result(timeout=CONNECT_TIMEOUT_S)
@@ -153,11 +197,6 @@ def connect(config: Config) -> ClusterStatus:
         except Exception as exc:
             raise ClusterError(connect_failure(address, exc)) from None
         _STATE.update(address=address, status=status)
-        if address == LOCAL and not _STATE.get("stops_at_exit"):
-            # Stopped by Ray's own exit hook alone, a local Ray sometimes leaves two of its helper
-            # processes running after an interrupted run; this hook runs first and stops it cleanly.
-            atexit.register(disconnect)
-            _STATE["stops_at_exit"] = True
         return status
 
 
@@ -173,6 +212,7 @@ def connect_failure(address: str, exc: Exception) -> str:
 def _init(ray: ModuleType, address: str, cluster: ClusterConfig) -> ClusterStatus:
     if ray.is_initialized():
         ray.shutdown()
+    _tame(ray)
     if not faulthandler.is_enabled() and sys.__stderr__ is not None:
         # Ray turns this on with sys.stderr, which the TUI replaces with a stand-in whose fileno() is -1:
         # ray.init would fail there. Crash dumps go to the real stderr instead.
@@ -185,6 +225,29 @@ def _init(ray: ModuleType, address: str, cluster: ClusterConfig) -> ClusterStatu
     else:
         ray.init(address=address, **options)
     return ClusterStatus(address, float(ray.cluster_resources().get("CPU", 0.0)))
+
+
+def _tame(ray: ModuleType) -> None:
+    """Before `ray.init`: Ray's own messages to stderr, and SIGTERM left to workbench. Each is skipped
+    where this Ray has no such hook (the behaviour is then Ray's)."""
+    with contextlib.suppress(ImportError, AttributeError):
+        from ray._private import ray_constants
+
+        # Ray's C++ crash handler also catches SIGTERM: it dumps a stack and the process then aborts (134)
+        # instead of stopping as workbench's handler says (143). Python's faulthandler still reports crashes.
+        ray_constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = True
+    with contextlib.suppress(ImportError, AttributeError):
+        from ray._private import worker
+
+        printer = worker.print_to_stdstream
+        if not getattr(printer, "_workbench_stderr", False):
+            # The driver prints what the cluster reports ("(raylet) A worker died ...") to stdout, which
+            # carries workbench's own output (the --json document): send it to stderr instead.
+            def to_stderr(data: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+                return printer({**data, "is_err": True}, *args, **kwargs)
+
+            to_stderr._workbench_stderr = True  # type: ignore[attr-defined]
+            worker.print_to_stdstream = to_stderr
 
 
 def endpoint(ray: ModuleType, address: str) -> tuple[str, int] | None:
@@ -226,10 +289,31 @@ def probe(ray: ModuleType, address: str) -> None:
 
 
 def disconnect() -> None:
-    """Drop the connection; a local Ray started by this process stops. (Ray does this itself when the
-    process exits; tests call it to leave nothing running.)"""
-    with _LOCK:
+    """Drop the connection; a local Ray started by this process stops, with every process it started.
+    (workbench calls this on its way out, after a Ctrl-C too; tests call it to leave nothing running.)
+
+    Ray's shutdown stops the processes it started itself, but not always the agents its raylet started;
+    so the processes below this one in its own session (a local Ray's: targets run in sessions of their
+    own) are listed before and after, and whatever of them outlives the shutdown is killed."""
+    connecting = not _LOCK.acquire(timeout=1.0)  # held while a connection is made (a local Ray starting)
+    try:
+        local = connecting or _STATE["address"] == LOCAL
         _STATE.update(address=None, status=None)
+        started = local_ray_processes() if local else []
         ray = sys.modules.get("ray")
-        if ray is not None and ray.is_initialized():
-            _THREAD.submit(ray.shutdown).result(timeout=CONNECT_TIMEOUT_S)
+        if ray is not None and (connecting or ray.is_initialized()):
+            # On Ray's thread, so after a connection being made there: then it is shut down at once.
+            with contextlib.suppress(Exception):  # timed out, or Ray failing on its way down
+                _THREAD.submit(lambda: ray.shutdown() if ray.is_initialized() else None).result(
+                    timeout=SHUTDOWN_TIMEOUT_S)
+        if local:
+            kill_if_same({info.pid: info for info in [*started, *local_ray_processes()]}.values())
+    finally:
+        if not connecting:
+            _LOCK.release()
+
+
+def local_ray_processes() -> list[ProcessInfo]:
+    """The processes a local Ray started for this one: below it in the process tree, in its session."""
+    session = os.getsid(0)
+    return [info for info in descendants(os.getpid()) if info.session == session]

@@ -30,6 +30,7 @@ from .connection import (
     address_of,
     connect,
     current_status,
+    in_background,
     in_flight_limit,
     require_ray,
 )
@@ -84,8 +85,8 @@ class RayRunner(Runner):
     async def _ship(self) -> _Shipped | str:
         try:
             ray = require_ray()
-            status = await asyncio.to_thread(connect, self.config)
-            runtime_env = await asyncio.to_thread(ship_project, ray, self.config)
+            status = await in_background(connect, self.config)
+            runtime_env = await in_background(ship_project, ray, self.config)
             config_ref = ray.put(self.config)
         except (ClusterError, ShippingError) as exc:
             return str(exc)
