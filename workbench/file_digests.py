@@ -23,6 +23,7 @@ from typing import Any
 
 from . import jsonio
 from .regular_files import UnreadableFile, open_regular
+from .safe_paths import real_folder
 from .writeback.atomic import write_atomically
 
 CACHE_FILE = "fingerprints.json"
@@ -164,7 +165,7 @@ class FileDigests:
             return
         self._dirty = False
         try:
-            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
+            real_folder(self.cache_path.parent)
             write_atomically(self.cache_path, jsonio.dumps(self._used).encode("utf-8", "surrogatepass"))
         except OSError:
             pass  # a cache: without it the next run hashes again

@@ -24,6 +24,7 @@ from .config import Config
 from .errors import WorkbenchError
 from .events import IterationReport, Trigger
 from .model import Problem, Result, ResultKey, RowKey, Verdict, results_by_row, row_passes
+from .safe_paths import real_folder
 
 DB_NAME = "history.sqlite3"
 SCHEMA_VERSION = 1
@@ -241,7 +242,7 @@ class HistoryStore:
         self.retention = retention
         self._lock = threading.RLock()
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            real_folder(path.parent)
             self._db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")

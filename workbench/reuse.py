@@ -28,6 +28,7 @@ from .model import EvalSet, Result, Row, RowKey, Verdict, results_by_row
 from .project_files import ALWAYS_IGNORED_DIRS
 from .regular_files import open_regular
 from .runners import RunOutcome
+from .safe_paths import real_folder
 from .writeback.atomic import write_atomically
 
 RECORD_FILE = "reuse.json"
@@ -272,7 +273,7 @@ class ReuseBook:
         doc["rows"], doc["unrecorded"] = rows, unrecorded
         self._changed.clear()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            real_folder(self.path.parent)
             write_atomically(self.path, jsonio.dumps(doc).encode("utf-8", "surrogatepass"))
         except OSError:
             pass  # without the file, the next process runs these rows again: never wrong, only slower

@@ -185,3 +185,17 @@ def outside_reason(root: Path, path: Path) -> str | None:
 
 __all__ = ["UnsafePath", "link_target", "open_folder", "open_folder_at", "outside_reason", "remove_tree_at",
            "write_file_at"]
+
+
+def real_folder(folder: Path, state_name: str = ".workbench") -> Path:
+    """`folder`, made if missing. Inside a project's state folder (`.workbench`, `.workbench/locks`) every
+    name from the project root down is checked to be a real folder, not a link: workbench's own files
+    are written only inside the project, so `ln -s ~/notes .workbench` is an UnsafePath naming the link,
+    never followed. Other folders (a test's history file elsewhere) are simply made."""
+    parts = folder.parts
+    if state_name not in parts:
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    at = len(parts) - 1 - parts[::-1].index(state_name)
+    os.close(open_folder(Path(*parts[:at]), parts[at:], create=True))
+    return folder

@@ -14,6 +14,8 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from ..safe_paths import real_folder
+
 CACHE_FILE = "judge-cache.sqlite"
 _SCHEMA = "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, score REAL NOT NULL, justification TEXT)"
 
@@ -30,7 +32,7 @@ class JudgeMemory:
     def _connect(self) -> sqlite3.Connection | None:
         if self._db is None and not self._broken:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                real_folder(self.path.parent)
                 db = sqlite3.connect(self.path, timeout=5, check_same_thread=False, isolation_level=None)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute(_SCHEMA)

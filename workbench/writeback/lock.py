@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..config import STATE_DIR
+from ..safe_paths import real_folder
 from .errors import WritebackError
 
 try:
@@ -57,7 +58,7 @@ def _holder(fd: int) -> str:
 
 def _open(path: Path) -> int | None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        real_folder(path.parent)
         return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
     except OSError as exc:
         if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
