@@ -221,6 +221,7 @@ def _init(ray: ModuleType, address: str, cluster: ClusterConfig) -> ClusterStatu
     options: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.ERROR, "namespace": "workbench"}
     if address == LOCAL:
         cpus = math.ceil(cluster.max_in_flight * cluster.cpus_per_row) if cluster.max_in_flight else None
+        _STATE.setdefault("children_before", _children())  # what is new after this is the local Ray's
         ray.init(num_cpus=cpus, include_dashboard=False, **options)
     else:
         ray.init(address=address, **options)
@@ -293,27 +294,46 @@ def disconnect() -> None:
     (workbench calls this on its way out, after a Ctrl-C too; tests call it to leave nothing running.)
 
     Ray's shutdown stops the processes it started itself, but not always the agents its raylet started;
-    so the processes below this one in its own session (a local Ray's: targets run in sessions of their
-    own) are listed before and after, and whatever of them outlives the shutdown is killed."""
+    so the local Ray's processes are listed before and after it, and whatever of them outlives the
+    shutdown is killed."""
     connecting = not _LOCK.acquire(timeout=1.0)  # held while a connection is made (a local Ray starting)
     try:
-        local = connecting or _STATE["address"] == LOCAL
         _STATE.update(address=None, status=None)
-        started = local_ray_processes() if local else []
+        started = local_ray_processes()
         ray = sys.modules.get("ray")
         if ray is not None and (connecting or ray.is_initialized()):
             # On Ray's thread, so after a connection being made there: then it is shut down at once.
             with contextlib.suppress(Exception):  # timed out, or Ray failing on its way down
                 _THREAD.submit(lambda: ray.shutdown() if ray.is_initialized() else None).result(
                     timeout=SHUTDOWN_TIMEOUT_S)
-        if local:
-            kill_if_same({info.pid: info for info in [*started, *local_ray_processes()]}.values())
+        kill_if_same({info.pid: info for info in [*started, *local_ray_processes()]}.values())
+        if not connecting:
+            _STATE.pop("children_before", None)
     finally:
         if not connecting:
             _LOCK.release()
 
 
+def _children() -> set[tuple[int, int]]:
+    """(pid, start time) of this process's children in its own session (targets have sessions of their own)."""
+    me, session = os.getpid(), os.getsid(0)
+    return {(info.pid, info.started) for info in descendants(me) if info.ppid == me and info.session == session}
+
+
 def local_ray_processes() -> list[ProcessInfo]:
-    """The processes a local Ray started for this one: below it in the process tree, in its session."""
-    session = os.getsid(0)
-    return [info for info in descendants(os.getpid()) if info.session == session]
+    """The processes of the local Ray this process started: the children it gained while `ray.init` ran
+    (the GCS, the raylet, Ray's monitors) and everything below them in this session (workers, agents)."""
+    before: set[tuple[int, int]] | None = _STATE.get("children_before")
+    if before is None:
+        return []
+    me, session = os.getpid(), os.getsid(0)
+    tree = [info for info in descendants(me) if info.session == session]
+    by_parent: dict[int, list[ProcessInfo]] = {}
+    for info in tree:
+        by_parent.setdefault(info.ppid, []).append(info)
+    found = [info for info in by_parent.get(me, []) if (info.pid, info.started) not in before]
+    index = 0
+    while index < len(found):  # each one's children are appended after it
+        found += by_parent.get(found[index].pid, [])
+        index += 1
+    return found
