@@ -131,3 +131,44 @@ def test_each_watch_iteration_stops_escaped_processes_and_keeps_its_worker(tmp_p
     finally:
         stranger.kill()
         stranger.wait()
+
+
+EDITOR_LEAVING_A_DAEMON = '''\
+import json, os, subprocess, sys
+daemon = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+with open(sys.argv[1] + ".tmp", "w") as handle:
+    json.dump({"daemon": daemon.pid, "marked": os.environ.get("WORKBENCH_RUN_MARK")}, handle)
+os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+'''
+
+
+async def test_a_daemon_the_users_editor_leaves_is_not_taken_for_a_stray(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """`e` in the TUI opens $EDITOR; a GUI editor's server it leaves running is the user's, not a target's:
+    it carries no mark, and the next iteration's sweep leaves it alone."""
+    from helpers.tui import SIZE, app_for, press_and_wait, to_first_row, wait_idle, write_project
+    from textual.app import App
+
+    record = tmp_path / "editor.json"
+    script = tmp_path / "editor.py"
+    script.write_text(EDITOR_LEAVING_A_DAEMON)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script} {record}")
+    monkeypatch.setattr(App, "suspend", lambda self: contextlib.nullcontext())
+    app = app_for(write_project(tmp_path / "project"))
+    daemon = 0
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_idle(app, pilot)
+            await to_first_row(app, pilot)
+            await pilot.press("e")
+            wait_until(record.exists, "the editor to run")
+            opened = json.loads(record.read_text())
+            daemon = opened["daemon"]
+            assert opened["marked"] is None
+            await press_and_wait(app, pilot, "r")  # run the row again: the iteration ends with the sweep
+            assert process_alive(daemon), "the editor's daemon was killed by the end-of-iteration sweep"
+    finally:
+        if daemon:
+            with contextlib.suppress(OSError):
+                os.kill(daemon, signal.SIGKILL)

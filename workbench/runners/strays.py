@@ -158,3 +158,9 @@ def kill_if_same(processes: Iterable[ProcessInfo], settle_s: float = _SETTLE_S) 
 def _same(info: ProcessInfo) -> bool:
     now = process_info(info.pid)
     return now is not None and not now.zombie and now.started == info.started
+
+
+def unmarked_environ() -> dict[str, str]:
+    """This process's environment without the mark, for a process workbench starts that is not a target
+    (the user's editor): neither it nor a daemon it leaves behind (a GUI editor's server) is a stray."""
+    return {key: value for key, value in os.environ.items() if key != MARK_ENV}

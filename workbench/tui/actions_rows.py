@@ -9,6 +9,7 @@ from .. import jsonio
 from ..engine import RowFilter
 from ..events import Trigger
 from ..model import RowKey
+from ..runners.strays import unmarked_environ
 from ..textsafe import one_line
 from .editor import EDITOR_TIMEOUT_S, editor_argv, row_line
 from .host import WorkbenchHost
@@ -76,7 +77,7 @@ def edit_selected(app: WorkbenchHost) -> None:
     argv = editor_argv(path, row_line(path, row.id, row.index))
     try:
         with app.suspend():
-            subprocess.run(argv, timeout=EDITOR_TIMEOUT_S, check=False)
+            subprocess.run(argv, timeout=EDITOR_TIMEOUT_S, check=False, env=unmarked_environ())
     except FileNotFoundError:
         app.notify(f"Editor not found: {one_line(argv[0], 60)} (set $EDITOR)", severity="error")
     except subprocess.TimeoutExpired:
