@@ -73,3 +73,13 @@ def test_check_json_escapes_c1_controls(tmp_path: Path) -> None:
     root = make_project(tmp_path, sets={"bad\u009b": "{ not json"}, config=COMMAND_CONFIG)
     doc = json.loads(stdout_of("check", str(root), "--json"))
     assert any("bad\u009b" in problem["file"] for problem in doc["problems"])
+
+
+def test_junit_xml_escapes_c1_controls_and_del_too(tmp_path: Path) -> None:
+    """XML 1.0 may carry C1 controls, but a CI log viewer showing the report would obey them."""
+    root = hostile_project(tmp_path)
+    junit = tmp_path / "report.xml"
+    run_workbench("run", str(root), "--junit", str(junit), env=cli_env())
+    text = junit.read_text(encoding="utf-8")
+    assert not re.findall("[\x00-\x08\x0b-\x1f\x7f-\x9f]", text)
+    assert "\\x9b" in text and "\\x85" in text and "\\x7f" in text

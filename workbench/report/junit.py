@@ -10,7 +10,8 @@ from ..events import IterationReport
 from ..model import Verdict
 
 # Characters XML 1.0 cannot carry at all (terminal escapes among them) are written as visible escapes.
-_NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# XML 1.0 allows C1 controls (U+007F-U+009F), but a terminal or CI log viewer would act on them: they go too.
+_NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _xml_text(text: str) -> str:
