@@ -469,7 +469,7 @@ def test_11_a_row_whose_last_run_was_an_error_runs_again(tmp_path: Path) -> None
             second = await _iterate(session, "change", SET_FILE)
             assert second.reused_rows == 0
             assert [r.verdict.value for r in second.results] == ["PASS"], "an ERROR was re-scored instead of run"
-            assert "last run was an ERROR" in second.reuse[second.results[0].row_key].reason
+            assert "its last run can't be re-scored: it was an ERROR" in second.reuse[second.results[0].row_key].reason
         finally:
             await session.aclose()
 

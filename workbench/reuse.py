@@ -132,7 +132,7 @@ class ReuseBook:
                                        "or replaced), so none is reused")
             return ReuseDecision(False, "runs: no earlier run of it is recorded")
         if record.failed is not None:
-            return ReuseDecision(False, f"runs: its last run was an ERROR ({_first_line(record.failed)})")
+            return ReuseDecision(False, f"runs: its last run can't be re-scored: {_first_line(record.failed)}")
         if record.run != run:
             return ReuseDecision(False, "runs: what it hands the target changed (inputs, name, id, set or setup)")
         if record.world != world.digest:

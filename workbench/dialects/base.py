@@ -171,8 +171,11 @@ class Dialect:
 
     def run_error(self, outcome: RunOutcome) -> str | None:
         """Why this run of a row failed (a timeout, a crash, a target that could not start), or None.
-        A failed run is never re-scored: the row runs again next time."""
-        return outcome.error
+        A failed run is never re-scored: the row runs again next time (the text says why, in `check`)."""
+        if outcome.error is None:
+            return None
+        lines = outcome.error.strip().splitlines()
+        return f"it was an ERROR ({lines[0] if lines else 'no detail'})"
 
     async def execute(self, run: RowRun) -> RunOutcome:
         """Run one row: by default, the target once on the row's inputs."""

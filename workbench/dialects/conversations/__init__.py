@@ -41,10 +41,10 @@ class ConversationsDialect(Dialect):
         changed assertion what the whole turn showed."""
         stopped = outcome.output.get("stopped") if isinstance(outcome.output, dict) else None
         if isinstance(stopped, dict):
-            return str(stopped.get("error") or "the conversation stopped")
+            return f"the conversation stopped: {stopped.get('error') or 'no reason given'}"
         if isinstance(outcome.output, dict) and outcome.output.get("cut"):
-            return "its transcript was cut to keep it bounded (see the turns marked \"cut\"), so it is run again"
-        return outcome.error
+            return "its transcript was cut to keep it bounded (see the turns marked \"cut\")"
+        return super().run_error(outcome)
 
 
 __all__ = ["ConversationsDialect"]
