@@ -261,6 +261,29 @@ def test_4_a_python_targets_reads_outside_the_project_are_fingerprinted(tmp_path
     assert [(r["verdict"], bool(r.get("reused"))) for r in doc["results"]] == [("FAIL", True)]
 
 
+LISTING_CALLABLE = """\
+import os
+
+def answer(inputs):
+    return {"files": len(os.listdir(inputs["dir"]))}
+"""
+
+
+def test_4_a_listing_of_a_symlinked_folder_counts_as_a_read(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "a.txt").write_text("a")
+    root = make_project(tmp_path / "project", sets={"echo": [row("r", {"dir": "data"}, {"files": 1})]},
+                        config={"kind": "python", "callable": "agent:answer", "timeout": 30},
+                        files={"agent.py": LISTING_CALLABLE})
+    (root / "data").symlink_to(outside, target_is_directory=True)
+    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    assert [r["verdict"] for r in doc["results"]] == ["PASS"]
+    (outside / "b.txt").write_text("b")
+    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    assert [(r["verdict"], bool(r.get("reused"))) for r in doc["results"]] == [("FAIL", False)]
+
+
 # -- 5. everything the row hands the target ----------------------------------------------------------
 
 def test_5_renaming_a_row_reruns_it(tmp_path: Path) -> None:

@@ -292,7 +292,12 @@ def tracked_reads(reads: Iterable[str], root: Path, world: World) -> list[str]:
             rel = path[len(prefix):].replace(os.sep, "/")
             # Covered already: a project file, a project folder's listing (the world has every file in it
             # that counts; an importer lists the folders on sys.path) or workbench's own state.
-            if rel in world.files or os.path.isdir(path) or rel.split("/", 1)[0] in ALWAYS_IGNORED_DIRS:
+            if rel.split("/", 1)[0] in ALWAYS_IGNORED_DIRS:
+                continue
+            if os.path.isdir(path):
+                if os.path.realpath(path) == path:  # a project folder (not through a link): its files count already
+                    continue
+            elif rel in world.files:
                 continue
         kept.add(path)
     return sorted(kept, key=lambda p: (p == UNBOUNDED_READS, p))
