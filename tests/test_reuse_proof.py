@@ -124,17 +124,26 @@ def test_1_runner_env_in_the_settings_is_part_of_the_environment(tmp_path: Path)
 PREFIX_TARGET = """\
 import json, sys
 json.load(sys.stdin)
-print(json.dumps({"in_venv": sys.prefix != sys.base_prefix}))
+print(json.dumps({"in_venv": sys.prefix != sys.base_prefix, "prefix": sys.prefix}))
 """
 
 
 def test_2_another_interpreter_for_python_reruns_the_rows(tmp_path: Path) -> None:
     """`{python}` is the interpreter workbench runs on: a second virtualenv's workbench must not re-score
     the first one's outputs (the venv's python is a link to the same binary)."""
-    root = echo_project(tmp_path, [row("r", {}, {"in_venv": False})], target=PREFIX_TARGET)
+    here = sys.prefix != sys.base_prefix  # the suite itself may run in a virtualenv (the README's way)
+    root = echo_project(tmp_path, [row("r", {}, {"in_venv": here, "prefix": sys.prefix})], target=PREFIX_TARGET)
     venv = tmp_path / "venv2"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)],
-                   check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    # The second virtualenv sees the same packages as this interpreter (workbench and what it needs, however
+    # they were installed), so nothing but the interpreter differs between the two runs.
+    import site
+
+    import workbench
+
+    (site_dir,) = (venv / "lib").glob("python*/site-packages")
+    shared = [*site.getsitepackages(), str(Path(workbench.__file__).resolve().parent.parent)]
+    (site_dir / "outer.pth").write_text("\n".join(shared) + "\n")
     proc, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("PASS", False)}, proc.stderr
     why = foreseen(root, env_for(tmp_path), str(venv / "bin" / "python"))
