@@ -139,6 +139,10 @@ class CacheConfig:
     inputs: list[str] = field(default_factory=list)
     # Environment variables left out of the fingerprint (besides the shell's own bookkeeping: see fingerprint.py).
     ignore_env: list[str] = field(default_factory=list)
+    # A Python target that starts another program (subprocess, os.system, exec) read files workbench can't
+    # see: by default such a row is never re-scored; true trusts the program (its executable is fingerprinted)
+    # and `inputs` to cover what it reads.
+    trust_subprocesses: bool = False
 
 
 @dataclass(slots=True)

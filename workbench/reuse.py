@@ -34,6 +34,7 @@ from .writeback.atomic import write_atomically
 RECORD_FILE = "reuse.json"
 RECORD_VERSION = 2
 UNBOUNDED_READS = "\x00unbounded"  # the last of `RunOutcome.reads` when the target read more than is tracked
+UNSEEN_READS = "\x00unseen:"  # + why: what the target read can't be known (it started another program, ...)
 _MAX_RECORD_BYTES = 256 * 2**20
 _SEP = "\x1f"
 
