@@ -536,3 +536,158 @@ def test_check_and_explain_reuse_say_why_each_row_is_rescored_or_runs(tmp_path: 
     proc = run_workbench("run", str(root), "--reuse", "--explain-reuse", env=env)
     assert "re-scoring:" in proc.stdout and "a: re-scored from iteration 1" in proc.stdout
     assert take_runs(tmp_path) == ["a", "b", "b"]  # the first run both, then only the edited one
+
+
+# -- what the adversarial pass found beyond the numbered cases ----------------------------------------------
+
+def test_another_pythons_identity_is_asked_of_it_and_an_unanswered_probe_never_matches(tmp_path: Path) -> None:
+    """The command's interpreter is probed for its version and site-packages (a pyenv shim decides at run
+    time); a probe that fails is 'unidentified', which equals nothing, so such rows always run."""
+    from workbench.fingerprint import program_identity
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = str(venv / "bin" / "python")
+    config = load_config(make_project(tmp_path / "project", sets={"s": [row("r", {}, {})]}))
+    env = dict(os.environ)
+    first = program_identity(python, config, env)
+    assert "unidentified" not in first and first == program_identity(python, config, env)
+    (site_dir,) = (venv / "lib").glob("python*/site-packages")
+    (site_dir / "newpkg-1.0.dist-info").mkdir()  # `pip install newpkg`
+    assert program_identity(python, config, env) != first
+    broken = tmp_path / "python3"
+    broken.write_text("#!/bin/sh\nexit 3\n")
+    broken.chmod(0o755)
+    assert program_identity(str(broken), config, env) != program_identity(str(broken), config, env)
+
+
+def test_a_copy_of_the_project_with_its_state_runs_its_rows(tmp_path: Path) -> None:
+    """A copy (or a moved project) sees other `../` files and another working folder."""
+    import shutil
+
+    root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))])
+    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy, symlinks=True)
+    why = foreseen(copy, env_for(tmp_path))
+    _, doc = run_json("run", str(copy), "--reuse", env=env_for(tmp_path))
+    assert verdicts(doc) == {"r": ("PASS", False)}
+    assert "the project is in another folder now" in why["r"]
+
+
+def test_a_same_size_edit_of_the_program_with_its_mtime_put_back_is_seen(tmp_path: Path) -> None:
+    tool = tmp_path / "bin" / "agent"
+    tool.parent.mkdir()
+    script = f"#!{sys.executable}\n" + ECHO_TARGET
+    tool.write_text(script)
+    tool.chmod(0o755)
+    root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))], command=[str(tool)])
+    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    before = tool.stat()
+    tool.write_text(script.replace('"x": inputs.get("x")', '"x": inputs.get("y")'))  # same size
+    os.utime(tool, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert tool.stat().st_size == before.st_size
+    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    assert verdicts(doc) == {"r": ("FAIL", False)}
+
+
+def test_cache_inputs_take_folders_dot_files_and_the_home_folder(tmp_path: Path) -> None:
+    from workbench.file_digests import FileDigests
+    from workbench.fingerprint import cache_inputs
+
+    data = tmp_path / "data"
+    (data / "sub").mkdir(parents=True)
+    (data / "sub" / ".hidden").write_text("1")
+    root = make_project(tmp_path / "project", sets={"s": [row("r", {}, {})]},
+                        config='[runner]\ncommand = ["true"]\n[cache]\ninputs = ["../data", "~/prefs.txt"]\n')
+    (tmp_path / "prefs.txt").write_text("a")
+    home = os.environ.get("HOME")
+    os.environ["HOME"] = str(tmp_path)
+    try:
+        first = cache_inputs(load_config(root), FileDigests(None))
+        assert str(tmp_path / "prefs.txt") in first and str(data / "sub" / ".hidden") in first
+        (data / "sub" / ".hidden").write_text("2")
+        assert cache_inputs(load_config(root), FileDigests(None)) != first
+    finally:
+        if home is None:
+            del os.environ["HOME"]
+        else:
+            os.environ["HOME"] = home
+
+
+def test_watch_paths_outside_the_project_are_fingerprinted(tmp_path: Path) -> None:
+    from workbench.file_digests import FileDigests
+    from workbench.fingerprint import cache_inputs
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "prompt.txt").write_text("be nice")
+    root = make_project(tmp_path / "project", sets={"s": [row("r", {}, {})]},
+                        config='[runner]\ncommand = ["true"]\n[watch]\npaths = [".", "../shared"]\n')
+    first = cache_inputs(load_config(root), FileDigests(None))
+    assert str(shared / "prompt.txt") in first
+    (shared / "prompt.txt").write_text("be rude")
+    assert cache_inputs(load_config(root), FileDigests(None)) != first
+
+
+def test_a_scenarios_folder_holding_other_json_keeps_that_json_in_the_project(tmp_path: Path) -> None:
+    from workbench.file_digests import FileDigests
+    from workbench.fingerprint import compute_world
+    from workbench.project import load_project
+
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "greets.json").write_text(json.dumps({"name": "greets", "when": "hi", "expect": {"mode": "none"}}))
+    (root / "config.json").write_text(json.dumps({"temperature": 0}))
+    (root / "workbench.toml").write_text('[runner]\ncommand = ["node", "agent.js"]\n[scenarios]\ndir = "."\n')
+    config = load_config(root)
+    world = compute_world(config, load_project(root, config).eval_files, FileDigests(None), b"k" * 32)
+    assert "config.json" in world.files and "greets.json" not in world.files
+
+
+LISTING_TARGET = """\
+import json, os, sys
+inputs = json.load(sys.stdin)
+print(json.dumps({"files": sorted(os.listdir(inputs["dir"]))}))
+"""
+
+
+@pytest.mark.parametrize("where", ["notes", ".git/refs"], ids=["an ignored folder", "under .git"])
+def test_a_python_targets_listing_of_an_ignored_folder_counts_as_a_read(tmp_path: Path, where: str) -> None:
+    root = echo_project(tmp_path, [row("r", {"dir": where}, {"files": ["a"]})], target=LISTING_TARGET,
+                        extra='[watch]\nignore = ["notes/"]\n')
+    (root / where).mkdir(parents=True)
+    (root / where / "a").write_text("a")
+    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    assert verdicts(doc) == {"r": ("PASS", False)}
+    (root / where / "b").write_text("b")
+    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    assert verdicts(doc) == {"r": ("FAIL", False)}
+
+
+def test_environment_digests_are_keyed_so_a_short_secret_cannot_be_guessed_back(tmp_path: Path) -> None:
+    import hashlib
+
+    root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))])
+    run_json("run", str(root), "--reuse", env=env_for(tmp_path, BANK_PIN="4711"))
+    text = (root / ".workbench" / "reuse.json").read_text()
+    for value in ("4711", hashlib.sha256(json.dumps(["BANK_PIN", "4711"]).encode()).hexdigest(),
+                  hashlib.sha256(b'["BANK_PIN","4711"]').hexdigest()):
+        assert value not in text
+    key = root / ".workbench" / "fingerprint.key"
+    assert key.stat().st_mode & 0o777 == 0o600 and len(key.read_bytes()) == 32
+
+
+def test_a_history_whose_stored_output_differs_from_the_record_is_not_trusted(tmp_path: Path) -> None:
+    """An older copy of history put back, or a hand edit: the recorded output's digest must match."""
+    import sqlite3
+
+    root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))])
+    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    assert verdicts(doc) == {"r": ("PASS", False)}
+    db = sqlite3.connect(root / ".workbench" / "history.sqlite3")
+    db.execute("UPDATE results SET actual = ?", (json.dumps({"x": 99, "mode": "", "name": "r"}),))
+    db.commit()
+    db.close()
+    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    assert verdicts(doc) == {"r": ("PASS", False)}, "a tampered output was re-scored"

@@ -30,7 +30,7 @@ from .events import (
     Trigger,
 )
 from .iteration_reuse import IterationReuse, KeptState, ReusePolicy
-from .model import EvalSet, EvaluatorDef, Project, Result, Row, RowKey, Verdict
+from .model import EvalSet, EvaluatorDef, Project, Result, Row, RowKey, Verdict, wrap_output
 from .project import EVALS_DIR, EVALUATORS_DIR, load_project
 from .reuse import row_fingerprint
 from .runners import RUNNER_FAULTS, Runner, RunOutcome, make_runner, outcome_from_exception
@@ -100,11 +100,6 @@ class _Job:
     row: Row
     position: int
     plans: list[_Plan] = field(default_factory=list)
-
-
-def wrap_output(output: Any) -> Any:
-    """A bare primitive or array is compared as {"result": <value>} (seed 003 rule 5)."""
-    return output if isinstance(output, dict) else {"result": output}
 
 
 def missing_evaluator_message(project: Project, scope: str, ref: str) -> str:

@@ -15,9 +15,11 @@ from __future__ import annotations
 import contextlib
 import glob
 import hashlib
+import hmac
 import inspect
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -30,12 +32,21 @@ from . import jsonio
 from .config import Config, resolve_runner_kind
 from .file_digests import FileDigests, stat_key
 from .project_files import ProjectFiles
+from .regular_files import open_regular
 from .runners.base import PYTHON_TOKEN, target_env
 from .runners.strays import MARK_ENV
+from .safe_paths import real_folder
 
-# The shell's own bookkeeping, which changes from one terminal or directory to the next and which no
-# target reads for its answer; every other variable is part of the fingerprint ([cache] ignore_env adds).
-UNFINGERPRINTED_ENV = ("_", "OLDPWD", "SHLVL", MARK_ENV)
+# The shell's and the terminal's own bookkeeping, which changes from one terminal, SSH session or directory
+# to the next and which no target reads for its answer, and workbench's own progress switch; every other
+# variable is part of the fingerprint ([cache] ignore_env adds).
+UNFINGERPRINTED_ENV = (
+    "_", "OLDPWD", "SHLVL", MARK_ENV, "WORKBENCH_NO_PROGRESS",
+    "SSH_AUTH_SOCK", "SSH_AGENT_PID", "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "GPG_AGENT_INFO",
+    "TMUX", "TMUX_PANE", "STY", "WINDOW", "WINDOWID", "TERM_SESSION_ID", "ITERM_SESSION_ID",
+    "VSCODE_IPC_HOOK_CLI", "VSCODE_GIT_IPC_HANDLE", "XDG_SESSION_ID", "PYTEST_CURRENT_TEST",
+)
+KEY_FILE = "fingerprint.key"
 _PYTHON_NAME = re.compile(r"(python|pypy)(\d+(\.\d+)*)?(\.exe)?$")
 PROBE_TIMEOUT_S = 20.0
 _SHOWN = 3
@@ -47,12 +58,43 @@ def digest(value: Any) -> str:
 
 
 def runner_settings(config: Config) -> dict[str, Any]:
-    """The runner settings that can change what a row outputs (not how many run at once, or whether
-    Python scripts are forked from a warm parent, which gives the same answers)."""
+    """The settings that can change what a row outputs: the runner's (not how many run at once, or whether
+    Python scripts are forked from a warm parent, which gives the same answers), where rows run (this
+    machine or a cluster), and what a subprocess is trusted with."""
     settings = asdict(config.runner)
     for key in ("concurrency", "preload", "env"):  # env: part of the environment, compared variable by variable
         settings.pop(key, None)
+    settings["cluster"] = [config.cluster.engine, config.cluster.address]
+    settings["trust_subprocesses"] = config.cache.trust_subprocesses
     return settings
+
+
+def load_key(state_dir: Path | None, *, create: bool) -> bytes:
+    """The project's secret for keyed digests of environment values (an unkeyed digest of a short secret,
+    a PIN, could be reversed by trying every value). Kept in `.workbench/fingerprint.key` (mode 0600);
+    without it — a session that writes nothing, a folder that can't be written — one for this process."""
+    if state_dir is not None:
+        path = state_dir / KEY_FILE
+        try:
+            with open_regular(path) as handle:
+                key = handle.read(64)
+            if len(key) == 32:
+                return key
+        except OSError:
+            pass
+        if create:
+            key = secrets.token_bytes(32)
+            try:
+                real_folder(state_dir)
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(key)
+                return key
+            except FileExistsError:  # another workbench made it meanwhile: take theirs
+                return load_key(state_dir, create=False)
+            except OSError:
+                pass
+    return secrets.token_bytes(32)
 
 
 @dataclass(slots=True)
@@ -61,6 +103,7 @@ class World:
     told apart from a file that merely looks the same afterwards."""
 
     settings: str = ""
+    place: str = ""  # the project's real path: a copy or a moved project sees other `../` files and cwd
     env: dict[str, str] = field(default_factory=dict)  # variable → digest of its value (never the value)
     programs: dict[str, str] = field(default_factory=dict)  # what runs → its identity
     files: dict[str, str] = field(default_factory=dict)  # project-relative path → digest
@@ -76,8 +119,8 @@ class World:
         return self._digest
 
     def to_json(self) -> dict[str, Any]:
-        return {"settings": self.settings, "env": self.env, "programs": self.programs, "files": self.files,
-                "inputs": self.inputs, "rules": self.rules}
+        return {"settings": self.settings, "place": self.place, "env": self.env, "programs": self.programs,
+                "files": self.files, "inputs": self.inputs, "rules": self.rules}
 
     @classmethod
     def from_json(cls, doc: Any) -> World | None:
@@ -86,16 +129,18 @@ class World:
         maps = [doc.get(k) for k in ("env", "programs", "files", "inputs")]
         if not all(isinstance(m, dict) and all(isinstance(v, str) for v in m.values()) for m in maps):
             return None
-        if not isinstance(doc.get("settings"), str) or not isinstance(doc.get("rules"), str):
+        if not all(isinstance(doc.get(k), str) for k in ("settings", "place", "rules")):
             return None
         env, programs, files, inputs = maps  # type: ignore[misc]
-        return cls(doc["settings"], env, programs, files, inputs, doc["rules"])  # type: ignore[arg-type]
+        return cls(doc["settings"], doc["place"], env, programs, files, inputs, doc["rules"])  # type: ignore[arg-type]
 
     def differences(self, before: World) -> list[str]:
         """What changed since `before`, in words, most telling first (empty when nothing did)."""
         found: list[str] = []
         if self.settings != before.settings:
-            found.append("the [runner] settings changed")
+            found.append("the [runner] settings changed (or where rows run)")
+        if self.place != before.place:
+            found.append(f"the project is in another folder now ({before.place} → {self.place})")
         found += _changed("environment variable", before.env, self.env)
         found += _changed("program", before.programs, self.programs)
         found += _changed("project file", before.files, self.files)
@@ -105,11 +150,16 @@ class World:
         return found
 
     def edited_during(self, after: World) -> list[str]:
-        """Project files that changed between this snapshot and `after` (content or stat): an edit while
-        rows ran, which makes their runs unfit for re-scoring."""
+        """What changed between this snapshot and `after`: project files (content or stat), `[cache] inputs`
+        and the scripts the command names outside the project — an edit while rows ran, which makes their
+        runs unfit for re-scoring (put back afterwards, the record would otherwise stand for the edit)."""
         names = sorted({*self.files, *after.files})
-        return [name for name in names
-                if self.files.get(name) != after.files.get(name) or self.stats.get(name) != after.stats.get(name)]
+        changed = [name for name in names
+                   if self.files.get(name) != after.files.get(name) or self.stats.get(name) != after.stats.get(name)]
+        for mine, theirs in ((self.inputs, after.inputs), (self.programs, after.programs)):
+            changed += sorted(name for name in {*mine, *theirs} & {*theirs}
+                              if mine.get(name) != theirs.get(name))
+        return changed
 
 
 def _changed(what: str, before: dict[str, str], now: dict[str, str]) -> list[str]:
@@ -126,11 +176,13 @@ def _changed(what: str, before: dict[str, str], now: dict[str, str]) -> list[str
 
 # -- the parts ---------------------------------------------------------------------------------------
 
-def environment(config: Config) -> dict[str, str]:
-    """The target's environment, variable by variable, as digests (secrets never stored)."""
+def environment(config: Config, key: bytes) -> dict[str, str]:
+    """The target's environment, variable by variable, as keyed digests (values are never stored, nor
+    can they be guessed back from what is stored)."""
     env = target_env(config)
     skipped = {*UNFINGERPRINTED_ENV, *config.cache.ignore_env}
-    return {name: digest([name, value]) for name, value in env.items() if name not in skipped}
+    return {name: hmac.new(key, f"{name}\x00{value}".encode("utf-8", "surrogateescape"), "sha256").hexdigest()
+            for name, value in env.items() if name not in skipped}
 
 
 def executables(config: Config) -> list[str]:
@@ -164,7 +216,7 @@ def program_identity(given: str, config: Config, env: dict[str, str]) -> str:
     real = os.path.realpath(path)
     try:
         info = os.stat(real)
-        identity: list[Any] = [path, real, info.st_size, info.st_mtime_ns]
+        identity: list[Any] = [path, real, *stat_key(info)]  # ctime too: `touch -r` can't hide an edit
     except OSError as exc:
         return f"{name} → {path}: {exc.strerror}"
     if _PYTHON_NAME.search(os.path.basename(path)) or path == sys.executable:
@@ -179,16 +231,17 @@ def _interpreter(path: str, config: Config, env: dict[str, str]) -> Any:
     else:
         try:
             source = inspect.getsource(interpreter_facts)
-            code = f"import json\n{source}\nprint(json.dumps(interpreter_facts()))"
+            code = f"from __future__ import annotations\nimport json\n{source}\nprint(json.dumps(interpreter_facts()))"
             done = subprocess.run([path, "-c", code], capture_output=True, env=env, cwd=config.root,
                                   timeout=PROBE_TIMEOUT_S, check=False, start_new_session=True)
             last = done.stdout.strip().rsplit(b"\n", 1)[-1]  # a sitecustomize may print before it
-            facts = jsonio.loads(last) if done.returncode == 0 else f"exit {done.returncode}"
-        except (OSError, subprocess.SubprocessError, jsonio.JsonError) as exc:
-            facts = f"not asked: {type(exc).__name__}"
+            facts = jsonio.loads(last) if done.returncode == 0 else None
+        except (OSError, subprocess.SubprocessError, jsonio.JsonError):
+            facts = None
     if isinstance(facts, list) and len(facts) == 4 and isinstance(facts[3], list):
         return [*facts[:3], [site_packages_summary(Path(p)) for p in facts[3] if isinstance(p, str)]]
-    return facts
+    # It could not say what it is: unknown, and unknown is never equal to anything (never re-scored).
+    return f"unidentified ({secrets.token_hex(8)})"
 
 
 def interpreter_facts() -> list[Any]:
@@ -236,17 +289,37 @@ def dependency_summary(path: Path, files: FileDigests) -> str:
 
 
 def cache_inputs(config: Config, files: FileDigests) -> dict[str, str]:
-    """The files `[cache] inputs` names (globs relative to the project root; `**` reaches into folders)."""
+    """The files `[cache] inputs` names (globs relative to the project root, `~` for the home folder; `**`
+    reaches into folders, dot-files included; a folder counts with everything in it), and the `[watch]
+    paths` outside the project, which start iterations and so must be inputs too."""
     found: dict[str, str] = {}
     for pattern in config.cache.inputs:
-        full = pattern if os.path.isabs(pattern) else os.path.join(config.root, pattern)
-        matches = sorted(glob.glob(full, recursive=True))
+        expanded = os.path.expanduser(pattern)
+        full = expanded if os.path.isabs(expanded) else os.path.join(config.root, expanded)
+        matches = sorted(glob.glob(full, recursive=True, include_hidden=True))
         if not matches:
             found[pattern] = "no match"
         for match in matches:
-            if not os.path.isdir(match):
-                found[os.path.normpath(match)] = files.file(match)
+            _add_tree(os.path.normpath(match), files, found)
+    root = os.fspath(config.root)
+    for entry in config.watch.paths:
+        path = os.path.normpath(os.path.join(root, os.path.expanduser(entry)))
+        if not (path == root or path.startswith(root + os.sep)):
+            _add_tree(path, files, found)
     return found
+
+
+def _add_tree(path: str, files: FileDigests, found: dict[str, str]) -> None:
+    """A file's digest, or every file's in a folder (links inside are described, not followed)."""
+    if not os.path.isdir(path):
+        found[path] = files.file(path)
+        return
+    found[path + os.sep] = files.listing(path)
+    for folder, dirs, names in os.walk(path):
+        dirs.sort()
+        for name in sorted(names):
+            full = os.path.join(folder, name)
+            found[full] = files.entry(Path(full))
 
 
 def argv_files(config: Config) -> list[str]:
@@ -262,7 +335,7 @@ def argv_files(config: Config) -> list[str]:
     return found
 
 
-def compute_world(config: Config, eval_files: Iterable[str], files: FileDigests, *,
+def compute_world(config: Config, eval_files: Iterable[str], files: FileDigests, key: bytes, *,
                   same_programs_as: World | None = None) -> World:
     """The world rows of this project run in now. `eval_files` are the project-relative paths the
     dialects loaded as rows and evaluators: they are fingerprinted row by row instead.
@@ -271,13 +344,13 @@ def compute_world(config: Config, eval_files: Iterable[str], files: FileDigests,
     skip = set(eval_files)
     scope = ProjectFiles.of(config)
     skip -= scope.named  # a file the runner names is the program, even if a dialect also read it
-    world = World(rules=digest([scope.rules, scope.summarised]))
+    world = World(rules=digest([scope.rules, scope.summarised]), place=os.path.realpath(config.root))
     if same_programs_as is not None:
         world.settings, world.env = same_programs_as.settings, same_programs_as.env
-        world.programs = dict(same_programs_as.programs)
+        world.programs = {k: v for k, v in same_programs_as.programs.items() if k in executables(config)}
     else:
         env = target_env(config)
-        world.settings, world.env = digest(runner_settings(config)), environment(config)
+        world.settings, world.env = digest(runner_settings(config)), environment(config, key)
         for program in executables(config):
             world.programs[program] = program_identity(program, config, env)
     for path in argv_files(config):

@@ -17,7 +17,8 @@ from .config import Config
 from .events import ReuseDecision
 from .fingerprint import World, compute_world
 from .model import Project, RowKey
-from .reuse import UNBOUNDED_READS, ReuseBook, RowRecord, read_after_change, tracked_reads
+from .project_files import ProjectFiles
+from .reuse import ReuseBook, RowRecord, output_digest, read_after_change, tracked_reads
 from .runners import RunOutcome
 
 _SHOWN = 3
@@ -66,7 +67,7 @@ class IterationReuse:
         return await asyncio.to_thread(self._begin, rows)
 
     def _begin(self, rows: list[tuple[RowKey, str]]) -> dict[RowKey, ReuseDecision]:
-        self.world = compute_world(self.config, self.project.eval_files, self.book.digests)
+        self.world = compute_world(self.config, self.project.eval_files, self.book.digests, self.book.key)
         if not self.policy.allowed:
             return {key: ReuseDecision(False, f"runs: {self.policy.why_not}") for key, _ in rows}
         return {key: self.book.decide(key, run, self.world, self.read_digest) for key, run in rows}
@@ -90,11 +91,14 @@ class IterationReuse:
         state = KeptState(self.world.digest, dict(kept.reads) if kept is not None else {})
         if not self._ran:
             return state
-        after = compute_world(self.config, self.project.eval_files, self.book.digests, same_programs_as=self.world)
+        after = compute_world(self.config, self.project.eval_files, self.book.digests, self.book.key,
+                              same_programs_as=self.world)
         edited = self.world.edited_during(after)
         during = _named("the project changed while it ran", edited) if edited else None
+        self._memo.clear()  # what is recorded is looked at now, after the rows read it, not at the start
+        scope = ProjectFiles.of(self.config)
         for key, run, outcome, error in self._ran:
-            reads = [] if self.cluster else tracked_reads(outcome.reads, self.config.root, self.world)
+            reads = [] if self.cluster else tracked_reads(outcome.reads, scope, self.world)
             why = during
             if why is None:
                 late = read_after_change(reads, outcome.read_stats, self.started_ns)
@@ -102,9 +106,10 @@ class IterationReuse:
             if why is not None:
                 self.book.refuse(key, why)
                 continue
-            digests = {path: UNBOUNDED_READS if path == UNBOUNDED_READS else self.read_digest(path) for path in reads}
-            state.reads.update({p: d for p, d in digests.items() if p != UNBOUNDED_READS})
-            self.book.remember(key, RowRecord(run, self.world.digest, digests, None, error), outcome, self.world)
+            digests = {path: path if path.startswith("\x00") else self.read_digest(path) for path in reads}
+            state.reads.update({p: d for p, d in digests.items() if not p.startswith("\x00")})
+            record = RowRecord(run, self.world.digest, digests, None, error, output_digest(outcome))
+            self.book.remember(key, record, outcome, self.world)
         return state
 
 

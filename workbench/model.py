@@ -60,6 +60,11 @@ class ResultKey(NamedTuple):
         return RowKey(self.scope, self.set_file, self.row_id)
 
 
+def wrap_output(output: Any) -> Any:
+    """A bare primitive or array is compared (and recorded) as {"result": <value>} (seed 003 rule 5)."""
+    return output if isinstance(output, dict) else {"result": output}
+
+
 def unique_ids(wanted: list[str | None]) -> list[str | None]:
     """Row ids as a file's rows are tracked: each as written, and a repeated one as `<id>#<index>` —
     or, when that is taken too (by a row whose own id is `x#2`, or an earlier repeat), with more `#`

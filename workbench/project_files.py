@@ -125,12 +125,13 @@ class ProjectFiles:
         yield from self._walk(os.fspath(self.root), "")
         for rel in sorted(self.named):  # named paths inside ignored or dependency folders
             parent = PurePosixPath(rel).parent.as_posix()
-            if parent != "." and (self.ignored(parent, is_dir=True) or self._inside_dependency(rel)):
+            if parent != "." and (self.ignored(parent, is_dir=True) or self.inside_dependency(rel)):
                 path = self.root / rel
                 if os.path.lexists(path):
                     yield FileEntry(rel, os.fspath(path), _kind_of(path))
 
-    def _inside_dependency(self, rel: str) -> bool:
+    def inside_dependency(self, rel: str) -> bool:
+        """Whether `rel` lies inside a dependency folder (node_modules, a virtualenv)."""
         folder = self.root
         for part in PurePosixPath(rel).parts[:-1]:
             folder = folder / part

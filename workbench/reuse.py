@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from . import jsonio
+from .config import STATE_DIR
 from .events import ReuseDecision
 from .file_digests import FileDigests, changed_since, stat_key
-from .fingerprint import World, digest
-from .model import EvalSet, Result, Row, RowKey, Verdict, results_by_row
-from .project_files import ALWAYS_IGNORED_DIRS
+from .fingerprint import World, digest, load_key
+from .model import EvalSet, Result, Row, RowKey, Verdict, results_by_row, wrap_output
+from .project_files import ProjectFiles
 from .regular_files import open_regular
 from .runners import RunOutcome
 from .safe_paths import real_folder
@@ -56,12 +57,13 @@ class RowRecord:
     reads: dict[str, str] = field(default_factory=dict)  # files read outside the world → digest
     iteration: int | None = None  # where history keeps its output (None: only in this session's memory)
     failed: str | None = None  # why the run was an ERROR: such runs are never reused
+    output: str = ""  # digest of the output as recorded: what history gives back must be the very same
 
     def to_json(self, reads_id: str) -> dict[str, Any]:
         """The record with its reads as a reference into the file's shared table (rows of one target
         mostly read the same files: the interpreter's standard library, a data folder)."""
         return {"run": self.run, "world": self.world, "reads": reads_id, "iteration": self.iteration,
-                "failed": self.failed}
+                "failed": self.failed, "output": self.output}
 
     @classmethod
     def from_json(cls, doc: Any, read_sets: dict[str, Any]) -> RowRecord | None:
@@ -74,7 +76,15 @@ class RowRecord:
             return None
         if iteration is not None and (not isinstance(iteration, int) or isinstance(iteration, bool)):
             return None
-        return cls(doc["run"], doc["world"], reads, iteration, failed if isinstance(failed, str) else None)
+        output = doc.get("output")
+        if not isinstance(output, str) or not output:
+            return None
+        return cls(doc["run"], doc["world"], reads, iteration, failed if isinstance(failed, str) else None, output)
+
+
+def output_digest(outcome: RunOutcome) -> str:
+    """What a record says its run produced, compared with what history gives back for it."""
+    return digest(wrap_output(outcome.output))
 
 
 def outcomes_from_results(results: Iterable[Result]) -> dict[RowKey, RunOutcome]:
@@ -108,6 +118,7 @@ class ReuseBook:
         self.writable = persist  # False: read what other runs recorded, write nothing (check, a test session)
         self.history_id = history_id
         self.digests = FileDigests(state_dir)
+        self.key = load_key(state_dir, create=persist)  # keys the environment's digests
         self.records: dict[RowKey, RowRecord] = {}
         self.worlds: dict[str, World] = {}
         self.unrecorded: dict[RowKey, str] = {}  # why a row's newest run could not be recorded
@@ -144,11 +155,19 @@ class ReuseBook:
         for path, known in record.reads.items():
             if path == UNBOUNDED_READS:
                 return ReuseDecision(False, "runs: it read more files than workbench keeps track of")
+            if path.startswith(UNSEEN_READS):
+                return ReuseDecision(False, f"runs: {path[len(UNSEEN_READS):]}, so what it read can't be known")
+            if path.startswith("\x00"):
+                return ReuseDecision(False, "runs: what it read can't be known")
             if read_digest(path) != known:
                 return ReuseDecision(False, f"runs: a file it read changed: {path}")
-        if self.outcome(key, record) is None:
+        outcome = self.outcome(key, record)
+        if outcome is None:
             return ReuseDecision(False, f"runs: the output of its last run (iteration {record.iteration}) is no longer "
                                    "in history")
+        if output_digest(outcome) != record.output:  # an older copy of the history put back, a hand edit
+            return ReuseDecision(False, f"runs: history's iteration {record.iteration} no longer holds the output "
+                                   "its record names")
         where = f"iteration {record.iteration}" if record.iteration is not None else "its last run"
         return ReuseDecision(True, f"re-scored from {where}: nothing it depends on changed", record.iteration)
 
@@ -280,28 +299,30 @@ class ReuseBook:
             pass  # without the file, the next process runs these rows again: never wrong, only slower
 
 
-def tracked_reads(reads: Iterable[str], root: Path, world: World) -> list[str]:
+def tracked_reads(reads: Iterable[str], files: ProjectFiles, world: World) -> list[str]:
     """The reads a record must keep: those the world does not already cover (outside the project, in
     ignored or dependency folders, eval files, through a symlinked folder), in a stable order."""
-    prefix = os.fspath(root) + os.sep
+    root = os.fspath(files.root)
+    prefix = root + os.sep
     kept: set[str] = set()
     for path in reads:
-        if path == UNBOUNDED_READS:
+        if path.startswith("\x00"):  # a marker: the reads are incomplete or unknown
             kept.add(path)
             continue
-        if path == os.fspath(root) or path.startswith(prefix):
+        if path == root or path.startswith(prefix):
             rel = path[len(prefix):].replace(os.sep, "/")
-            # Covered already: a project file, a project folder's listing (the world has every file in it
-            # that counts; an importer lists the folders on sys.path) or workbench's own state.
-            if rel.split("/", 1)[0] in ALWAYS_IGNORED_DIRS:
+            if rel.split("/", 1)[0] == STATE_DIR:  # workbench's own files
                 continue
             if os.path.isdir(path):
-                if os.path.realpath(path) == path:  # a project folder (not through a link): its files count already
+                # A real project folder's listing is covered by its files in the world — unless it is
+                # ignored, a dependency folder's inside, or reached through a link.
+                if (os.path.realpath(path) == path and not files.ignored(rel, is_dir=True)
+                        and not files.inside_dependency(rel + "/x")):
                     continue
             elif rel in world.files:
                 continue
         kept.add(path)
-    return sorted(kept, key=lambda p: (p == UNBOUNDED_READS, p))
+    return sorted(kept, key=lambda p: (p.startswith("\x00"), p))
 
 
 def read_after_change(paths: Iterable[str], stats: Mapping[str, tuple[int, ...]], moment_ns: int) -> str | None:
@@ -309,7 +330,7 @@ def read_after_change(paths: Iterable[str], stats: Mapping[str, tuple[int, ...]]
     the target opened it (`stats`, from the audit hook) — or, where that is not known, it changed at or after
     `moment_ns` (the iteration's start), allowing for timestamp granularity."""
     for path in paths:
-        if path == UNBOUNDED_READS:
+        if path.startswith("\x00"):
             continue
         try:
             info = os.stat(path)

@@ -16,8 +16,7 @@ from typing import Any
 
 from .. import jsonio
 from ..config import Config
-from ..engine import wrap_output
-from ..model import EvalSet, EvaluatorDef
+from ..model import EvalSet, EvaluatorDef, wrap_output
 from ..output_paths import MISSING
 from ..runners import RUNNER_FAULTS, LogSink, Runner, RunOutcome, RunRequest, make_runner, outcome_from_exception
 from . import expected as exp

@@ -69,8 +69,9 @@ class ScenariosDialect(Dialect):
 def scenario_row(ctx: LoadContext, path: Path, index: int, settings: ScenarioSettings) -> Row:
     """The row of one scenario file; a file that can't run is a row whose `problem` says why."""
     where = relative(ctx.root, path)
-    ctx.loaded(path)
     doc, problem = _read(path)
+    if _is_scenario_file(ctx, path, doc, problem):
+        ctx.loaded(path)
     if problem is None and not isinstance(doc, dict):
         problem = f"must be a JSON object (one scenario), not {type_name(doc)}"
     if problem is not None:
@@ -88,6 +89,16 @@ def scenario_row(ctx: LoadContext, path: Path, index: int, settings: ScenarioSet
         ctx.problem(path, f"description should be text, not {type_name(doc['description'])}", "warning")
     return Row(id=row_id, name=row_id if row_id == name else "", inputs=inputs, criteria=criteria, index=index,
                raw=doc, problem=f"{where}: {problem}" if problem else None, source=path, kind=KIND)
+
+
+def _is_scenario_file(ctx: LoadContext, path: Path, doc: Any, problem: str | None) -> bool:
+    """Whether `path` is one of this format's eval files, which re-scoring compares row by row instead of as
+    a file: a scenario object, or a file that doesn't parse in a folder kept for scenarios. A folder that
+    also holds the project's own files (`[scenarios] dir = "."`) may hold other JSON (`config.json`, which
+    a target reads): such a file stays part of the project."""
+    if isinstance(doc, dict):
+        return any(key in doc for key in ("when", "expect", "given"))
+    return problem is not None and path.parent.resolve() != ctx.root.resolve()
 
 
 def _read(path: Path) -> tuple[Any, str | None]:
