@@ -1,9 +1,9 @@
 """The child side of `kind = "python"`: import the user's `module:function` and serve rows over the
 worker protocol (one JSON line in on stdin, one JSON line out on stdout).
 
-Run as a script (`python worker_main.py ROOT CALLABLE [READS_FILE]`); the engine never imports it. With
-READS_FILE it records the files the process reads there (`runners/read_audit.py`, installed before the
-user's module is imported). It imports
+Run as a script (`python worker_main.py ROOT CALLABLE [READS_FILE [-t]]`); the engine never imports it.
+With READS_FILE it records the files the process reads there (`runners/read_audit.py`, installed before the
+user's module is imported; `-t` trusts the programs it starts, `[cache] trust_subprocesses`). It imports
 as little as possible, so a worker is ready about 5 ms (CPU) after a bare interpreter would be: no
 workbench modules, no Textual, no orjson and not even the `json` package (see `_Codec`), asyncio
 only for async callables. Protocol output goes to a private copy of the original stdout; the user's
@@ -213,7 +213,7 @@ def serve(channel: _Channel, call: _Caller) -> None:
             os.environ.pop(TRACE_ENV, None)
 
 
-def _record_reads(reads: str) -> None:
+def _record_reads(reads: str, trust_subprocesses: bool) -> None:
     """Install the read audit (loaded by file path under a name no user module has) before user code runs."""
     path = os.path.join(_HERE, "runners", "read_audit.py")
     try:
@@ -224,17 +224,17 @@ def _record_reads(reads: str) -> None:
     spec = spec_from_file_location("_workbench_read_audit", path)
     audit = module_from_spec(spec)
     spec.loader.exec_module(audit)
-    audit.install(reads, (os.path.abspath(__file__), path, _HERE, os.path.dirname(path)))
+    audit.install(reads, (os.path.abspath(__file__), path, _HERE, os.path.dirname(path)), trust_subprocesses)
 
 
 def main(argv: list[str]) -> None:
     channel = _Channel()
-    if len(argv) not in (2, 3):
-        channel.send({"fatal": "usage: worker_main.py PROJECT_ROOT package.module:function [READS_FILE]"})
+    if len(argv) not in (2, 3, 4) or argv[3:] not in ([], ["-t"]):
+        channel.send({"fatal": "usage: worker_main.py PROJECT_ROOT package.module:function [READS_FILE [-t]]"})
         sys.exit(EXIT_FATAL)
     root, spec = argv[:2]
-    if len(argv) == 3:
-        _record_reads(argv[2])
+    if len(argv) >= 3:
+        _record_reads(argv[2], argv[3:] == ["-t"])
     sys.path.insert(0, root)
     try:
         function = load(spec)

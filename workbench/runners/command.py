@@ -1,5 +1,10 @@
 """`kind = "command"`: one process per row; inputs as JSON on stdin, the output JSON on stdout,
-stderr as the row's log, an optional trace as JSON lines in the file named by WORKBENCH_TRACE."""
+stderr as the row's log, an optional trace as JSON lines in the file named by WORKBENCH_TRACE.
+
+A command that is a Python interpreter running a script or module starts through `script_main.py`
+(`python_command.PythonCommand.audited`), so the files its row reads are recorded as in a forked row; one that is
+Python but can't be watched (`-c`, ...) runs as written and its reads are unseen (never re-scored). Other
+commands' reads are not known: ()."""
 
 from __future__ import annotations
 
@@ -14,6 +19,8 @@ from ..config import Config
 from ..regular_files import read_regular_file
 from .base import LogSink, Runner, RunOutcome, RunRequest, describe_failure, expand_argv
 from .process import ProcessResult, run_process
+from .python_command import PythonCommand, parse_python_command
+from .read_audit import ReadsFile, unseen_reads
 
 TRACE_MAX_BYTES = 256 * 1024 * 1024  # a trace file larger than this is reported, not read
 
@@ -50,6 +57,8 @@ class CommandRunner(Runner):
         self.argv = expand_argv(config.runner.command)
         self._trace_dir = Path(tempfile.mkdtemp(prefix="workbench-trace-"))
         self._counter = itertools.count()
+        self._fresh_reads_ids = itertools.count(1)
+        self._python = parse_python_command(self.argv)  # how a fresh process records its reads, if it can
 
     async def run(self, request: RunRequest, on_log: LogSink | None = None) -> RunOutcome:
         trace_path = self._trace_dir / f"{next(self._counter)}.jsonl"
@@ -79,9 +88,19 @@ class CommandRunner(Runner):
     async def start_row(self, stdin: bytes, env: dict[str, str], timeout: float,
                         on_log: LogSink | None) -> tuple[ProcessResult, tuple[str, ...], dict[str, tuple[int, ...]]]:
         """One fresh process for the row (the preload runner forks a warm parent instead), and the files it
-        read with their stats when that is known (`RunOutcome.reads`; never for a fresh process)."""
-        return await run_process(self.argv, stdin=stdin, cwd=self.config.root, env=env,
-                                 timeout=timeout, stdout_cap=self.stdout_cap, on_log=on_log), (), {}
+        read with their stats when that is known (`RunOutcome.reads`)."""
+        if not isinstance(self._python, PythonCommand):
+            result = await run_process(self.argv, stdin=stdin, cwd=self.config.root, env=env, timeout=timeout,
+                                       stdout_cap=self.stdout_cap, on_log=on_log)
+            return result, unseen_reads(self._python) if isinstance(self._python, str) else (), {}
+        reads = ReadsFile(str(self._trace_dir / f"fresh-{next(self._fresh_reads_ids)}.reads"))
+        try:
+            argv = self._python.audited(reads.path, trust_subprocesses=self.config.cache.trust_subprocesses)
+            result = await run_process(argv, stdin=stdin, cwd=self.config.root, env=env, timeout=timeout,
+                                       stdout_cap=self.stdout_cap, on_log=on_log)
+            return result, reads.paths(), reads.stats()
+        finally:
+            reads.close()
 
     async def aclose(self) -> None:
         shutil.rmtree(self._trace_dir, ignore_errors=True)

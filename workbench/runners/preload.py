@@ -8,7 +8,7 @@ Time: a fresh process spends its start-up and imports inside its timeout, so a f
 the parent's start-up time once. A row that waited for the parent to get ready has spent that wait
 already; a row forked later gets its timeout less the parent's start-up. A row that falls back to a
 fresh process gets its whole timeout again (the time it waited for a parent that never served is not
-charged).
+charged). A fresh process records its reads too (`CommandRunner.start_row`, through `script_main.py`).
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ class PreloadRunner(CommandRunner):
 
     async def _start_parent(self) -> WarmParent | None:
         assert self.plan is not None
-        parent = WarmParent(self.plan, self.config.root, target_env(self.config), self._trace_dir)
+        parent = WarmParent(self.plan, self.config.root, target_env(self.config), self._trace_dir,
+                            trust_subprocesses=self.config.cache.trust_subprocesses)
         try:
             await parent.start(min(START_TIMEOUT_S, self.config.runner.timeout))
         except PreloadUnavailable as exc:

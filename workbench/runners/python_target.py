@@ -37,7 +37,7 @@ class PythonRunner(WorkerRunner):
 
     def audited_argv(self, reads: str) -> list[str]:
         """worker_main.py records the process's reads itself when given the file."""
-        return [*self.argv, reads]
+        return [*self.argv, reads, *(["-t"] if self.config.cache.trust_subprocesses else [])]
 
     def fatal_reason(self) -> str:
         return f"could not load {self.target} (imported with {self.config.root} first on sys.path): {self.fatal}"

@@ -17,15 +17,29 @@ temp folder (named on the child's command line, never in its environment), so a 
 afterwards can't overtake it. Threads share the hook; a fork inherits it and the file; `os.chdir` is
 seen by the next absolute path. The file descriptor is checked before every write (the target may
 close it and reuse the number), and reopened by name rather than written to someone else's file.
+Shared libraries loaded with
+`ctypes` count as reads (a name without a folder only when found in `LD_LIBRARY_PATH`; the loader's own
+search of the system folders is not followed).
+
+Another program the target starts (`subprocess`, `os.system`, `os.exec*`, `os.posix_spawn*`, `pty.spawn`,
+and `multiprocessing`'s spawn and forkserver, which start a fresh interpreter through
+`_posixsubprocess.fork_exec`, wrapped here since it raises no audit event) reads what the hook can't see:
+the child writes the unseen marker naming the program, and stops. With `trust_subprocesses` (`[cache]
+trust_subprocesses`, given on the child's command line) it records the program's executable as a read
+instead (a bare name resolved along PATH as the OS would, every earlier PATH candidate too, so a program
+that appears earlier on PATH counts) and trusts `[cache] inputs` to name what the program reads. A program
+that is not found is not started: the places it was looked for count as reads (it may appear there).
+`os.fork` is the same program and keeps the hook.
+
 Left out: workbench's own files and temp folder, `/proc`, `/sys` and `/dev` (not `/dev/shm`), files
-opened only for writing. Not seen at all: what programs the target starts read (they have no hook),
-files a C extension opens itself rather than through Python (a Rust tokenizer's file), `os.stat` and
+opened only for writing. Not seen at all: files a C extension opens itself rather than through Python (a
+Rust tokenizer's file, an SQLite `ATTACH`), programs a C extension starts itself, `os.stat` and
 `os.path.exists` checks, and a path opened relative to a folder descriptor (`dir_fd`) is recorded as if
 relative to the cwd. Past `MAX_PATHS` paths (or `MAX_BYTES` written), or when a read can't be recorded,
-the child writes the marker and stops: the reads are then unknown.
+the child writes the unbounded marker and stops: the reads are then unknown.
 
 Workbench side (`ReadsFile`): reads those records incrementally, dedupes them, and ends the list with
-`UNBOUNDED` when the child said the list is incomplete.
+`UNBOUNDED` when the child said the list is incomplete, then `UNSEEN + why` when it said it can't be known.
 """
 
 from __future__ import annotations
@@ -34,9 +48,12 @@ import os
 import sys
 
 UNBOUNDED = "\x00unbounded"  # the last element of a reads list that is incomplete: "unknown, never reuse"
+UNSEEN = "\x00unseen:"  # + why: ends a reads list whose reads can't be known at all (== reuse.UNSEEN_READS)
 MAX_PATHS = 20_000
 MAX_BYTES = 8 * 2**20
+MAX_REASON = 500  # bytes of an unseen marker's reason
 _MARKER = b"unbounded\x00"  # a record that is not an absolute path
+_UNSEEN = b"unseen:"  # a record that is not an absolute path: + the reason + NUL
 _PSEUDO = ("/proc/", "/sys/", "/dev/")
 
 # -- child side ----------------------------------------------------------------------------------------
@@ -45,13 +62,31 @@ _state: dict[str, object] = {}
 _seen: set[str] = set()
 
 
-def install(reads_path: str, own_files: tuple[str, ...] = ()) -> None:
-    """Record this process's reads into `reads_path` (which workbench created) from now on."""
+def install(reads_path: str, own_files: tuple[str, ...] = (), trust_subprocesses: bool = False) -> None:
+    """Record this process's reads into `reads_path` (which workbench created) from now on; programs it
+    starts make its reads unseen unless `trust_subprocesses`."""
     _state["skip_exact"] = frozenset(os.path.abspath(p) for p in own_files)
     _state["skip_prefix"] = os.path.dirname(os.path.abspath(reads_path)) + os.sep
+    _state["trust"] = bool(trust_subprocesses)
     _open(reads_path)
+    if not hasattr(sys, "addaudithook"):  # Python < 3.8
+        unseen(f"python {sys.version_info[0]}.{sys.version_info[1]} has no audit hooks")
+        return
+    _wrap_fork_exec()
     sys.addaudithook(_hook)
     record_loaded_modules()
+
+
+def unseen(reason: str) -> None:
+    """What this process reads can't be known from here on: say why (once) and record nothing more."""
+    if _state.get("unseen") or "fd" not in _state:
+        return
+    _state.update(unseen=True, full=True)
+    data = os.fsencode(reason).replace(b"\x00", b"?")[:MAX_REASON]
+    try:  # noqa: SIM105
+        _write(_UNSEEN + data + b"\x00")
+    except Exception:  # an audit hook that raises would fail the target's own call
+        pass
 
 
 def redirect(reads_path: str) -> None:
@@ -69,7 +104,8 @@ def redirect(reads_path: str) -> None:
 def _open(reads_path: str) -> None:
     fd = os.open(reads_path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
     stat = os.fstat(fd)
-    _state.update(fd=fd, path=reads_path, ident=(stat.st_dev, stat.st_ino), count=0, size=0, full=False)
+    _state.update(fd=fd, path=reads_path, ident=(stat.st_dev, stat.st_ino), count=0, size=0, full=False,
+                  unseen=False)
 
 
 def record_loaded_modules() -> None:
@@ -135,8 +171,117 @@ def _on_sqlite(args: tuple[object, ...]) -> None:
         _record(database)
 
 
+def _text(value: object) -> str:
+    """A path-like audit argument as str (bytes decoded as the OS does, never compared as bytes: `-bb`)."""
+    value = os.fspath(value)  # type: ignore[arg-type]
+    return os.fsdecode(value) if isinstance(value, bytes) else value
+
+
+def _exec_path(env: object) -> list[str]:
+    """The PATH folders a program started with environment `env` (None: ours) is looked up in, as
+    `os.get_exec_path` gives them (without its `warnings` import: the hook imports nothing)."""
+    found: object = None
+    if env is None:
+        found = os.environ.get("PATH")
+    elif hasattr(env, "items"):
+        for key, value in env.items():  # type: ignore[attr-defined]
+            if (isinstance(key, str) and key == "PATH") or (isinstance(key, bytes) and key == b"PATH"):
+                found = value
+                break
+    text = _text(found) if found is not None else os.defpath
+    return text.split(os.pathsep)
+
+
+def _candidates(program: object, cwd: object, env: object, *, cwd_too: bool = False) -> list[str]:
+    """Where `program` is looked for, in order: itself when it names a folder (relative to `cwd`), else
+    every PATH folder (and the cwd first when `cwd_too`: `os.posix_spawn` vs `posix_spawnp` look alike)."""
+    name = _text(program)
+    base = os.path.join(os.getcwd(), _text(cwd)) if cwd is not None else os.getcwd()
+    if os.sep in name:
+        return [os.path.join(base, name)]
+    folders = [os.path.join(base, folder, name) for folder in _exec_path(env)]
+    return [os.path.join(base, name), *folders] if cwd_too else folders
+
+
+def _started(candidates: list[str]) -> None:
+    """The target starts the first executable of `candidates`: unseen, unless trusted (then it and the
+    places looked at before it are reads); none found: nothing runs, the places looked at are reads."""
+    found = next((path for path in candidates if os.path.isfile(path) and os.access(path, os.X_OK)), None)
+    if found is not None and not _state.get("trust"):
+        unseen(f"it started another program ({os.path.normpath(found)})")
+        return
+    for path in candidates[:candidates.index(found) + 1] if found is not None else candidates:
+        _record(os.path.normpath(path))
+
+
+def _on_popen(args: tuple[object, ...]) -> None:  # subprocess.Popen: executable, args, cwd, env
+    executable, _argv, cwd, env = args
+    _started(_candidates(executable, cwd, env))
+
+
+def _on_system(args: tuple[object, ...]) -> None:  # os.system: command (run by the shell)
+    _started(["/bin/sh"])
+
+
+def _on_exec(args: tuple[object, ...]) -> None:  # os.exec: path, args, env
+    _started([os.path.join(os.getcwd(), _text(args[0]))])  # the path as given (execvp raises one per PATH entry)
+
+
+def _on_posix_spawn(args: tuple[object, ...]) -> None:  # os.posix_spawn(p): path, argv, env
+    _started(_candidates(args[0], None, None, cwd_too=True))  # posix_spawnp searches our own PATH
+
+
+def _on_spawn(args: tuple[object, ...]) -> None:  # os.spawn (Windows): mode, path, args, env
+    _started(_candidates(args[1], None, None))
+
+
+def _on_fork_exec(args: tuple[object, ...]) -> None:
+    """`_posixsubprocess.fork_exec(args, executable_list, close_fds, pass_fds, cwd, ...)`: subprocess's
+    (already seen by its event) and multiprocessing's spawn and forkserver starts (no event at all)."""
+    if len(args) > 4 and isinstance(args[1], (list, tuple)):
+        cwd = args[4]
+        base = os.path.join(os.getcwd(), _text(cwd)) if cwd is not None else os.getcwd()
+        _started([os.path.join(base, _text(path)) for path in args[1]])
+
+
+def _wrap_fork_exec() -> None:
+    """Have `_posixsubprocess.fork_exec` tell us what it starts (it raises no audit event)."""
+    try:
+        import _posixsubprocess
+    except ImportError:  # not POSIX, or not CPython
+        return
+    original = getattr(_posixsubprocess, "fork_exec", None)
+    if original is None or getattr(original, "_workbench_reads", False):
+        return
+
+    def fork_exec(*args: object, **kwargs: object) -> object:
+        try:
+            _on_fork_exec(args)
+        except Exception:
+            _give_up()
+        return original(*args, **kwargs)
+
+    fork_exec._workbench_reads = True  # type: ignore[attr-defined]
+    _posixsubprocess.fork_exec = fork_exec
+
+
+def _on_dlopen(args: tuple[object, ...]) -> None:  # ctypes.dlopen: name
+    if not args or args[0] is None:
+        return  # the program itself
+    name = _text(args[0])
+    if os.sep in name:
+        _record(name)
+        return
+    for folder in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep):
+        path = os.path.join(folder or ".", name)
+        if folder and os.path.exists(path):
+            _record(path)
+            return
+
+
 _HANDLERS = {"open": _on_open, "os.listdir": _on_listing, "os.scandir": _on_listing, "import": _on_import,
-             "sqlite3.connect": _on_sqlite}
+             "sqlite3.connect": _on_sqlite, "ctypes.dlopen": _on_dlopen, "subprocess.Popen": _on_popen,
+             "os.system": _on_system, "os.exec": _on_exec, "os.posix_spawn": _on_posix_spawn, "os.spawn": _on_spawn}
 
 
 def _record(path: object) -> None:
@@ -214,26 +359,32 @@ class ReadsFile:
         self._paths: dict[str, None] = {}
         self._stats: dict[str, tuple[int, ...]] = {}
         self._unbounded = False
+        self._unseen: str | None = None  # why the child said its reads can't be known
         self._cached: tuple[str, ...] = ()
 
     def paths(self) -> tuple[str, ...]:
-        """Every path recorded so far, in order, with UNBOUNDED last when the list is incomplete."""
+        """Every path recorded so far, in order, then UNBOUNDED when the list is incomplete and UNSEEN + why
+        when the reads can't be known."""
         if self._fd < 0:
             return self._cached
         new = False
-        while not self._unbounded:
+        while not self._unbounded and self._unseen is None:
             chunk = os.pread(self._fd, 1 << 20, self._offset)
             if not chunk:
                 break
             self._offset += len(chunk)
             new = self._add(self._pending + chunk) or new
         if new:
-            self._cached = (*self._paths, UNBOUNDED) if self._unbounded else tuple(self._paths)
+            self._cached = (*self._paths, *((UNBOUNDED,) if self._unbounded else ()),
+                            *((UNSEEN + self._unseen,) if self._unseen is not None else ()))
         return self._cached
 
     def _add(self, data: bytes) -> bool:
         *records, self._pending = data.split(b"\x00")
         for record in records:
+            if record.startswith(_UNSEEN):
+                self._unseen = record[len(_UNSEEN):].decode("utf-8", "replace") or "no reason given"
+                break
             if not record.startswith(b"/"):
                 self._unbounded = True
                 break
@@ -274,16 +425,25 @@ def merged_stats(*maps: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]
 
 
 def merged(*lists: tuple[str, ...]) -> tuple[str, ...]:
-    """Several reads lists as one (a warm parent's and its row's): deduped, UNBOUNDED last if any had it."""
+    """Several reads lists as one (a warm parent's and its row's, a replay's handler calls): deduped, then
+    UNBOUNDED if any had it, then the first UNSEEN marker if any had one."""
     paths: dict[str, None] = {}
     unbounded = False
+    unseen: str | None = None
     for reads in lists:
         for path in reads:
             if path == UNBOUNDED:
                 unbounded = True
+            elif path.startswith(UNSEEN):
+                unseen = unseen or path
             else:
                 paths.setdefault(path)
     if len(paths) > MAX_PATHS:
         unbounded = True
         paths = dict.fromkeys(list(paths)[:MAX_PATHS])
-    return (*paths, UNBOUNDED) if unbounded else tuple(paths)
+    return (*paths, *((UNBOUNDED,) if unbounded else ()), *((unseen,) if unseen else ()))
+
+
+def unseen_reads(reason: str) -> tuple[str, ...]:
+    """The reads of a process whose reads can't be known at all."""
+    return (UNSEEN + reason,)

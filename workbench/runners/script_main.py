@@ -2,9 +2,13 @@
 inside a process workbench started: the warm parent's forks (`zygote_main.py` calls `run_script` and
 `run_module`) and Python worker targets, which run as
 
-    python [-u] script_main.py READS_FILE script.py ARGS...      (or READS_FILE -m module ARGS...)
+    python [OPTIONS] script_main.py [-t] READS_FILE script.py ARGS...      (or READS_FILE -m module ARGS...)
 
-so that the read audit (`read_audit.py`) is installed before the target's first line runs.
+so that the read audit (`read_audit.py`) is installed before the target's first line runs; so do fresh
+`kind = "command"` rows (`python_command.PythonCommand.audited` builds that command line). `-t` trusts the programs
+the target starts (`[cache] trust_subprocesses`). The interpreter's OPTIONS (`-X dev`, `-B`, `-I`, ...)
+stand in front of this file, so they hold for the target as they would in front of its script; under
+`-P`/`-I` nothing is put on `sys.path` for the script, as there.
 
 Runs under the *target's* interpreter, loaded by file path: standard library only. What a fresh
 interpreter would show and this keeps: `__file__` and the code's filename are the script as written,
@@ -155,24 +159,29 @@ def load_sibling(name: str) -> object:
 
 
 def main(argv: list[str], bottom: int) -> None:
-    """The worker bootstrap: install the read audit, then run the target's script or module."""
-    reads, *command = argv
+    """The bootstrap: install the read audit, then run the target's script or module."""
+    trust = argv[:1] == ["-t"]
+    reads, *command = argv[1:] if trust else argv
     here = os.path.dirname(os.path.abspath(__file__))
     audit = load_sibling("read_audit")
     OWN_FILES.add(os.path.abspath(audit.__file__))  # type: ignore[attr-defined]
     orig = list(getattr(sys, "orig_argv", []))
-    if sys.argv[0] in orig:  # the command line without this file and READS_FILE
+    if sys.argv[0] in orig:  # the command line without this file, -t and READS_FILE
         at = orig.index(sys.argv[0])
-        sys.orig_argv = orig[:at] + orig[at + 2:]
+        sys.orig_argv = orig[:at] + orig[at + 2 + trust:]
+    # -P (3.11) and -I put nothing on sys.path for the script: this file's folder is not there either
+    script_path = not (getattr(sys.flags, "safe_path", False) or sys.flags.isolated)
     if command[:1] == ["-m"]:
-        sys.path[0] = os.getcwd()
+        if script_path:
+            sys.path[0] = os.getcwd()
         sys.argv = ["-m", *command[2:]]
-        audit.install(reads, (*OWN_FILES, here))  # type: ignore[attr-defined]
+        audit.install(reads, (*OWN_FILES, here), trust)  # type: ignore[attr-defined]
         run_module(command[1], bottom)
     else:
-        sys.path[0] = os.path.dirname(os.path.realpath(command[0]))
+        if script_path:
+            sys.path[0] = os.path.dirname(os.path.realpath(command[0]))
         sys.argv = list(command)
-        audit.install(reads, (*OWN_FILES, here))  # type: ignore[attr-defined]
+        audit.install(reads, (*OWN_FILES, here), trust)  # type: ignore[attr-defined]
         run_script(script_file(command[0]), bottom)
 
 

@@ -13,15 +13,14 @@ import contextlib
 import itertools
 import json
 import os
-import re
 import signal
 import socket
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from .process import kill_group
+from .python_command import is_python
 from .read_audit import ReadsFile
 from .reaper import REAPER
 
@@ -30,7 +29,6 @@ ZYGOTE = Path(__file__).with_name("zygote_main.py")
 # fork request at most FORK_TIMEOUT_S. Past either the parent is killed and rows run as fresh processes.
 START_TIMEOUT_S = 30.0
 FORK_TIMEOUT_S = 10.0
-_PYTHON_NAME = re.compile(r"python(\d+(\.\d+)?)?(\.exe)?$")
 _MAX_MESSAGE = 1 << 20
 
 
@@ -61,7 +59,7 @@ def plan_preload(argv: list[str], root: Path) -> PreloadPlan | str | None:
     if not argv:
         return None
     interpreter = argv[0]
-    if not (_PYTHON_NAME.search(Path(interpreter).name) or interpreter == sys.executable):
+    if not is_python(interpreter):
         return None
     rest = list(argv[1:])
     unbuffered = False
@@ -126,8 +124,10 @@ class ForkedChild:
 class WarmParent:
     """One warm parent per iteration (a new one per iteration, so edits to the script take effect)."""
 
-    def __init__(self, plan: PreloadPlan, root: Path, env: dict[str, str], scratch: Path) -> None:
+    def __init__(self, plan: PreloadPlan, root: Path, env: dict[str, str], scratch: Path, *,
+                 trust_subprocesses: bool = False) -> None:
         self.plan = plan
+        self.trust_subprocesses = trust_subprocesses  # programs the script starts don't make its reads unseen
         self.root = root
         self.env = env
         self.scratch = scratch  # workbench's temp folder for this runner: the reads files go there
@@ -164,7 +164,8 @@ class WarmParent:
         self._reads = ReadsFile(str(self.scratch / "warm-parent.reads"))
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         spec = json.dumps({"script": self.plan.script, "module": self.plan.module, "project": str(self.root),
-                           "reads": self._reads.path, "orig_argv": list(self.plan.argv)})
+                           "reads": self._reads.path, "orig_argv": list(self.plan.argv),
+                           "trust_subprocesses": self.trust_subprocesses})
         try:
             self._proc = await asyncio.create_subprocess_exec(
                 self.plan.interpreter, str(ZYGOTE), str(theirs.fileno()), spec,

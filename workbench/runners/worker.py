@@ -15,10 +15,11 @@ at once instead of being waited on until the timeout). A worker that cannot serv
 The pool lives as long as the runner, which the engine creates per iteration: processes start on
 the first rows and are killed in `aclose`, so every file change gets fresh processes.
 
-A worker command that is a Python interpreter running a script or `-m module` starts through
-`script_main.py`, which records the files the process reads (`read_audit.py`); every row a process
-serves gets all it read so far, start-up included, as `RunOutcome.reads` (a superset is safe: it can
-only cause a re-run). Other commands' reads are unknown: ().
+A worker command that is a Python interpreter running a script or `-m module` (interpreter options
+such as `-X dev` kept) starts through `script_main.py` (`python_command.py`), which records the files the
+process reads (`read_audit.py`); every row a process serves gets all it read so far, start-up included,
+as `RunOutcome.reads` (a superset is safe: it can only cause a re-run). A Python command that can't be
+watched (`-c`, ...) gets the unseen marker; other commands' reads are unknown: ().
 """
 
 from __future__ import annotations
@@ -41,11 +42,9 @@ from ..config import Config
 from .base import LogSink, Runner, RunOutcome, RunRequest, describe_failure, expand_argv, target_env
 from .command import read_trace
 from .process import DRAIN_GRACE_S, LOG_KEEP_BYTES, kill_group
-from .read_audit import ReadsFile
+from .python_command import PythonCommand, parse_python_command
+from .read_audit import ReadsFile, unseen_reads
 from .reaper import REAPER
-from .warm_parent import PreloadPlan, plan_preload
-
-SCRIPT_MAIN = Path(__file__).with_name("script_main.py")
 
 # Worker deaths before any worker has answered a row, after which the pool stops restarting them.
 MAX_STARTUP_DEATHS = 3
@@ -390,13 +389,18 @@ class WorkerRunner(Runner):
 
     def audited_argv(self, reads: str) -> list[str] | None:
         """The command that also records the process's reads into the file `reads`, or None when this
-        command can't (not a Python interpreter running a script or module the way preload understands)."""
-        if not isinstance(plan_preload(self.argv, self.config.root), PreloadPlan):
+        command can't (`unwatched` says whether that is because it is Python started in a way that can't be
+        watched)."""
+        command = parse_python_command(self.argv)
+        if not isinstance(command, PythonCommand):
             return None
-        head = 1
-        while self.argv[head] == "-u":
-            head += 1
-        return [*self.argv[:head], str(SCRIPT_MAIN), reads, *self.argv[head:]]
+        return command.audited(reads, trust_subprocesses=self.config.cache.trust_subprocesses)
+
+    def unwatched(self) -> tuple[str, ...]:
+        """The reads of a worker whose command can't record them: the unseen marker for a Python command
+        that can't be watched, else () (not Python: not known)."""
+        command = parse_python_command(self.argv)
+        return unseen_reads(command) if isinstance(command, str) else ()
 
     def fatal_reason(self) -> str:
         return f"{self.target} cannot run: {self.fatal}"
@@ -498,7 +502,7 @@ class WorkerRunner(Runner):
                 row.log(f"[workbench] {complaint}")
         log = row.text()
         outcome = RunOutcome(duration_ms=(time.perf_counter() - started) * 1000, log=log, trace=trace,
-                             reads=worker.reads.paths() if worker.reads is not None else (),
+                             reads=worker.reads.paths() if worker.reads is not None else self.unwatched(),
                              read_stats=worker.reads.stats() if worker.reads is not None else {})
         if reply.failure is not None:
             outcome.error = describe_failure(reply.failure, log, b"", log_name="log")

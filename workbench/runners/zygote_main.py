@@ -360,7 +360,7 @@ def main() -> None:
     if spec.get("reads"):
         AUDIT = _sibling("read_audit")
         SCRIPT_MAIN.OWN_FILES.add(os.path.abspath(AUDIT.__file__))
-        AUDIT.install(str(spec["reads"]), (*SCRIPT_MAIN.OWN_FILES, _HERE))
+        AUDIT.install(str(spec["reads"]), (*SCRIPT_MAIN.OWN_FILES, _HERE), bool(spec.get("trust_subprocesses")))
     if script is not None:
         sys.path[0] = os.path.dirname(os.path.realpath(script))
     else:
