@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..model import EvalSet, EvaluatorDef, Row
-from ..replay.executor import replay_case
+from ..replay.executor import LIVE_FAILED, RUN_STATUS, replay_case
 from ..replay.script import SUFFIX, Case, StepError, case_name, parse_case
 from ..replay.tools import Toolbox, load_toolbox, tools_path
 from ..runners.base import RunOutcome
@@ -125,6 +125,15 @@ class ReplaysDialect(Dialect):
             return row.inputs
         tools = [[t.name, t.input_schema, t.approval, t.handler] for t in replay.toolbox.tools.values()]
         return {"script": row.inputs.get("script"), "tools": tools, "toolsFound": replay.toolbox.found}
+
+    def run_error(self, outcome: RunOutcome) -> str | None:
+        """A case stopped by a live handler that timed out, crashed, gave no answer, could not be loaded or
+        raised failed as a run, not as a case: it runs again next time, as a target's ERROR does."""
+        status = outcome.trace[-1] if outcome.trace and isinstance(outcome.trace[-1], dict) else {}
+        if status.get("type") == RUN_STATUS and status.get(LIVE_FAILED):
+            lines = str(status.get("detail") or "").strip().splitlines()
+            return f"its live handler failed: {lines[0] if lines else 'no detail'}"
+        return super().run_error(outcome)
 
     async def execute(self, run: RowRun) -> RunOutcome:
         replay = run.row.raw

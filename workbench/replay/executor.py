@@ -16,6 +16,11 @@ arguments that break the tool's `inputSchema`, a call with no `result` (and not 
 `approval.decide`, a live handler that fails — fail the *case*: the run stops there with `failure`
 set, which the `expect` evaluator reports whatever the expectations say.
 
+A live handler's reads (`replay/live.py`) are the row's `RunOutcome.reads`, merged across its calls, so
+re-scoring sees a file outside the project the handler read change. A live handler that fails (times out,
+crashes, gives no answer, can't be loaded, raises) fails the case and marks the `run.status` event
+`"liveFailed": true`: `ReplaysDialect.run_error` then never re-scores that run.
+
 The row's scratch folder (`.workbench/replays/<case>`) is emptied, created and written only through
 descriptors walked from the project root without following a link (`workbench/safe_paths.py`): a
 link at `.workbench`, `replays` or the case folder makes the row an ERROR naming the link and where it
@@ -35,6 +40,7 @@ from .. import jsonio
 from ..config import Config
 from ..output_paths import MISSING
 from ..runners.base import LogSink, RunOutcome
+from ..runners.read_audit import merged, merged_stats
 from ..safe_paths import UnsafePath, open_folder, open_folder_at, remove_tree_at, write_file_at
 from ..trace import TOOL_CALL as TRACE_TOOL_CALL
 from .live import call_handler
@@ -46,6 +52,7 @@ COMPLETED, WAITING, FAILED = "completed", "waiting", "failed"
 APPROVAL_REQUESTED = "approval.requested"
 APPROVAL_DECIDED = "approval.decided"
 RUN_STATUS = "run.status"
+LIVE_FAILED = "liveFailed"  # on the run.status event of a run stopped by a live handler's failure
 ARTIFACT_EVENT = "artifact.write"
 OUTPUT_EVENT = "assistant.output"
 
@@ -65,9 +72,9 @@ class ScratchRefused(Exception):
 class _Stop(Exception):
     """The run ends at this step: `status` with `detail`, or a case failure."""
 
-    def __init__(self, status: str, detail: str, *, failure: bool = False) -> None:
+    def __init__(self, status: str, detail: str, *, failure: bool = False, live: bool = False) -> None:
         super().__init__(detail)
-        self.status, self.detail, self.failure = status, detail, failure
+        self.status, self.detail, self.failure, self.live = status, detail, failure, live
 
 
 @dataclass(slots=True)
@@ -82,6 +89,9 @@ class Replay:
     artifacts: list[str] = field(default_factory=list)
     trace: list[dict[str, Any]] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
+    reads: tuple[str, ...] = ()  # what its live handlers read (`RunOutcome.reads`)
+    read_stats: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    live_failed: bool = False  # a live handler failed: this run can't stand for another
 
     def document(self) -> dict[str, Any]:
         """The row's output: what `expect` and the reports look at."""
@@ -163,9 +173,11 @@ class Replayer:
                 self.replay.failure = stop.detail
             else:
                 self.replay.detail = stop.detail
+            self.replay.live_failed = stop.live
             self.say(f"stopped at {steps[position].where}: {stop.status}: {stop.detail}")
         self.replay.trace.append({"type": RUN_STATUS, "status": self.replay.status, "step": self.replay.stopped_at,
-                                  "detail": self.replay.failure or self.replay.detail})
+                                  "detail": self.replay.failure or self.replay.detail,
+                                  **({LIVE_FAILED: True} if self.replay.live_failed else {})})
 
     async def step(self, steps: tuple[Step, ...], position: int) -> int:
         """Run `steps[position]`; the position of the last step it used (an approval takes two)."""
@@ -226,8 +238,10 @@ class Replayer:
             self.say(f"{step.where}: running {tool.handler}")
             answer = await call_handler(tool.handler, step.arguments, config=self.config, cwd=self.scratch,
                                         cwd_id=f"{info.st_dev}:{info.st_ino}", row_id=self.row_id, on_log=self.say)
+            self.replay.reads = merged(self.replay.reads, answer.reads)
+            self.replay.read_stats = merged_stats(self.replay.read_stats, answer.read_stats)
             if answer.error is not None:
-                raise _Stop(FAILED, f"{step.where}: {answer.error}", failure=True)
+                raise _Stop(FAILED, f"{step.where}: {answer.error}", failure=True, live=True)
             return answer.value
         if step.result is MISSING:
             raise _Stop(FAILED, f"{step.where}: the call to {tool.name} has no \"result\"; evals never run a "
@@ -305,8 +319,9 @@ async def replay_case(case: Case, toolbox: Toolbox, *, config: Config, scratch: 
     except (ScratchRefused, PatternError) as exc:
         return RunOutcome(error=str(exc), duration_ms=(time.perf_counter() - started) * 1000)
     return RunOutcome(output=replay.document(), duration_ms=(time.perf_counter() - started) * 1000,
-                      log="\n".join(replay.log), trace=replay.trace)
+                      log="\n".join(replay.log), trace=replay.trace, reads=replay.reads, read_stats=replay.read_stats)
 
 
-__all__ = ["APPROVAL_DECIDED", "APPROVAL_REQUESTED", "COMPLETED", "FAILED", "RUN_STATUS", "WAITING", "Replay",
+__all__ = ["APPROVAL_DECIDED", "APPROVAL_REQUESTED", "COMPLETED", "FAILED", "LIVE_FAILED", "RUN_STATUS", "WAITING",
+           "Replay",
            "Replayer", "ScratchRefused", "denial", "held", "misplaced", "replay_case"]

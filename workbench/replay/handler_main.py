@@ -1,14 +1,17 @@
 """The child side of a live replay step: `worker_main.py`, run in the row's scratch folder, with writes
 by a relative path held inside that folder.
 
-Run as a script (`python handler_main.py DEV:INODE PROJECT_ROOT package.module:function`); the engine
-never imports it, and it imports nothing of workbench. Before the handler is imported it
+Run as a script (`python handler_main.py DEV:INODE PROJECT_ROOT package.module:function READS_FILE [-t]`);
+the engine never imports it, and it imports nothing of workbench. Before the handler is imported it
 
 * checks that its working directory is the folder the parent checked (same device and inode), so a
   link swapped in between the check and the start can't move it elsewhere, and
 * installs an audit hook (`sys.addaudithook`) that refuses, with a PermissionError naming the path,
   every write, create, rename, delete, link or mode change through a *relative* path that leads out of
-  that folder (`../../../x`, or a link inside the folder that points out).
+  that folder (`../../../x`, or a link inside the folder that points out), and
+* has `worker_main.py` install the read audit (`runners/read_audit.py`) into READS_FILE, so the files the
+  handler reads count for the replay's re-scoring as a Python target's do (`-t`: the programs it starts
+  are trusted, `[cache] trust_subprocesses`).
 
 What it cannot hold: a handler is the user's code running as the user. An absolute path, a relative
 path after the handler itself `chdir`s out of the folder, a path relative to a descriptor (`dir_fd`),
@@ -115,9 +118,9 @@ def _refuse(message: str) -> None:
 
 
 def main(argv: list[str]) -> None:
-    if len(argv) != 3:
-        _refuse("usage: handler_main.py DEV:INODE PROJECT_ROOT package.module:function")
-    folder_id, root, spec = argv
+    if len(argv) not in (4, 5) or argv[4:] not in ([], ["-t"]):
+        _refuse("usage: handler_main.py DEV:INODE PROJECT_ROOT package.module:function READS_FILE [-t]")
+    folder_id, root, spec, reads, *trust = argv
     here = os.stat(".")
     if f"{here.st_dev}:{here.st_ino}" != folder_id:
         _refuse(f"the scratch folder {os.getcwd()} changed between workbench's check and the handler's start; "
@@ -125,7 +128,7 @@ def main(argv: list[str]) -> None:
     contain_relative_writes(os.getcwd())
     import runpy
 
-    sys.argv = [WORKER_MAIN, root, spec]
+    sys.argv = [WORKER_MAIN, root, spec, reads, *trust]
     runpy.run_path(WORKER_MAIN, run_name="__main__")
 
 

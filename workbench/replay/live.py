@@ -8,13 +8,16 @@ runs through `run_process`: its own process group, the runner's timeout, capped 
 group killed when it finishes, times out or the replay is cancelled. The handler gets the step's
 `arguments` as its one argument; what it returns is the step's result. Its working directory is the
 row's scratch folder under `.workbench/replays/`, checked (by device and inode) to be the folder the
-replay opened without following a link.
+replay opened without following a link. The files the handler reads are recorded (`read_audit.py`, into a
+file in a temp folder of its own) and handed back with its answer, for the replay row's `RunOutcome.reads`.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
-from dataclasses import dataclass
+import tempfile
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,17 +25,20 @@ from .. import jsonio
 from ..config import Config
 from ..runners.base import LogSink, env_value, target_env
 from ..runners.process import run_process
+from ..runners.read_audit import ReadsFile
 
 HANDLER_MAIN = Path(__file__).resolve().parent / "handler_main.py"
 
 
 @dataclass(frozen=True, slots=True)
 class HandlerAnswer:
-    """The handler's return value, or why there is none (`error`)."""
+    """The handler's return value, or why there is none (`error`), and what the handler read."""
 
     value: Any = None
     error: str | None = None
     log: str = ""
+    reads: tuple[str, ...] = ()  # as `RunOutcome.reads`
+    read_stats: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
 def _reply(stdout: bytes) -> dict[str, Any] | None:
@@ -55,20 +61,29 @@ async def call_handler(spec: str, arguments: dict[str, Any], *, config: Config, 
     request = jsonio.dumps({"id": 1, "inputs": arguments}).encode("utf-8") + b"\n"
     timeout = config.runner.timeout
     stdout_cap = int(config.runner.max_output_mb * 2**20)
-    done = await run_process([sys.executable, str(HANDLER_MAIN), cwd_id, str(config.root), spec], stdin=request,
-                             cwd=cwd, env=env, timeout=timeout, stdout_cap=stdout_cap, on_log=on_log)
+    folder = tempfile.mkdtemp(prefix="workbench-handler-")  # the audit leaves out its reads file's folder
+    reads = ReadsFile(str(Path(folder) / "handler.reads"))
+    trust = ["-t"] if config.cache.trust_subprocesses else []
+    try:
+        done = await run_process([sys.executable, str(HANDLER_MAIN), cwd_id, str(config.root), spec, reads.path,
+                                  *trust], stdin=request, cwd=cwd, env=env, timeout=timeout, stdout_cap=stdout_cap,
+                                 on_log=on_log)
+        seen = HandlerAnswer(log=done.log, reads=reads.paths(), read_stats=reads.stats())
+    finally:
+        reads.close()
+        shutil.rmtree(folder, ignore_errors=True)
     failure = done.failure(timeout, stdout_cap)
     reply = _reply(done.stdout)
     if reply is not None and isinstance(reply.get("refused"), str):
-        return HandlerAnswer(error=reply["refused"], log=done.log)
+        return replace(seen, error=reply["refused"])
     if reply is not None and "fatal" in reply:
-        return HandlerAnswer(error=f"could not load {spec} (imported with {config.root} first on sys.path): "
-                                   f"{reply['fatal']}", log=done.log)
+        return replace(seen, error=f"could not load {spec} (imported with {config.root} first on sys.path): "
+                                   f"{reply['fatal']}")
     if done.timed_out or reply is None:
-        return HandlerAnswer(error=f"the handler {spec} {failure or 'gave no answer'}", log=done.log)
+        return replace(seen, error=f"the handler {spec} {failure or 'gave no answer'}")
     if "error" in reply:
-        return HandlerAnswer(error=f"the handler {spec} raised {reply['error']}", log=done.log)
-    return HandlerAnswer(value=reply.get("output"), log=done.log)
+        return replace(seen, error=f"the handler {spec} raised {reply['error']}")
+    return replace(seen, value=reply.get("output"))
 
 
 __all__ = ["HandlerAnswer", "call_handler"]
