@@ -22,6 +22,7 @@ import time
 from typing import Any
 
 from ...runners.base import RUNNER_FAULTS, Runner, RunOutcome, RunRequest, outcome_from_exception
+from ...runners.read_audit import merged, merged_stats
 from ...scoring.conversation import Checked, observed_outcome, observed_turn, tested
 from ...scoring.conversation_checks import compile_eval
 from ..base import RowRun
@@ -53,6 +54,8 @@ class Conversation:
         self.keeper = Keeper()
         self.checks = compile_eval(self.spec)
         self.flows: list[list[dict[str, Any]]] = []  # every turn's workflows in full, for the outcome
+        self.reads: tuple[str, ...] = ()  # what the target read over every turn (`RunOutcome.reads`)
+        self.read_stats: dict[str, tuple[int, ...]] = {}
 
     async def play(self) -> RunOutcome:
         started = time.perf_counter()
@@ -76,7 +79,8 @@ class Conversation:
         if self.transcript.get("cut") and "stopped" not in self.transcript:
             self.transcript["checked_outcome"] = self.checked_outcome()
         duration = (time.perf_counter() - started) * 1000
-        return RunOutcome(output=self.transcript, duration_ms=duration, log="\n".join(self.logs), trace=self.trace)
+        return RunOutcome(output=self.transcript, duration_ms=duration, log="\n".join(self.logs), trace=self.trace,
+                          reads=self.reads, read_stats=self.read_stats)
 
     async def ask(self, number: int, trigger: dict[str, Any], what: str) -> dict[str, Any] | None:
         """One request to the target; its turn record, or None after recording why the conversation stops."""
@@ -90,6 +94,8 @@ class Conversation:
         except RUNNER_FAULTS as exc:
             outcome = outcome_from_exception(exc)
         elapsed = (time.perf_counter() - started) * 1000
+        self.reads = merged(self.reads, outcome.reads)
+        self.read_stats = merged_stats(self.read_stats, outcome.read_stats)
         if outcome.log:
             self.keeper.log(outcome.log, self.logs)
         self.keeper.trace(outcome.trace, self.trace)
