@@ -1,6 +1,6 @@
 """Issue 20, case 4 (attack #2): a Python target that runs as a fresh process records its reads as a forked
 one does — `preload = false`, the warm parent's fallbacks, a command with interpreter options the warm parent
-can't serve, a Python worker with interpreter options — by starting through `script_main.py` with its
+can't serve, a Python worker with interpreter options — by starting through `audited_main.py` with its
 options kept (`python_command.py`). A Python command that can't be watched that way (`-c`) is marked
 unseen (never re-scored); a command that is not Python (`uv run`, `sh`) stays unknown: ().
 """
@@ -98,7 +98,7 @@ def test_a_python_command_keeps_its_interpreter_options_in_front_of_the_bootstra
     assert (command.options, command.target) == split
     audited = command.audited("/tmp/x.reads")
     assert audited[:1 + len(split[0])] == [argv[0], *split[0]]
-    assert audited[len(split[0]) + 1].endswith("script_main.py")
+    assert audited[len(split[0]) + 1].endswith("audited_main.py")
     assert audited[len(split[0]) + 2:] == ["/tmp/x.reads", *split[1]]
     assert command.audited("/tmp/x.reads", trust_subprocesses=True)[len(split[0]) + 2] == "-t"
 
@@ -192,6 +192,19 @@ def test_the_bootstrap_shows_the_script_what_python_itself_would(tmp_path: Path,
     assert str(config.root / "target.py") in audited.reads
 
 
+@pytest.mark.parametrize("source", ["import sys\ndef f():\n    raise ValueError('boom')\nf()\n", "x = (\n",
+                                    "import sys\nsys.exit('bye')\n"])
+def test_the_bootstrap_leaves_no_frame_in_a_traceback_and_exits_as_python_would(tmp_path: Path, source: str) -> None:
+    config = project(tmp_path, "command", [sys.executable, "target.py"], source)
+    config.runner.preload = False
+    [audited], _ = run_rows(config, [{}])
+    plain = subprocess.run([sys.executable, "target.py"], cwd=config.root, input=b"{}", capture_output=True,
+                           timeout=60)
+    assert plain.returncode == 1
+    assert "exited with code 1" in (audited.error or "")
+    assert audited.log.strip() == plain.stderr.decode().strip()
+
+
 # -- what can't be watched is unseen, what isn't Python is unknown ---------------------------------------
 
 def test_a_python_command_that_cant_be_watched_is_marked_unseen(tmp_path: Path) -> None:
@@ -242,3 +255,31 @@ def test_run_reuse_reruns_a_fresh_process_whose_read_changed(tmp_path: Path, com
     verdicts, why = run_reuse(root)
     assert verdicts == [("FAIL", False)]
     assert ("can't watch through (-c)" if "-c" in command else "a file it read changed") in why["r"]
+
+
+def _old_pythons() -> list[str]:
+    """Interpreters too old for audit hooks that this machine happens to have (none: the test skips)."""
+    import glob
+
+    found = [*glob.glob(os.path.expanduser("~/.pyenv/versions/2.7*/bin/python")),
+             *glob.glob(os.path.expanduser("~/.pyenv/versions/3.[67].*/bin/python")),
+             *glob.glob("/usr/bin/python2.7"), *glob.glob("/usr/bin/python3.[67]")]
+    return sorted(set(found))[:3]
+
+
+OLD_SCRIPT = """\
+import json, sys
+inputs = json.load(sys.stdin)
+print(json.dumps({"v": open(inputs["path"]).read().strip(), "argv": sys.argv[1:], "path0": sys.path[0]}))
+"""
+
+
+@pytest.mark.parametrize("interpreter", _old_pythons() or [pytest.param("", marks=pytest.mark.skip("no old Python"))])
+def test_a_python_too_old_for_audit_hooks_still_runs_and_is_never_rescored(tmp_path: Path, interpreter: str) -> None:
+    config = project(tmp_path, "command", [interpreter, "target.py", "--x"], OLD_SCRIPT)
+    config.runner.preload = False
+    [outcome], _ = run_rows(config, [{"path": str(tmp_path / "outside" / "data.txt")}])
+    assert outcome.error is None, outcome.error
+    assert outcome.output == {"v": "outside data", "argv": ["--x"], "path0": os.path.realpath(config.root)}
+    assert len(outcome.reads) == 1 and outcome.reads[0].startswith(f"{UNSEEN}python ")
+    assert outcome.reads[0].endswith(" has no audit hooks")

@@ -1,10 +1,10 @@
 """`kind = "command"`: one process per row; inputs as JSON on stdin, the output JSON on stdout,
 stderr as the row's log, an optional trace as JSON lines in the file named by WORKBENCH_TRACE.
 
-A command that is a Python interpreter running a script or module starts through `script_main.py`
-(`python_command.PythonCommand.audited`), so the files its row reads are recorded as in a forked row; one that is
-Python but can't be watched (`-c`, ...) runs as written and its reads are unseen (never re-scored). Other
-commands' reads are not known: ()."""
+A command that is a Python interpreter running a script or module starts through `audited_main.py`
+(`python_command.PythonCommand.audited`), so the files its row reads are recorded as in a forked row; one
+that is Python but can't be watched (`-c`, ...) runs as written and its reads are unseen (never re-scored).
+Other commands' reads are not known: ()."""
 
 from __future__ import annotations
 

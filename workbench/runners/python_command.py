@@ -1,12 +1,13 @@
 """Which commands are a Python interpreter running a script or module, and how to start one so that its
-reads are recorded: `python [OPTIONS] script_main.py [-t] READS_FILE script.py ARGS...` (`script_main.py`
-installs the read audit, `read_audit.py`, before the target's first line runs).
+reads are recorded: `python [OPTIONS] audited_main.py [-t] READS_FILE script.py ARGS...` (`audited_main.py`
+hands over to `script_main.py`, which installs the read audit, `read_audit.py`, before the target's first
+line runs; on a Python older than 3.7 it marks the reads unseen and runs the script).
 
 Why here: every fresh Python process workbench starts for a row (a `kind = "command"` row with preload off
 or after the warm parent's fallbacks, a Python `kind = "worker"`) must record its reads, or a recorded run
 whose target read a changed file outside the project would be re-scored. One parser, used by all of them.
 
-Interpreter options that only set the interpreter's own state are kept in front of `script_main.py`, where
+Interpreter options that only set the interpreter's own state are kept in front of `audited_main.py`, where
 they mean what they meant in front of the script: `-b -bb -B -d -E -I -O -OO -P -q -R -s -S -u -v`, `-W arg`,
 `-X opt` (combined as Python allows: `-uB`, `-Wignore`, `-Xdev`) and `--`; `-m` joined to other letters is
 spelled apart (`-um pkg` as `-u -m pkg`, `-mpkg` as `-m pkg`: `sys.orig_argv` shows it so). Options that
@@ -21,10 +22,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-SCRIPT_MAIN = Path(__file__).with_name("script_main.py")
-TRUST_FLAG = "-t"  # script_main.py's own flag: programs the target starts are trusted ([cache] trust_subprocesses)
+AUDITED_MAIN = Path(__file__).with_name("audited_main.py")
+TRUST_FLAG = "-t"  # the bootstrap's own flag: programs the target starts are trusted ([cache] trust_subprocesses)
 _PYTHON_NAME = re.compile(r"python(\d+(\.\d+)?)?(\.exe)?$")
-_FLAGS = frozenset("bBdEIOPqRsSu")  # interpreter options without an argument that script_main.py runs under as is
+_FLAGS = frozenset("bBdEIOPqRsSu")  # interpreter options without an argument that the bootstrap runs under as is
 _WITH_ARGUMENT = frozenset("WX")  # interpreter options whose argument follows (attached or as the next word)
 UNWATCHABLE = "python was started with options workbench can't watch through"
 
@@ -36,16 +37,16 @@ def is_python(interpreter: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class PythonCommand:
-    """A Python command split where `script_main.py` goes: interpreter, its options, then the target."""
+    """A Python command split where `audited_main.py` goes: interpreter, its options, then the target."""
 
     interpreter: str
-    options: tuple[str, ...]  # kept in front of script_main.py
+    options: tuple[str, ...]  # kept in front of audited_main.py
     target: tuple[str, ...]  # `script.py ARGS...` or `-m module ARGS...`
 
     def audited(self, reads: str, *, trust_subprocesses: bool = False) -> list[str]:
         """The command that runs this one and records its reads into the file `reads`."""
         trust = (TRUST_FLAG,) if trust_subprocesses else ()
-        return [self.interpreter, *self.options, str(SCRIPT_MAIN), *trust, reads, *self.target]
+        return [self.interpreter, *self.options, str(AUDITED_MAIN), *trust, reads, *self.target]
 
 
 def parse_python_command(argv: list[str]) -> PythonCommand | str | None:
@@ -71,7 +72,7 @@ def parse_python_command(argv: list[str]) -> PythonCommand | str | None:
                 module = letters[position + 1:] or (argv[at + 1] if at + 1 < len(argv) else "")
                 if not module:
                     return "python was started with `-m` but no module name"
-                if position + 1 < len(letters) or position:  # `-mname` or `-um`: spelled out for script_main.py
+                if position + 1 < len(letters) or position:  # `-mname` or `-um`: spelled out for the bootstrap
                     options = (*argv[1:at], *(("-" + letters[:position],) if position else ()))
                     rest = argv[at + 1:] if position + 1 < len(letters) else argv[at + 2:]
                     return PythonCommand(argv[0], options, ("-m", module, *rest))

@@ -5,7 +5,8 @@ inside a process workbench started: the warm parent's forks (`zygote_main.py` ca
     python [OPTIONS] script_main.py [-t] READS_FILE script.py ARGS...      (or READS_FILE -m module ARGS...)
 
 so that the read audit (`read_audit.py`) is installed before the target's first line runs; so do fresh
-`kind = "command"` rows (`python_command.PythonCommand.audited` builds that command line). `-t` trusts the programs
+`kind = "command"` rows. Both are started as `audited_main.py` (same arguments), which calls `main` here
+on Python 3.7+ (`python_command.PythonCommand.audited` builds that command line). `-t` trusts the programs
 the target starts (`[cache] trust_subprocesses`). The interpreter's OPTIONS (`-X dev`, `-B`, `-I`, ...)
 stand in front of this file, so they hold for the target as they would in front of its script; under
 `-P`/`-I` nothing is put on `sys.path` for the script, as there.

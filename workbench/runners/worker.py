@@ -16,10 +16,10 @@ The pool lives as long as the runner, which the engine creates per iteration: pr
 the first rows and are killed in `aclose`, so every file change gets fresh processes.
 
 A worker command that is a Python interpreter running a script or `-m module` (interpreter options
-such as `-X dev` kept) starts through `script_main.py` (`python_command.py`), which records the files the
-process reads (`read_audit.py`); every row a process serves gets all it read so far, start-up included,
-as `RunOutcome.reads` (a superset is safe: it can only cause a re-run). A Python command that can't be
-watched (`-c`, ...) gets the unseen marker; other commands' reads are unknown: ().
+such as `-X dev` kept) starts through `audited_main.py` and `script_main.py` (`python_command.py`), which
+record the files the process reads (`read_audit.py`); every row a process serves gets all it read so far,
+start-up included, as `RunOutcome.reads` (a superset is safe: it can only cause a re-run). A Python
+command that can't be watched (`-c`, ...) gets the unseen marker; other commands' reads are unknown: ().
 """
 
 from __future__ import annotations
