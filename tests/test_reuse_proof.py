@@ -691,3 +691,34 @@ def test_a_history_whose_stored_output_differs_from_the_record_is_not_trusted(tm
     db.close()
     _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("PASS", False)}, "a tampered output was re-scored"
+
+
+PROGRAM_STARTING_CALLABLE = """\
+import os
+import subprocess
+
+def answer(inputs):
+    subprocess.run(["true"], check=True)
+    return {"pid": os.getpid(), "x": inputs["x"]}
+"""
+
+
+def test_a_kept_worker_whose_row_started_a_program_is_not_kept_for_the_next_iteration(tmp_path: Path) -> None:
+    """What a program the worker started read can't be known: its rows run again, on fresh processes."""
+    rows = [row("r", {"x": 1}, {"x": 1})]
+    root = make_project(tmp_path / "project", sets={"echo": rows}, evaluators={"exact-match-evaluator": evaluator("x")},
+                        config={"kind": "python", "callable": "agent:answer", "concurrency": 1, "timeout": 30},
+                        files={"agent.py": PROGRAM_STARTING_CALLABLE})
+
+    async def go() -> None:
+        session = Session(load_config(root), record=False)
+        try:
+            first = await _iterate(session, "start")
+            edit_expectation(root, 0, {"x": 1})
+            second = await _iterate(session, "change", SET_FILE)
+            assert second.reused_rows == 0 and "another program" in second.reuse[second.results[0].row_key].reason
+            assert second.results[0].actual["pid"] != first.results[0].actual["pid"]
+        finally:
+            await session.aclose()
+
+    asyncio.run(go())

@@ -41,6 +41,7 @@ class KeptState:
 
     world: str
     reads: dict[str, str] = field(default_factory=dict)
+    unknown: bool = False  # a row it served read what can't be known (started a program, read too much)
 
 
 class IterationReuse:
@@ -74,7 +75,7 @@ class IterationReuse:
 
     def may_keep_serving(self, kept: KeptState | None) -> bool:
         """Whether a runner kept from an earlier iteration may serve this one."""
-        if kept is None or not self.policy.allowed or kept.world != self.world.digest:
+        if kept is None or not self.policy.allowed or kept.world != self.world.digest or kept.unknown:
             return False
         return all(self.read_digest(path) == known for path, known in kept.reads.items())
 
@@ -88,7 +89,8 @@ class IterationReuse:
         return await asyncio.to_thread(self._finish, kept)
 
     def _finish(self, kept: KeptState | None) -> KeptState:
-        state = KeptState(self.world.digest, dict(kept.reads) if kept is not None else {})
+        state = KeptState(self.world.digest, dict(kept.reads) if kept is not None else {},
+                          kept.unknown if kept is not None else False)
         if not self._ran:
             return state
         after = compute_world(self.config, self.project.eval_files, self.book.digests, self.book.key,
@@ -98,16 +100,20 @@ class IterationReuse:
         self._memo.clear()  # what is recorded is looked at now, after the rows read it, not at the start
         scope = ProjectFiles.of(self.config)
         for key, run, outcome, error in self._ran:
-            reads = [] if self.cluster else tracked_reads(outcome.reads, scope, self.world)
+            reads = tracked_reads(outcome.reads, scope, self.world)
+            if self.cluster:  # paths on the cluster's machines mean nothing here; what can't be known still counts
+                reads = [path for path in reads if path.startswith("\x00")]
             why = during
             if why is None:
                 late = read_after_change(reads, outcome.read_stats, self.started_ns)
                 why = f"{late}, which it read, changed while it ran" if late else None
             if why is not None:
                 self.book.refuse(key, why)
+                state.unknown = True  # its processes may hold what changed: fresh ones next time
                 continue
             digests = {path: path if path.startswith("\x00") else self.read_digest(path) for path in reads}
             state.reads.update({p: d for p, d in digests.items() if not p.startswith("\x00")})
+            state.unknown = state.unknown or any(p.startswith("\x00") for p in digests)
             record = RowRecord(run, self.world.digest, digests, None, error, output_digest(outcome))
             self.book.remember(key, record, outcome, self.world)
         return state
