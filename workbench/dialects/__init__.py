@@ -1,38 +1,73 @@
-"""Eval formats by dialect. Each turns its files into the same `Project`; the engine, history,
-reports and TUI never know which format a row came from (but for `EvalSet.dialect`, which picks the
-dialect that runs the set's rows).
+"""Eval formats by dialect. Each turns its files into the same `Project`; the engine, history, reports
+and TUI reach a format only through its `Dialect` (`base.py`), found here by name.
 
-To add a format: write `dialects/<name>.py` with a `Dialect` subclass (copy `uipath.py`), and list an
-instance in `DIALECTS` below.
+To add a format: copy a package under `dialects/` (`conversations/` runs a row as several target calls,
+`uipath/` as one) and add one line to `REGISTRY` below.
+
+Nothing is imported until a dialect is asked for: the settings layer discovers each package's
+`settings.py` (its section of workbench.toml) without loading the formats themselves.
 """
 
 from __future__ import annotations
 
+import importlib
+from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-from .base import Dialect, LoadContext, RowRun
-from .conversations import ConversationsDialect
-from .replays import ReplaysDialect
-from .scenarios import ScenariosDialect
-from .uipath import UiPathDialect
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..config import Config
+    from .base import Dialect
 
-DIALECTS: list[Dialect] = [UiPathDialect(), ReplaysDialect(), ScenariosDialect(), ConversationsDialect()]
+# "module:Class" of every format, in the order they load.
+REGISTRY: tuple[str, ...] = (
+    "workbench.dialects.uipath:UiPathDialect",
+    "workbench.dialects.replays:ReplaysDialect",
+    "workbench.dialects.scenarios:ScenariosDialect",
+    "workbench.dialects.conversations:ConversationsDialect",
+)
+
+
+@cache
+def all_dialects() -> tuple[Dialect, ...]:
+    """One instance of every registered format (imported on first use)."""
+    found = []
+    for entry in REGISTRY:
+        module, _, name = entry.partition(":")
+        found.append(getattr(importlib.import_module(module), name)())
+    return tuple(found)
+
+
+def package_names() -> list[str]:
+    """The dotted names of the registered formats' modules (for discovering their settings sections)."""
+    return [entry.partition(":")[0] for entry in REGISTRY]
 
 
 def runner_needed(root: Path, config: Config | None) -> bool:
     """Whether running the project at `root` needs its target: not when every format present there
     runs without one (a project of scripted replays needs no `[runner]`)."""
-    present = [dialect for dialect in DIALECTS if dialect.present(root, config)]
+    present = [dialect for dialect in all_dialects() if dialect.present(root, config)]
     return not present or any(dialect.needs_runner(root, config) for dialect in present)
 
 
 def dialect_for(name: str) -> Dialect:
-    """The dialect called `name`; unknown names (a set built by hand in a test) run like UiPath rows."""
-    return next((d for d in DIALECTS if d.name == name), DIALECTS[0])
+    """The dialect called `name` (an `EvalSet.dialect`); an unknown name is a bug, said as such."""
+    for dialect in all_dialects():
+        if dialect.name == name:
+            return dialect
+    raise LookupError(f"no eval format called {name!r}; registered: {', '.join(d.name for d in all_dialects())}")
 
 
-__all__ = ["DIALECTS", "Dialect", "LoadContext", "RowRun", "dialect_for", "runner_needed"]
+def __getattr__(name: str) -> Any:
+    """`DIALECTS` and the base names, imported when first used (see the module docstring)."""
+    if name == "DIALECTS":
+        return list(all_dialects())
+    if name in ("Dialect", "LoadContext", "RowRun"):
+        from . import base
+
+        return getattr(base, name)
+    raise AttributeError(name)
+
+
+__all__ = ["DIALECTS", "REGISTRY", "Dialect", "LoadContext", "RowRun", "all_dialects", "dialect_for",
+           "package_names", "runner_needed"]
