@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from helpers.conversations import ScriptedTarget
+from helpers.paths import EXAMPLES
 from helpers.project import make_project, row
 from helpers.tui import (
     pinned_clock,
@@ -33,7 +34,7 @@ from workbench.tui.detail_views.conversation import ConversationView
 from workbench.tui.filter_box import NameFilter
 from workbench.tui.filter_text import RowFilterText
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "support-bot"
+EXAMPLE = EXAMPLES / "support-bot"
 SMALL = (110, 30)
 
 

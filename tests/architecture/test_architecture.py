@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "workbench"
+from helpers.paths import PACKAGE
+
 ROOT = "workbench"
 
 # (layer name, modules or packages in it), lowest first.
@@ -116,7 +117,7 @@ def layer_of(module: str) -> int | None:
 
 def test_every_module_has_a_layer():
     unplaced = [module for module in MODULES if layer_of(module) is None]
-    assert not unplaced, f"place these modules in LAYERS (tests/test_architecture.py): {unplaced}"
+    assert not unplaced, f"place these modules in LAYERS (tests/architecture/test_architecture.py): {unplaced}"
     listed = [member for _, members in LAYERS for member in members]
     stale = [member for member in listed if not any(m == member or m.startswith(member + ".") for m in MODULES)]
     assert not stale, f"LAYERS names modules that no longer exist: {stale}"

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from helpers.paths import EXAMPLES
 from helpers.tui import SIZE, FakeTarget, app_for, selected_id, settle, static_text, to_first_row, wait_idle
 
 from workbench.config import load_config
@@ -15,7 +16,7 @@ from workbench.scoring.scenario_align import ALLOWED, EXTRA, FORBIDDEN, MATCHED,
 from workbench.tui.detail_views import view_for
 from workbench.tui.detail_views.scenario import ScenarioView
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "form-agent"
+EXAMPLE = EXAMPLES / "form-agent"
 
 
 def act(kind: str, **payload: Any) -> dict[str, Any]:

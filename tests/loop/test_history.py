@@ -1,5 +1,5 @@
 """Iteration history: what is recorded, how it is listed and compared, how long it is kept, and what is
-never recorded (a cancelled iteration). The command-line side is in test_cli_watch_history.py."""
+never recorded (a cancelled iteration). The command-line side is in tests/cli/test_watch_and_history_commands.py."""
 
 from __future__ import annotations
 

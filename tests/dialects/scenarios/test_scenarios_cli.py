@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 from helpers.cli import run_json, run_workbench, verdicts
+from helpers.paths import EXAMPLES
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "form-agent"
+EXAMPLE = EXAMPLES / "form-agent"
 BASELINE = Path(".appilots") / "eval-baseline.json"
 SCENARIOS = {
     "asks-before-deleting-a-vehicle": "PASS",

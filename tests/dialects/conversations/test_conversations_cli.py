@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 from helpers.cli import run_json, run_workbench
+from helpers.paths import EXAMPLES
 from helpers.project import make_project, row
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "support-bot"
+EXAMPLE = EXAMPLES / "support-bot"
 REF = "conversation"
 
 

@@ -1,7 +1,7 @@
 """What of the project is shipped to a Ray cluster, checked on the package itself (no Ray needed):
 issue 20, case 15 (secrets, `.gitignore`d files and `[cluster] ship_ignore` stay on this machine) and
 case 20a (FIFOs, sockets, devices and links to them are skipped, links leading outside the project are
-not followed, nothing blocks). The same on a real local Ray: tests/test_cluster_ray_behaves.py."""
+not followed, nothing blocks). The same on a real local Ray: tests/cluster/test_cluster_ray_behaves.py."""
 
 from __future__ import annotations
 

@@ -24,6 +24,7 @@ import pytest
 from helpers import tui
 from helpers.checks import process_alive
 from helpers.cli import run_workbench
+from helpers.paths import EXAMPLES
 from helpers.project import make_project, row
 from helpers.watch import watching
 
@@ -39,7 +40,6 @@ ray = pytest.importorskip("ray")
 
 pytestmark = pytest.mark.xdist_group("ray")
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 CPUS = 2
 WAIT_S = 60.0
 

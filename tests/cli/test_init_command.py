@@ -16,7 +16,7 @@ from workbench.scaffold import init_project
 
 @pytest.fixture
 def cli():
-    """`workbench ...` in-process (fast); the end-to-end subprocess runs are in test_cli_run.py."""
+    """`workbench ...` in-process (fast); the end-to-end subprocess runs are in test_run_command.py."""
     runner = CliRunner()
 
     def invoke(*args: str):

@@ -1,5 +1,5 @@
 """Snapshots of the main layouts (pytest-textual-snapshot): `pytest --snapshot-update` rewrites them
-after an intended change; look at the SVGs in tests/__snapshots__/ before committing them.
+after an intended change; look at the SVGs in tests/tui/__snapshots__/ before committing them.
 
 The screens that matter are also pinned at 80x24 (the smallest terminal workbench supports) and 160x48:
 the main layout, the help, the `+` dialog, the accept dialog and the bulk-accept walk.

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.paths import EXAMPLES
 
 from workbench.config import load_config
 from workbench.engine import Engine
@@ -19,7 +20,7 @@ from workbench.scoring.classification import result_pairs, set_metric
 from workbench.scoring.judge_client import clear_cache
 from workbench.trace import tool_calls, trace_tokens
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "agent-tools"
+EXAMPLE = EXAMPLES / "agent-tools"
 FAILING_ON_PURPOSE = {"reply-mentions-queue", "ticket-similarity", "routing", "ticket-args", "reply-judge"}
 
 
