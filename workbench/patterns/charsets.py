@@ -6,7 +6,7 @@ each has its own case folding and Unicode version). So a translated pattern neve
 or their IGNORECASE: every character node is written out as the set of code points Python's own engine
 matches, under this interpreter's Unicode tables. The categories are found by scanning every code point
 once; a case-insensitive node by testing every cased character (uncased ones match case-insensitively
-exactly when they match case-sensitively, which `tests/test_patterns.py` checks over all code points).
+exactly when they match case-sensitively, which `tests/scoring/test_user_patterns.py` checks over all code points).
 """
 
 from __future__ import annotations
