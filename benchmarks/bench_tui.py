@@ -33,7 +33,7 @@ async def _child(root: Path) -> dict[str, float]:
     started = time.perf_counter()
     app = make_app(config, watch=False, record=False)
     async with app.run_test(size=(150, 45)):
-        while len(app.tree._rows) < ROWS:
+        while len(app.tree.visible_rows()) < ROWS:
             await asyncio.sleep(0.005)
         first_paint = time.perf_counter() - started
         while not app.state.running and app.iterations_done < 1 and time.perf_counter() - started < 60:

@@ -321,7 +321,7 @@ class Engine:
             score = plan.preset or (Score.error(outcome.error or "no output") if not outcome.ok else None)
             if score is None:
                 assert evaluator is not None and plan.criterion is not None
-                score = await self._score(evaluator, plan.criterion, output, outcome)
+                score = await self.score(evaluator, plan.criterion, output, outcome)
             results.append(Result(
                 scope=eval_set.scope,
                 set_file=eval_set.file_name,
@@ -342,8 +342,11 @@ class Engine:
             ))
         return results
 
-    async def _score(self, evaluator: EvaluatorDef, criterion: dict[str, Any], output: Any,
-                     outcome: RunOutcome) -> Score:
+    async def score(self, evaluator: EvaluatorDef, criterion: dict[str, Any], output: Any,
+                    outcome: RunOutcome) -> Score:
+        """One evaluator's score of one run: whatever the evaluator does with what it is given (a bad
+        criterion, values nested too deeply, a bug of its own) is an ERROR score, never an exception, so
+        the iteration goes on."""
         scorer = scorer_for(evaluator.type_id)
         assert scorer is not None
         data = ScoreInput(evaluator=evaluator, criterion=criterion, output=output, trace=outcome.trace,

@@ -144,8 +144,8 @@ def test_the_message_names_strays_that_could_not_be_stopped(monkeypatch: pytest.
     survivor = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
     try:
         _wait_for(lambda: survivor.pid in (strays.stray_processes() or []), "the child to carry the mark")
-        monkeypatch.setattr(strays, "_kill", lambda pid: None)  # as if it could not be killed
-        monkeypatch.setattr(strays, "_SETTLE_S", 0.1)
+        monkeypatch.setattr(strays, "kill", lambda pid: None)  # as if it could not be killed
+        monkeypatch.setattr(strays, "SETTLE_S", 0.1)
         note = signals_module.children_note()
         assert "every child process was stopped" not in note
         assert f"could not be stopped (pid {survivor.pid}" in note

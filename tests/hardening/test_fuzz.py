@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from workbench import jsonio
 from workbench.compare import differences, explain, strict_equal
 from workbench.config import Config
-from workbench.engine import Engine, RowFilter
+from workbench.engine import Engine
 from workbench.events import Trigger
 from workbench.model import EvaluatorDef, Project, Verdict
 from workbench.project import load_project
@@ -94,7 +94,7 @@ def run_everything(root: Path) -> Project:
     assert all(isinstance(p.message, str) and p.message for p in project.problems)
     config = Config(root=root)
     engine = Engine(config, lambda c: Echo(c))
-    planned = sum(len(job.plans) for job in engine._plan(project, RowFilter()))
+    planned = sum(len(s.rows) * len(s.evaluator_refs) for s in project.sets)  # a result per row and evaluator
     report = asyncio.run(engine.run_iteration(Trigger("run"), project=project))
     assert len(report.results) == planned
     assert all(r.verdict in (Verdict.PASS, Verdict.FAIL, Verdict.ERROR) for r in report.results)
@@ -188,6 +188,6 @@ def test_every_evaluator_type_gives_a_verdict_for_anything(type_id, config, crit
     criterion = criterion if isinstance(criterion, dict) else {"expectedOutput": criterion}
     wrapped = output if isinstance(output, dict) else {"result": output}
     engine = Engine(Config(root=Path(".")))
-    score = asyncio.run(engine._score(evaluator, criterion, wrapped, RunOutcome(output=output, trace=trace)))
+    score = asyncio.run(engine.score(evaluator, criterion, wrapped, RunOutcome(output=output, trace=trace)))
     assert score.verdict in (Verdict.PASS, Verdict.FAIL, Verdict.ERROR)
     assert 0.0 <= score.score <= 1.0 and isinstance(score.detail, str)

@@ -14,7 +14,17 @@ import pytest
 from helpers.cli import cli_env, run_workbench
 from helpers.hardening import Lines, assert_polite
 from helpers.project import COMMAND_CONFIG, EXACT, make_project, row
-from helpers.tui import FakeTarget, app_for, screen_text, settle, shown_rows, static_text, tree_lines, wait_idle
+from helpers.tui import (
+    FakeTarget,
+    Notices,
+    app_for,
+    screen_text,
+    settle,
+    shown_rows,
+    static_text,
+    tree_lines,
+    wait_idle,
+)
 
 from workbench.config import load_config
 from workbench.tui.app import make_app
@@ -154,12 +164,13 @@ async def test_a_notice_with_escapes_in_it_is_shown_escaped(tmp_path: Path) -> N
     (root / ".workbench").write_text("a file where the state folder should be")
     config = load_config(root)
     app = make_app(config, watch=False, record=True, runner_factory=FakeTarget().factory)
-    async with app.run_test(size=(160, 50)) as pilot:
+    notices = Notices()
+    async with app.run_test(size=(160, 50), message_hook=notices) as pilot:
         await wait_idle(app, pilot)
         await settle(pilot)
         painted = screen_text(app)
         assert "history is off" in painted.replace("\n", " ") or any(
-            "history is off" in str(n.message) for n in app._notifications)
+            "history is off" in n for n in notices)
         assert ESC not in painted and "\x07" not in painted
-        for notification in app._notifications:
-            assert ESC not in str(notification.message)
+        for notice in notices:
+            assert ESC not in notice

@@ -20,7 +20,7 @@ from helpers.checks import tree_digest
 from helpers.cli import cli_env, run_json, run_workbench
 from helpers.hardening import WAIT_S, FixedRunner, Lines, assert_polite
 from helpers.project import COMMAND_CONFIG, make_project, row
-from helpers.tui import screen_text, settle, wait_idle
+from helpers.tui import Notices, screen_text, settle, wait_idle
 
 import workbench.history
 from workbench.cli import main as cli_main
@@ -196,7 +196,8 @@ async def test_the_tui_runs_without_history_and_says_so(tmp_path: Path) -> None:
     break_state(root, "the database is garbage")
     runner = FixedRunner.factory({"passes": {"ok": True}, "fails": {"ok": False}})
     app = make_app(load_config(root), watch=False, record=True, runner_factory=runner)
-    async with app.run_test(size=(150, 45)) as pilot:
+    notices = Notices()
+    async with app.run_test(size=(150, 45), message_hook=notices) as pilot:
         await wait_idle(app, pilot)
         await pilot.press("R")
         await wait_idle(app, pilot, 2)
@@ -204,11 +205,11 @@ async def test_the_tui_runs_without_history_and_says_so(tmp_path: Path) -> None:
         await settle(pilot)
         painted = screen_text(app)
         assert "History is off" in painted
-        assert any("history is off" in str(n.message) for n in app._notifications) or "history is off" in painted
+        assert any("history is off" in n for n in notices) or "history is off" in painted
     assert app.iterations_done == 2
 
 
-def test_a_history_that_fills_up_mid_session_keeps_earlier_iterations(tmp_path, monkeypatch):
+def test_a_history_that_fills_up_mid_session_keeps_earlier_iterations(tmp_path, full_disk):
     """Recorded iterations survive a write that fails half-way: the failed one is absent, not partial."""
     root = project(tmp_path)
     config = load_config(root)
@@ -219,13 +220,14 @@ def test_a_history_that_fills_up_mid_session_keeps_earlier_iterations(tmp_path, 
 
         return await Engine(config, runner).run_iteration(Trigger("manual"))
 
+    FullDisk.full = False
     with HistoryStore.open(config) as store:
         store.record(asyncio.run(iterate()))
-        real = store._db
-        store._db = FullDisk(real)  # type: ignore[assignment]
+        second = asyncio.run(iterate())
+        FullDisk.full = True  # the disk fills up
         with pytest.raises(workbench.history.HistoryError, match="database or disk is full"):
-            store.record(asyncio.run(iterate()))
-        store._db = real
+            store.record(second)
+        FullDisk.full = False
         assert [info.number for info in store.iterations()] == [1]
         assert len(store.results(1)) == 2
         assert store.record(asyncio.run(iterate())) == 2

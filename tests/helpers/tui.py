@@ -22,7 +22,7 @@ import re
 import runpy
 import shutil
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -30,10 +30,13 @@ from typing import Any
 
 from rich.text import Text
 from textual.css.query import NoMatches
+from textual.message import Message
+from textual.notifications import Notify
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
+from helpers.paths import EXAMPLES
 from helpers.project import evaluator, make_project, row
 from workbench.config import Config, load_config
 from workbench.events import IterationReport, RowKey, Trigger
@@ -49,7 +52,30 @@ DURATION_MS = 12.0
 FIXED_START = datetime(2025, 3, 14, 9, 30, 0, tzinfo=UTC)
 RUN_START = datetime(2025, 3, 14, 10, 0, 0)  # the log headers' time in tests (see pinned_clock)
 SCOPE = "default"
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "grading"
+EXAMPLE = EXAMPLES / "grading"
+
+
+# -- what the app told the user -------------------------------------------------------------------------
+
+class Notices:
+    """Every notification the app posted, in order: a `run_test(message_hook=...)` hook that keeps the
+    message of each `Notify` (the app's toasts expire, and their list is Textual's own business).
+
+        notices = Notices()
+        async with app.run_test(message_hook=notices) as pilot:
+            ...
+            assert any("passes" in n for n in notices)
+    """
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+
+    def __call__(self, message: Message) -> None:
+        if isinstance(message, Notify):
+            self.messages.append(message.notification.message)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self.messages))
 
 
 # -- the fake target ---------------------------------------------------------------------------------

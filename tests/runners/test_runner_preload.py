@@ -185,8 +185,8 @@ def test_third_party_imports_are_preloaded_but_project_code_never_runs_in_the_pa
         try:
             outcome = await runner.run(RunRequest({}, "r", "", "s.json", "d"))
             assert outcome.output == 1
-            assert runner._parent is not None
-            return runner._parent.preloaded
+            assert runner.warm_parent is not None
+            return runner.warm_parent.preloaded
         finally:
             await runner.aclose()
 

@@ -214,7 +214,7 @@ def test_rows_in_flight_when_the_parent_is_stopped_run_again_as_fresh_processes(
         try:
             first = asyncio.ensure_future(runner.run(RunRequest({"row": 1}, "r1", "one", "s.json", "d"), logs.append))
             assert isinstance(runner, PreloadRunner)
-            while runner._parent is None or not any(c.pid for c in runner._parent._children.values()):
+            while runner.warm_parent is None or not runner.warm_parent.forked_pids():
                 await asyncio.sleep(0.01)  # until row 1 is forked and running
             second_row = runner.run(RunRequest({"row": 2}, "r2", "two", "s.json", "d"), logs.append)
             return list(await asyncio.gather(first, second_row))

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from re import _constants as C  # type: ignore[attr-defined]
-from re import _parser  # type: ignore[attr-defined]
+from re import _parser  # type: ignore[attr-defined]  # the stdlib parser whose nodes charsets.node_set reads
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -72,7 +71,7 @@ def test_the_verdict_is_what_python_re_says(pattern: str, texts: list[str]) -> N
 @pytest.mark.parametrize("pattern", [r"^(a+)+$", r"^[A-Z]-\d{4}$", r"(?i)ticket\s+#?\d+", r"\bTKT-\d{3}\b",
                                      r"(?m)^total: \d+$", r"^(\w+\s?)*$"])
 def test_common_patterns_run_on_re2(pattern: str) -> None:
-    assert compile_pattern(pattern)._re2 is not None
+    assert compile_pattern(pattern).on_re2
 
 
 def test_the_issues_pattern_is_decided_at_once() -> None:
@@ -111,9 +110,9 @@ def test_a_case_insensitive_node_is_the_set_python_matches_over_every_code_point
     exactly when it matches case-sensitively. Checked here over all of Unicode."""
     tree = _parser.parse(source, 0)
     (op, av), = list(tree)
-    everything = charsets._every_character()
+    everything = charsets.every_character()
     full = tuple((m.start(), m.end() - 1) for m in re.finditer(f"(?:{source[source.index(')') + 1:]})+",
-                                                               everything, tree.state.flags & ~C.SRE_FLAG_UNICODE))
+                                                               everything, tree.state.flags & ~re.UNICODE))
     assert charsets.node_set(op, av, tree.state.flags) == full
 
 

@@ -13,6 +13,7 @@ import pytest
 from helpers.project import evaluator
 from helpers.tui import WAIT_S, FakeTarget, app_for, out_row, settle, wait_idle, wait_until, write_project
 from textual import events
+from textual.widget import Widget
 from textual.widgets import Button, Input
 
 from workbench.tui.writeback_screens import AddRowScreen
@@ -74,14 +75,15 @@ async def test_keys_typed_before_the_dialogs_fields_exist_land_where_they_were_t
     """What a loaded machine does by chance, made certain: the whole burst is typed while the dialog is
     pushed but its fields are not composed yet (the app holds the keys until they are), and the first
     look for the inputs field finds none yet."""
-    started, composing, compose = asyncio.Event(), asyncio.Event(), AddRowScreen._compose
+    started, composing, mount = asyncio.Event(), asyncio.Event(), AddRowScreen.mount_composed_widgets
 
-    async def held_compose(screen: AddRowScreen) -> None:
+    async def held_mount(screen: AddRowScreen, widgets: list[Widget]) -> None:
+        """Textual's hook between compose() and mounting what it made: held until the keys are typed."""
         started.set()
         await composing.wait()
-        await compose(screen)
+        await mount(screen, widgets)
 
-    monkeypatch.setattr(AddRowScreen, "_compose", held_compose)
+    monkeypatch.setattr(AddRowScreen, "mount_composed_widgets", held_mount)
     app = app_for(write_project(tmp_path), FakeTarget())
     async with app.run_test() as pilot:
         await wait_idle(app, pilot)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.tui import FAIL, PASS, FakeTarget, app_for, out_row, settle, wait_idle, wait_until, write_project
+from helpers.tui import FAIL, PASS, FakeTarget, Notices, app_for, out_row, settle, wait_idle, wait_until, write_project
 
 from workbench.actions import accept_bulk
 from workbench.tui.bulk_accept_screen import BulkAcceptScreen
@@ -65,12 +65,13 @@ async def test_the_walk_shows_each_diff_and_writes_each_file_once(tmp_path: Path
     config = project(tmp_path)
     before = raw(config, "first")
     app = app_for(config, FakeTarget(errors={"boom": "the target exited with 1"}))
-    async with app.run_test() as pilot:
+    notices = Notices()
+    async with app.run_test(message_hook=notices) as pilot:
         screen = await open_walk(app, pilot)
         assert [p.label for p in screen.bulk.previews] == ["one", "two", "three", "four"]
         assert "1 of 4" in title(screen) and "one" in title(screen)
         assert '"grade": "FAIL"' in screen.query_one("#bulk-diff").content.plain
-        assert any("skipped 'boom'" in n.message for n in app._notifications), "the ERROR row is named"
+        assert any("skipped 'boom'" in n for n in notices), "the ERROR row is named"
         await pilot.press("y")  # one
         assert "2 of 4" in title(screen) and "two" in title(screen)
         await pilot.press("n")  # two: skipped
@@ -87,12 +88,13 @@ async def test_the_walk_shows_each_diff_and_writes_each_file_once(tmp_path: Path
 async def test_stop_writes_what_was_accepted_so_far(tmp_path: Path, writes: list[str]) -> None:
     config = project(tmp_path)
     app = app_for(config, FakeTarget())
-    async with app.run_test() as pilot:
+    notices = Notices()
+    async with app.run_test(message_hook=notices) as pilot:
         await open_walk(app, pilot)
         await pilot.press("n", "y", "q")  # skip one, accept two, stop
         await wait_until(pilot, lambda: not isinstance(app.screen, BulkAcceptScreen), "the walk ended")
         await wait_idle(app, pilot, 2)
-        assert any(n.message.startswith("Accepted 1 row in 1 file") for n in app._notifications)
+        assert any(n.startswith("Accepted 1 row in 1 file") for n in notices)
     assert writes == ["first.json"]
     assert expectations(config, "first") == {"one": PASS, "ok": PASS, "two": FAIL, "three": PASS}
 
@@ -124,9 +126,10 @@ async def test_the_walk_follows_the_filter(tmp_path: Path, writes: list[str]) ->
 
 async def test_a_is_refused_when_nothing_fails(tmp_path: Path) -> None:
     app = app_for(write_project(tmp_path, {"g": [out_row("fine", PASS, PASS)]}), FakeTarget())
-    async with app.run_test() as pilot:
+    notices = Notices()
+    async with app.run_test(message_hook=notices) as pilot:
         await wait_idle(app, pilot)
         await pilot.press("A")
         await settle(pilot)
         assert not isinstance(app.screen, BulkAcceptScreen)
-        assert any("No failing rows to accept" in n.message for n in app._notifications)
+        assert any("No failing rows to accept" in n for n in notices)

@@ -10,6 +10,7 @@ from helpers.tui import (
     FAIL,
     PASS,
     FakeTarget,
+    Notices,
     app_for,
     grading_rows,
     to_first_row,
@@ -71,12 +72,13 @@ async def test_accept_cancelled_writes_nothing(tmp_path):
 async def test_accept_on_a_passing_row_says_so_and_opens_nothing(tmp_path):
     config = write_project(tmp_path)
     app = app_for(config, FakeTarget())
-    async with app.run_test() as pilot:
+    notices = Notices()
+    async with app.run_test(message_hook=notices) as pilot:
         await wait_idle(app, pilot)
         await pilot.press("home", "down", "a")  # alpha passes
         await pilot.pause()
         assert not isinstance(app.screen, AcceptScreen)
-        assert any("passes" in n.message for n in app._notifications)
+        assert any("passes" in n for n in notices)
 
 
 async def test_new_row_form_validates_json_and_appends_on_confirm(tmp_path):

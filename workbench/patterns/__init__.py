@@ -69,6 +69,12 @@ class SafePattern:
             self._fallback_reason = f"a size RE2 refuses ({exc})"
 
     @property
+    def on_re2(self) -> bool:
+        """Whether RE2 compiled the pattern: it then matches every text it reads as `re` does (all of them when
+        `linear`); the others go to the backtracking engine."""
+        return self._re2 is not None
+
+    @property
     def linear(self) -> bool:
         """Whether every text is matched by RE2 (in linear time)."""
         return self._re2 is not None and self._needs == Needs()

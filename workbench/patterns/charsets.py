@@ -69,7 +69,7 @@ def _runs(points: Iterable[int]) -> Ranges:
     return normalize((p, p) for p in points)
 
 
-def _every_character() -> str:
+def every_character() -> str:
     """All code points, lone surrogates included (a JSON string may hold them), in order."""
     codes = array.array("I", range(TOP + 1))
     assert codes.itemsize == 4
@@ -83,7 +83,7 @@ def category(code: object, ascii_only: bool) -> Ranges:
     if code in _NEGATED:
         return complement(category(_NEGATED[code], ascii_only))
     pattern = re.compile(f"{_CATEGORY_SYNTAX[code]}+", re.ASCII if ascii_only else 0)
-    text = "".join(map(chr, range(128))) if ascii_only else _every_character()
+    text = "".join(map(chr, range(128))) if ascii_only else every_character()
     return tuple((m.start(), m.end() - 1) for m in pattern.finditer(text))
 
 

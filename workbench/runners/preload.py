@@ -42,6 +42,12 @@ class PreloadRunner(CommandRunner):
         self._reads_ids = itertools.count(1)
         self._closed = False
 
+    @property
+    def warm_parent(self) -> WarmParent | None:
+        """The warm parent rows fork from now: None before the first row has started it, after a fallback
+        and after `aclose` (what it preloaded and which rows it is running can be asked of it)."""
+        return self._parent
+
     async def _warm_parent(self) -> WarmParent | None:
         if self.plan is None or self.fallback_reason is not None:
             return None

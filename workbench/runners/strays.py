@@ -31,7 +31,7 @@ MARK = f"{os.getpid()}-{secrets.token_hex(8)}"
 os.environ[MARK_ENV] = MARK  # inherited by every target started from now on
 
 _PROC = "/proc"
-_SETTLE_S = 1.0
+SETTLE_S = 1.0  # how long stop_strays waits for the strays it killed to be gone
 _PASSES = 3  # a stray caught mid-fork may have started a child the first look missed
 
 
@@ -101,7 +101,8 @@ def stray_processes(exclude: Iterable[int] = (), spare_groups: Collection[int] =
     return found
 
 
-def _kill(pid: int) -> None:
+def kill(pid: int) -> None:
+    """SIGKILL `pid`; one that is gone already (or not ours to kill) is no error: callers check what is left."""
     with contextlib.suppress(OSError):
         os.kill(pid, signal.SIGKILL)
 
@@ -119,9 +120,9 @@ def stop_strays(exclude: Iterable[int] = (), spare_groups: Collection[int] = ())
         if not strays:
             break
         for pid in strays:
-            _kill(pid)
+            kill(pid)
         killed += strays
-    deadline = time.monotonic() + _SETTLE_S
+    deadline = time.monotonic() + SETTLE_S
     while (left := [pid for pid in killed if _running(pid)]) and time.monotonic() < deadline:
         time.sleep(0.02)
     return left
@@ -143,12 +144,12 @@ def descendants(root: int) -> list[ProcessInfo]:
     return found
 
 
-def kill_if_same(processes: Iterable[ProcessInfo], settle_s: float = _SETTLE_S) -> list[int]:
+def kill_if_same(processes: Iterable[ProcessInfo], settle_s: float = SETTLE_S) -> list[int]:
     """SIGKILL each process that is still the one listed (same pid and start time, so never a newcomer
     that reused the pid); the pids still running after `settle_s`."""
     alive = [info for info in processes if _same(info)]
     for info in alive:
-        _kill(info.pid)
+        kill(info.pid)
     deadline = time.monotonic() + settle_s
     while (left := [info for info in alive if _same(info)]) and time.monotonic() < deadline:
         time.sleep(0.02)

@@ -145,6 +145,11 @@ class WarmParent:
         self._stderr_task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
 
+    def forked_pids(self) -> list[int]:
+        """The pids of the rows forked from this parent that still run (a row has one once its fork
+        answered)."""
+        return [child.pid for child in self._children.values() if child.pid]
+
     def reads(self) -> tuple[str, ...]:
         """What the parent read (its interpreter's start-up modules, the preloaded ones): every row forked
         from it uses them, so they count among each row's reads."""
