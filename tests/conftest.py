@@ -1,8 +1,11 @@
-"""Fixtures and hooks only. The test helpers live in the `tests/helpers/` package (this folder is on
-sys.path, so tests import them as `from helpers.project import make_project, row`):
+"""Fixtures and hooks only. Tests sit in one folder per feature (tests/tui/, tests/dialects/<name>/, ...);
+the helpers live in the `tests/helpers/` package (`pythonpath = ["tests"]` in pyproject.toml puts this
+folder on sys.path, so tests anywhere import them as `from helpers.project import make_project, row`):
 
 * `helpers.project` — fixture projects (`make_project`, `row`, `evaluator`, `COMMAND_CONFIG`, ...)
-* `helpers.cli` — run the real CLI in a fresh interpreter (`run_workbench`, `run_json`, `cli_env`, ...)
+* `helpers.cli` — run the real CLI in a fresh interpreter (`run_workbench`, `run_json`, `cli_env`, ...) or,
+  where only its output and exit code matter, in this process (`invoke_workbench`, `invoke_json`)
+* `helpers.paths` — where examples/, tests/fixtures/ and workbench/ are
 * `helpers.checks` — `tree_digest` (nothing was written), `process_alive`
 * `helpers.tui`, `helpers.watch`, `helpers.writeback`, `helpers.hardening` — per-area harnesses
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from helpers.checks import tree_digest
-from helpers.cli import run_json, run_workbench
+from helpers.cli import invoke_json, invoke_workbench
 from helpers.project import COMMAND_CONFIG, make_project, row
 
 WORKFLOW = json.dumps({
@@ -30,7 +30,7 @@ def project(tmp_path: Path, rows: list[dict]) -> Path:
 def test_check_reports_the_casing_mismatch_and_exits_1_without_running_or_writing(tmp_path: Path) -> None:
     root = project(tmp_path, [CASING, GOOD])
     before = tree_digest(root)
-    proc = run_workbench("check", str(root))
+    proc = invoke_workbench("check", str(root))
     assert proc.returncode == 1, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("problem: evals/default/eval-sets/math.json: evaluations[0] ('two plus three'): "
@@ -42,7 +42,7 @@ def test_check_reports_the_casing_mismatch_and_exits_1_without_running_or_writin
 
 
 def test_check_passes_a_project_that_fits_and_says_so(tmp_path: Path) -> None:
-    proc = run_workbench("check", str(project(tmp_path, [GOOD])))
+    proc = invoke_workbench("check", str(project(tmp_path, [GOOD])))
     assert proc.returncode == 0, proc.stdout
     lines = proc.stdout.splitlines()
     assert lines[-1] == ("check passed: 0 errors, 0 warnings (1 set, 1 row, 1 evaluator; rows checked against "
@@ -55,7 +55,7 @@ def test_check_passes_a_project_that_fits_and_says_so(tmp_path: Path) -> None:
 def test_check_json(tmp_path: Path) -> None:
     root = project(tmp_path, [CASING, GOOD])
     (root / "evals/default/eval-sets/broken.json").write_text("[", encoding="utf-8")
-    proc = run_workbench("check", str(root), "--json")
+    proc = invoke_workbench("check", str(root), "--json")
     assert proc.returncode == 1
     doc = json.loads(proc.stdout)
     assert doc["passed"] is False
@@ -70,16 +70,16 @@ def test_check_json(tmp_path: Path) -> None:
 
 def test_check_from_inside_the_project_and_without_one(tmp_path: Path) -> None:
     root = project(tmp_path, [GOOD])
-    assert run_workbench("check", cwd=root / "evals").returncode == 0
+    assert invoke_workbench("check", cwd=root / "evals").returncode == 0
     empty = tmp_path / "empty"
     empty.mkdir()
-    proc = run_workbench("check", str(empty))
+    proc = invoke_workbench("check", str(empty))
     assert proc.returncode == 2 and "no evals/ folder" in proc.stderr
 
 
 def test_run_shows_the_findings_as_warnings_beside_the_rows(tmp_path: Path) -> None:
     root = project(tmp_path, [CASING, GOOD, EXTRA_INPUT])
-    proc = run_workbench("run", str(root))
+    proc = invoke_workbench("run", str(root))
     assert proc.returncode == 1  # the casing row fails; the warnings themselves fail nothing
     lines = proc.stdout.splitlines()
     fail_at = next(i for i, line in enumerate(lines) if line.startswith("FAIL  math.json › two plus three"))
@@ -88,14 +88,14 @@ def test_run_shows_the_findings_as_warnings_beside_the_rows(tmp_path: Path) -> N
     assert sum("expectedOutput has \"Sum\"" in line for line in lines) == 1  # printed once, with its row
     assert any(line.startswith("      warning: evaluations[2] ('extra input'): inputs has \"Note\"") for line in lines)
 
-    quiet = run_workbench("run", str(root), "-q").stdout.splitlines()
+    quiet = invoke_workbench("run", str(root), "-q").stdout.splitlines()
     # The passing row isn't printed with -q, so its warning goes with the file problems at the end.
     assert any(line.startswith("warning: evals/default/eval-sets/math.json: evaluations[2] ('extra input')")
                for line in quiet)
 
 
 def test_run_json_lists_the_warnings_on_the_results_of_their_row(tmp_path: Path) -> None:
-    proc, doc = run_json("run", str(project(tmp_path, [CASING, GOOD])))
+    proc, doc = invoke_json("run", str(project(tmp_path, [CASING, GOOD])))
     assert proc.returncode == 1
     by_row = {r["row_name"]: r for r in doc["results"]}
     assert "warnings" not in by_row["one plus one"]

@@ -1,8 +1,10 @@
-"""Helpers the tests import (`tests/` is on sys.path through its conftest.py, so `from helpers.project import
-make_project`). One module per job:
+"""Helpers the tests import (`tests/` is on sys.path through `pythonpath` in pyproject.toml, so
+`from helpers.project import make_project` works from every test folder). One module per job:
 
 * `project` — write fixture projects: evaluators, eval sets, `workbench.toml`, targets
-* `cli` — run the real `workbench` CLI in a fresh interpreter and read its `--json` document
+* `cli` — run the real `workbench` CLI in a fresh interpreter (or in-process through click's CliRunner)
+  and read its `--json` document
+* `paths` — where the repository's examples/, tests/fixtures/ and workbench/ are
 * `checks` — look from outside: did a folder change (`tree_digest`), is a process still running
 * `tui` — a scripted fake target, Pilot waits that fail instead of hanging, reading the screen
 * `watch` — drive `Session.watch()` in-process and wait on what it requested and completed

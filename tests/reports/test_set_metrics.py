@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from helpers.cli import run_json, run_workbench
+from helpers.cli import invoke_json, invoke_workbench
 from helpers.project import COMMAND_CONFIG, eval_set, make_project, row
 
 from workbench.config import load_config
@@ -38,7 +38,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_the_text_report_ends_with_the_metric_before_the_summary(tmp_path: Path) -> None:
-    proc = run_workbench("run", str(project(tmp_path)))
+    proc = invoke_workbench("run", str(project(tmp_path)))
     lines = proc.stdout.splitlines()
     # per class: a (tp 1, fp 1, fn 0) and b (tp 1, fp 0, fn 1) both have F1 2/3
     assert lines[-2] == "metric: tickets.json [routing]: f-score (macro) 0.67 over 3 rows"
@@ -47,7 +47,7 @@ def test_the_text_report_ends_with_the_metric_before_the_summary(tmp_path: Path)
 
 
 def test_json_lists_the_set_metrics(tmp_path: Path) -> None:
-    _, doc = run_json("run", str(project(tmp_path)))
+    _, doc = invoke_json("run", str(project(tmp_path)))
     assert doc["set_metrics"] == [{"scope": "default", "set": "tickets.json", "evaluator": "routing",
                                    "metric": "f-score (macro)", "value": 0.6667, "rows": 3}]
 

@@ -120,7 +120,7 @@ def test_command_line_overrides_are_checked_like_the_file(tmp_path, overrides, n
                                   ["--min-pass-rate", "nan"], ["--max-slowdown", "inf"],
                                   ["--max-token-increase", "nan"]])
 def test_numeric_flags_refuse_non_finite_values(tmp_path, args):
-    from helpers.cli import cli_env, run_workbench
+    from helpers.cli import cli_env, invoke_workbench
 
-    proc = run_workbench("run", str(tmp_path), *args, env=cli_env())
+    proc = invoke_workbench("run", str(tmp_path), *args, env=cli_env())
     assert proc.returncode == 2 and f"Invalid value for '{args[0]}'" in proc.stderr, proc.stderr

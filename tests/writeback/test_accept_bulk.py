@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers.cli import cli_env, run_json, run_workbench, verdicts
+from helpers.cli import cli_env, invoke_json, invoke_workbench, verdicts
 from helpers.project import COMMAND_CONFIG, EXACT, make_project, row
 
 from workbench.actions import accept_bulk
@@ -32,7 +32,7 @@ def _rows(prefix: str) -> list[dict]:
 def project(tmp_path):
     """Two sets, each with a passing row, two rows whose output changed on purpose, and a crashing row; run once."""
     root = make_project(tmp_path, sets={"alpha": _rows("a"), "beta": _rows("b")}, config=COMMAND_CONFIG)
-    run_json("run", str(root))
+    invoke_json("run", str(root))
     return root
 
 
@@ -46,20 +46,20 @@ def _expected(root, name):
 
 
 def test_two_rows_are_both_accepted_instead_of_the_second_dropping_the_first(project):
-    proc = run_workbench("accept", str(project), "--set", "alpha", "--row", "a one", "--row", "a-2", "--yes")
+    proc = invoke_workbench("accept", str(project), "--set", "alpha", "--row", "a one", "--row", "a-2", "--yes")
 
     assert proc.returncode == 0, proc.stderr
     assert "1/2: 'a one'" in proc.stdout and "2/2: 'a two'" in proc.stdout  # both diffs shown first
     assert "accepted 2 rows in evals/default/eval-sets/alpha.json: 'a one', 'a two'" in proc.stdout
     assert _expected(project, "alpha") == {"a-ok": "PASS", "a-1": "NEW-1", "a-2": "NEW-2", "a-x": "PASS"}
-    _, doc = run_json("run", str(project), "--set", "alpha")
+    _, doc = invoke_json("run", str(project), "--set", "alpha")
     assert verdicts(doc)[f"a one [{EXACT}]"] == "PASS" and verdicts(doc)[f"a two [{EXACT}]"] == "PASS"
 
 
 def test_without_a_terminal_and_without_yes_it_shows_the_diffs_and_refuses(project):
     before = _set(project, "alpha").read_bytes()
 
-    proc = run_workbench("accept", str(project), "--set", "alpha", "--row", "a-1", "--row", "a-2")
+    proc = invoke_workbench("accept", str(project), "--set", "alpha", "--row", "a-1", "--row", "a-2")
 
     assert proc.returncode == 1
     assert '+            "grade": "NEW-1"' in proc.stdout and '+            "grade": "NEW-2"' in proc.stdout
@@ -93,7 +93,7 @@ def test_on_a_terminal_it_asks_once_and_writes_only_on_yes(project):
 
 
 def test_all_failing_offers_every_failing_row_and_names_the_ones_it_skips(project):
-    proc = run_workbench("accept", str(project), "--all-failing", "--yes")
+    proc = invoke_workbench("accept", str(project), "--all-failing", "--yes")
 
     assert proc.returncode == 0, proc.stderr
     assert [line.split(": ", 1)[1] for line in proc.stdout.splitlines() if line.startswith("──")] == [
@@ -103,7 +103,7 @@ def test_all_failing_offers_every_failing_row_and_names_the_ones_it_skips(projec
     assert _expected(project, "alpha") == {"a-ok": "PASS", "a-1": "NEW-1", "a-2": "NEW-2", "a-x": "PASS"}
     assert _expected(project, "beta") == {"b-ok": "PASS", "b-1": "NEW-1", "b-2": "NEW-2", "b-x": "PASS"}
 
-    again = run_workbench("accept", str(project), "--all-failing", "--yes")
+    again = invoke_workbench("accept", str(project), "--all-failing", "--yes")
     assert again.returncode == 0 and "nothing to accept" in again.stdout
 
 
@@ -111,31 +111,31 @@ def test_all_failing_with_set_touches_only_that_set_and_dry_run_nothing(project)
     beta = _set(project, "beta").read_bytes()
     alpha = _set(project, "alpha").read_bytes()
 
-    dry = run_workbench("accept", str(project), "--all-failing", "--set", "alpha", "--dry-run")
+    dry = invoke_workbench("accept", str(project), "--all-failing", "--set", "alpha", "--dry-run")
     assert dry.returncode == 0 and "(dry run: 2 rows in 1 file shown, nothing written)" in dry.stdout
     assert _set(project, "alpha").read_bytes() == alpha
 
-    proc = run_workbench("accept", str(project), "--all-failing", "--set", "alpha", "--yes")
+    proc = invoke_workbench("accept", str(project), "--all-failing", "--set", "alpha", "--yes")
     assert proc.returncode == 0, proc.stderr
     assert "'b one'" not in proc.stdout and _set(project, "beta").read_bytes() == beta
     assert _expected(project, "alpha")["a-2"] == "NEW-2"
 
 
 def test_usage_errors(project):
-    both = run_workbench("accept", str(project), "--set", "alpha", "--row", "a-1", "--all-failing")
+    both = invoke_workbench("accept", str(project), "--set", "alpha", "--row", "a-1", "--all-failing")
     assert both.returncode == 2 and "not both" in both.stderr
-    no_set = run_workbench("accept", str(project), "--row", "a-1", "--row", "a-2")
+    no_set = invoke_workbench("accept", str(project), "--row", "a-1", "--row", "a-2")
     assert no_set.returncode == 2 and "--row needs --set" in no_set.stderr
-    nothing = run_workbench("accept", str(project), "--set", "alpha")
+    nothing = invoke_workbench("accept", str(project), "--set", "alpha")
     assert nothing.returncode == 2 and "--all-failing" in nothing.stderr
-    unknown = run_workbench("accept", str(project), "--set", "alpha", "--row", "a-1", "--row", "nope", "--yes")
+    unknown = invoke_workbench("accept", str(project), "--set", "alpha", "--row", "a-1", "--row", "nope", "--yes")
     assert unknown.returncode == 2 and "no row 'nope'" in unknown.stderr
 
 
 def test_a_named_row_that_cannot_be_accepted_refuses_the_whole_request(project):
     before = _set(project, "alpha").read_bytes()
 
-    proc = run_workbench("accept", str(project), "--set", "alpha", "--row", "a-1", "--row", "a crashes", "--yes")
+    proc = invoke_workbench("accept", str(project), "--set", "alpha", "--row", "a-1", "--row", "a crashes", "--yes")
 
     assert proc.returncode == 1 and "row 'a crashes'" in proc.stderr and "ERROR" in proc.stderr
     assert _set(project, "alpha").read_bytes() == before

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from helpers.cli import run_json, run_workbench, verdicts
+from helpers.cli import invoke_json, invoke_workbench, verdicts
 from helpers.project import COMMAND_CONFIG, EXACT, evaluator, make_project, row
 
 from workbench.actions.add_row import criteria_to_ask, example_criterion, example_inputs
@@ -33,7 +33,7 @@ def test_a_contains_only_set_refuses_a_row_without_its_criterion_before_running(
     runs = tmp_path / "runs"  # the target leaves a file here when it runs
     runs.mkdir()
 
-    proc = run_workbench("add-row", str(root), "--set", "support", "--name", "new",
+    proc = invoke_workbench("add-row", str(root), "--set", "support", "--name", "new",
                          "--inputs", json.dumps({"barrier": [str(runs), 1, 0]}))
 
     assert proc.returncode == 1, proc.stderr
@@ -44,14 +44,14 @@ def test_a_contains_only_set_refuses_a_row_without_its_criterion_before_running(
 def test_the_given_criterion_is_written_and_the_new_row_passes(tmp_path):
     root, path = contains_project(tmp_path)
 
-    proc = run_workbench("add-row", str(root), "--set", "support", "--name", "thanks",
+    proc = invoke_workbench("add-row", str(root), "--set", "support", "--name", "thanks",
                          "--inputs", json.dumps({"output": "thanks, a refund is on its way"}),
                          "--criterion", f'{CONTAINS}={{"searchText": "refund"}}')
 
     assert proc.returncode == 0, proc.stderr
     new = json.loads(path.read_text())["evaluations"][-1]
     assert new["evaluationCriterias"] == {CONTAINS: {"searchText": "refund"}}
-    _, doc = run_json("run", str(root), "--set", "support", "--row", "thanks")
+    _, doc = invoke_json("run", str(root), "--set", "support", "--row", "thanks")
     assert verdicts(doc) == {f"thanks [{CONTAINS}]": "PASS"}
 
 
@@ -59,13 +59,13 @@ def test_criterion_mistakes_are_named(tmp_path):
     root, _ = contains_project(tmp_path, with_exact=True)
     base = ("add-row", str(root), "--set", "support", "--name", "n", "--inputs", '{"output": "x"}')
 
-    not_json = run_workbench(*base, "--criterion", f"{CONTAINS}={{searchText}}")
+    not_json = invoke_workbench(*base, "--criterion", f"{CONTAINS}={{searchText}}")
     assert not_json.returncode == 2 and f"criterion for {CONTAINS} is not valid JSON" in not_json.stderr
-    no_ref = run_workbench(*base, "--criterion", '{"searchText": "x"}')
+    no_ref = invoke_workbench(*base, "--criterion", '{"searchText": "x"}')
     assert no_ref.returncode == 2 and "REF=JSON" in no_ref.stderr
-    unknown = run_workbench(*base, "--criterion", 'nope={"searchText": "x"}')
+    unknown = invoke_workbench(*base, "--criterion", 'nope={"searchText": "x"}')
     assert unknown.returncode == 1 and "no evaluator ref 'nope'" in unknown.stderr
-    built = run_workbench(*base, "--criterion", f'{EXACT}={{"expectedOutput": 1}}')
+    built = invoke_workbench(*base, "--criterion", f'{EXACT}={{"expectedOutput": 1}}')
     assert built.returncode == 1 and "built from the target's output" in built.stderr
 
 

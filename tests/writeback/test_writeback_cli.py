@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers.cli import run_json, run_workbench, verdicts
+from helpers.cli import invoke_json, invoke_workbench, verdicts
 from helpers.project import COMMAND_CONFIG, EXACT, make_project, row
 from helpers.writeback import recorded
 
@@ -29,10 +29,10 @@ def grading_project(tmp_path):
 
 def test_accept_after_a_run_turns_the_row_green_and_changes_only_its_expectation(tmp_path):
     root, path = grading_project(tmp_path)
-    run_json("run", str(root))
+    invoke_json("run", str(root))
     before = path.read_bytes()
 
-    proc = run_workbench("accept", str(root), "--set", "grading", "--row", "40 fails")
+    proc = invoke_workbench("accept", str(root), "--set", "grading", "--row", "40 fails")
 
     assert proc.returncode == 0, proc.stderr
     assert '-            "grade": "PASS",' in proc.stdout and '+            "grade": "FAIL",' in proc.stdout
@@ -40,7 +40,7 @@ def test_accept_after_a_run_turns_the_row_green_and_changes_only_its_expectation
     after = path.read_bytes()
     assert [a for a, b in zip(after.splitlines(), before.splitlines(), strict=True) if a != b] == [
         b'            "grade": "FAIL",']
-    _, doc = run_json("run", str(root), "--set", "grading", "--row", "40 fails")
+    _, doc = invoke_json("run", str(root), "--set", "grading", "--row", "40 fails")
     assert verdicts(doc) == {f"40 fails [{EXACT}]": "PASS"}
 
 
@@ -48,27 +48,27 @@ def test_accept_refuses_without_a_recorded_output(tmp_path):
     root, path = grading_project(tmp_path)
     before = path.read_bytes()
 
-    never_ran = run_workbench("accept", str(root), "--set", "grading", "--row", "40 fails")
+    never_ran = invoke_workbench("accept", str(root), "--set", "grading", "--row", "40 fails")
     assert never_ran.returncode == 1 and "nothing has run" in never_ran.stderr
 
-    run_json("run", str(root))
-    errored = run_workbench("accept", str(root), "--set", "grading", "--row", "crashes")
+    invoke_json("run", str(root))
+    errored = invoke_workbench("accept", str(root), "--set", "grading", "--row", "crashes")
     assert errored.returncode == 1 and "no recorded output" in errored.stderr and "ERROR" in errored.stderr
     assert path.read_bytes() == before
 
 
 def test_accept_dry_run_and_unknown_names(tmp_path):
     root, path = grading_project(tmp_path)
-    run_json("run", str(root))
+    invoke_json("run", str(root))
     before = path.read_bytes()
 
-    dry = run_workbench("accept", str(root), "--set", "grading", "--row", "r40", "--dry-run")
+    dry = invoke_workbench("accept", str(root), "--set", "grading", "--row", "r40", "--dry-run")
     assert dry.returncode == 0 and "+++ b/evals/default/eval-sets/grading.json" in dry.stdout
     assert "dry run" in dry.stdout and path.read_bytes() == before
 
-    unknown = run_workbench("accept", str(root), "--set", "grading", "--row", "nope")
+    unknown = invoke_workbench("accept", str(root), "--set", "grading", "--row", "nope")
     assert unknown.returncode == 2 and "no row 'nope'" in unknown.stderr
-    unknown_set = run_workbench("accept", str(root), "--set", "nope", "--row", "r40")
+    unknown_set = invoke_workbench("accept", str(root), "--set", "nope", "--row", "r40")
     assert unknown_set.returncode == 2 and "no eval set 'nope' (eval sets: grading)" in unknown_set.stderr
 
 
@@ -77,7 +77,7 @@ def test_add_row_runs_the_target_and_appends_a_passing_row(tmp_path):
     before = path.read_bytes()
     inputs = json.dumps({"output": {"grade": "PASS", "score": 95, "note": "Zoë ✓"}})
 
-    proc = run_workbench("add-row", str(root), "--set", "grading", "--name", "95 passes", "--inputs", inputs)
+    proc = invoke_workbench("add-row", str(root), "--set", "grading", "--name", "95 passes", "--inputs", inputs)
 
     assert proc.returncode == 0, proc.stderr
     assert '"note": "Zoë ✓"' in proc.stdout and "added row '95 passes'" in proc.stdout
@@ -86,7 +86,7 @@ def test_add_row_runs_the_target_and_appends_a_passing_row(tmp_path):
     new = json.loads(after)["evaluations"][-1]
     assert new["name"] == "95 passes" and len(new["id"]) == 36
     assert new["evaluationCriterias"] == {EXACT: {"expectedOutput": {"grade": "PASS", "score": 95, "note": "Zoë ✓"}}}
-    _, doc = run_json("run", str(root), "--set", "grading", "--row", "95 passes")
+    _, doc = invoke_json("run", str(root), "--set", "grading", "--row", "95 passes")
     assert verdicts(doc) == {f"95 passes [{EXACT}]": "PASS"}
 
 
@@ -94,13 +94,13 @@ def test_add_row_refusals_write_nothing(tmp_path):
     root, path = grading_project(tmp_path)
     before = path.read_bytes()
 
-    duplicate = run_workbench("add-row", str(root), "--set", "grading", "--name", "40 fails", "--inputs", "{}")
+    duplicate = invoke_workbench("add-row", str(root), "--set", "grading", "--name", "40 fails", "--inputs", "{}")
     assert duplicate.returncode == 1 and "already has a row named '40 fails'" in duplicate.stderr
-    errored = run_workbench("add-row", str(root), "--set", "grading", "--name", "new", "--inputs", '{"exit": 4}')
+    errored = invoke_workbench("add-row", str(root), "--set", "grading", "--name", "new", "--inputs", '{"exit": 4}')
     assert errored.returncode == 1 and "ERROR" in errored.stderr
-    not_object = run_workbench("add-row", str(root), "--set", "grading", "--name", "new", "--inputs", "[1]")
+    not_object = invoke_workbench("add-row", str(root), "--set", "grading", "--name", "new", "--inputs", "[1]")
     assert not_object.returncode == 2 and "must be a JSON object" in not_object.stderr
-    not_json = run_workbench("add-row", str(root), "--set", "grading", "--name", "new", "--inputs", "{score: 1}")
+    not_json = invoke_workbench("add-row", str(root), "--set", "grading", "--name", "new", "--inputs", "{score: 1}")
     assert not_json.returncode == 2 and "not valid JSON" in not_json.stderr
     assert path.read_bytes() == before
 

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers.cli import run_json, run_workbench
+from helpers.cli import invoke_json, invoke_workbench, run_workbench
 from helpers.paths import EXAMPLES
 from helpers.project import make_project, row
 
@@ -29,7 +29,7 @@ def verdicts(doc: dict) -> dict[str, str]:
 
 
 def test_run_json_gives_the_expected_verdict_per_eval(bot: Path) -> None:
-    proc, doc = run_json("run", str(bot), "--junit", str(bot / "junit.xml"))
+    proc, doc = invoke_json("run", str(bot), "--junit", str(bot / "junit.xml"))
     assert proc.returncode == 1
     assert verdicts(doc) == {"greeting": "PASS", "order-refund": "FAIL", "urgent-ticket": "PASS"}
     failing = next(r for r in doc["results"] if r["row_name"] == "order-refund")
@@ -46,7 +46,7 @@ def test_run_json_gives_the_expected_verdict_per_eval(bot: Path) -> None:
 
 
 def test_text_report_names_the_failing_turn(bot: Path) -> None:
-    proc = run_workbench("run", str(bot), "--no-history")
+    proc = invoke_workbench("run", str(bot), "--no-history")
     assert proc.returncode == 1
     assert "FAIL  orders.eval.json › order-refund [conversation]" in proc.stdout
     assert "turn 2 · tools: issueRefund was not called (tools called: lookupOrder)" in proc.stdout
@@ -61,33 +61,33 @@ def test_text_report_names_the_failing_turn(bot: Path) -> None:
     (["--set", "tickets"], {"urgent-ticket": "PASS"}),
 ])
 def test_tag_and_type_select_rows(bot: Path, flags: list[str], expected: dict[str, str]) -> None:
-    proc, doc = run_json("run", str(bot), "--no-history", *flags)
+    proc, doc = invoke_json("run", str(bot), "--no-history", *flags)
     assert verdicts(doc) == expected
     assert proc.returncode == (1 if "FAIL" in expected.values() else 0)
 
 
 def test_tag_leaves_out_untagged_rows_of_other_formats(bot: Path) -> None:
     make_project(bot, sets={"plain": [row("untagged", {"x": 1}, {"x": 1})]})
-    proc, doc = run_json("run", str(bot), "--no-history", "--tag", "smoke")
+    proc, doc = invoke_json("run", str(bot), "--no-history", "--tag", "smoke")
     assert verdicts(doc) == {"greeting": "PASS"}
     assert proc.returncode == 0
 
 
 def test_a_tag_nothing_has_is_a_usage_error(bot: Path) -> None:
-    proc = run_workbench("run", str(bot), "--tag", "nope")
+    proc = invoke_workbench("run", str(bot), "--tag", "nope")
     assert proc.returncode == 2
     assert "nothing matches tag 'nope'" in proc.stderr
-    proc = run_workbench("run", str(bot), "--type", "smoke")
+    proc = invoke_workbench("run", str(bot), "--type", "smoke")
     assert proc.returncode == 2 and "'smoke' is not one of 'capability', 'regression'" in proc.stderr
 
 
 def test_baseline_round_trip_per_eval(bot: Path) -> None:
-    proc = run_workbench("run", str(bot), "--update-baseline", "--min-pass-rate", "0.6")
+    proc = invoke_workbench("run", str(bot), "--update-baseline", "--min-pass-rate", "0.6")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     baseline = json.loads((bot / "workbench-baseline.json").read_text(encoding="utf-8"))
     entries = {e["row_id"]: e["passed"] for e in baseline["results"]}
     assert entries == {"greeting": True, "order-refund": False, "urgent-ticket": True}
-    proc, doc = run_json("run", str(bot), "--min-pass-rate", "0.6")
+    proc, doc = invoke_json("run", str(bot), "--min-pass-rate", "0.6")
     assert proc.returncode == 0, doc.get("gate")
 
 
@@ -98,9 +98,9 @@ def test_watch_plain_with_a_tag_runs_only_the_tagged_evals(bot: Path) -> None:
 
 
 def test_accept_refuses_a_conversation_row(bot: Path) -> None:
-    assert run_workbench("run", str(bot)).returncode == 1
+    assert invoke_workbench("run", str(bot)).returncode == 1
     before = (bot / "evals" / "orders.eval.json").read_bytes()
-    proc = run_workbench("accept", str(bot), "--set", "orders", "--row", "order-refund")
+    proc = invoke_workbench("accept", str(bot), "--set", "orders", "--row", "order-refund")
     assert proc.returncode == 1
     assert "'order-refund' is a conversation eval" in proc.stderr
     assert "there is no single expected output to accept" in proc.stderr
@@ -108,14 +108,14 @@ def test_accept_refuses_a_conversation_row(bot: Path) -> None:
 
 
 def test_init_format_botpress_writes_one_example_and_never_overwrites(tmp_path: Path) -> None:
-    proc = run_workbench("init", str(tmp_path), "--format", "botpress")
+    proc = invoke_workbench("init", str(tmp_path), "--format", "botpress")
     assert proc.returncode == 0 and "created evals/greeting.eval.json" in proc.stdout
     path = tmp_path / "evals" / "greeting.eval.json"
     doc = json.loads(path.read_text(encoding="utf-8"))
     assert doc["name"] == "greeting" and len(doc["conversation"]) == 2
     path.write_text(json.dumps({**doc, "description": "mine"}), encoding="utf-8")
-    proc = run_workbench("init", str(tmp_path), "--format", "botpress")
+    proc = invoke_workbench("init", str(tmp_path), "--format", "botpress")
     assert proc.returncode == 1 and "kept    evals/greeting.eval.json" in proc.stdout
     assert json.loads(path.read_text(encoding="utf-8"))["description"] == "mine"
-    check = run_workbench("check", str(tmp_path))
+    check = invoke_workbench("check", str(tmp_path))
     assert "0 errors" in check.stdout

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers.cli import run_json, run_workbench, verdicts
+from helpers.cli import invoke_json, invoke_workbench, verdicts
 from helpers.replays import copy_example
 
 
 def test_the_example_runs_with_no_runner_and_fails_only_the_case_meant_to(tmp_path: Path) -> None:
     root = copy_example(tmp_path / "refund-agent")
-    proc, doc = run_json("run", str(root))
+    proc, doc = invoke_json("run", str(root))
     assert proc.returncode == 1, proc.stderr
     assert verdicts(doc) == {"refund-approved [expect]": "PASS", "refund-denied [expect]": "PASS",
                              "refund-held [expect]": "PASS", "refund-typo [expect]": "FAIL"}
@@ -28,21 +28,21 @@ def test_the_example_runs_with_no_runner_and_fails_only_the_case_meant_to(tmp_pa
 
     case = root / "evals" / "refund-typo.script.json"
     case.write_text(case.read_text().replace('"orderId": "1001"', '"orderId": "A-1001"'))
-    proc, doc = run_json("run", str(root))
+    proc, doc = invoke_json("run", str(root))
     assert proc.returncode == 0, proc.stdout
     assert set(verdicts(doc).values()) == {"PASS"}
 
 
 def test_the_text_report_has_a_line_per_case_and_the_reason_under_a_failure(tmp_path: Path) -> None:
     root = copy_example(tmp_path / "refund-agent")
-    proc = run_workbench("run", str(root), "--set", "scripts")
+    proc = invoke_workbench("run", str(root), "--set", "scripts")
     assert proc.returncode == 1
     lines = proc.stdout.splitlines()
     assert any(line.startswith("PASS  evals › refund-denied [expect]") for line in lines), proc.stdout
     assert any(line.startswith("FAIL  evals › refund-typo [expect]") for line in lines)
     assert "the case failed: script[0] (tool.call issue_refund)" in proc.stdout
     assert "3 passed, 1 failed, 0 errors" in proc.stdout
-    one = run_workbench("run", str(root), "--row", "refund-held")
+    one = invoke_workbench("run", str(root), "--row", "refund-held")
     assert one.returncode == 0 and "1 passed" in one.stdout
 
 
@@ -50,19 +50,19 @@ def test_an_empty_evals_folder_fails_unless_allow_empty(tmp_path: Path) -> None:
     root = tmp_path / "empty"
     (root / "evals").mkdir(parents=True)
     (root / "tools.json").write_text(json.dumps([{"name": "ping", "inputSchema": {}}]))
-    proc = run_workbench("run", str(root))
+    proc = invoke_workbench("run", str(root))
     assert proc.returncode == 1, proc.stderr
     assert "no way to run the target" not in proc.stderr
-    allowed = run_workbench("run", str(root), "--allow-empty")
+    allowed = invoke_workbench("run", str(root), "--allow-empty")
     assert allowed.returncode == 0, allowed.stdout + allowed.stderr
 
 
 def test_init_plico_makes_a_project_whose_smoke_case_passes_with_no_runner(tmp_path: Path) -> None:
     root = tmp_path / "new"
-    made = run_workbench("init", str(root), "--format", "plico")
+    made = invoke_workbench("init", str(root), "--format", "plico")
     assert made.returncode == 0 and "created evals/smoke.script.json" in made.stdout
     assert "created tools.json" in made.stdout
-    proc, doc = run_json("run", str(root))
+    proc, doc = invoke_json("run", str(root))
     assert proc.returncode == 0 and verdicts(doc) == {"smoke [expect]": "PASS"}
-    again = run_workbench("init", str(root), "--format", "plico")
+    again = invoke_workbench("init", str(root), "--format", "plico")
     assert again.returncode == 1 and "kept    tools.json" in again.stdout

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers.checks import tree_digest
-from helpers.cli import run_json, run_workbench
+from helpers.cli import invoke_json, invoke_workbench
 from helpers.project import COMMAND_CONFIG, UIP_CONFIG, WORKFLOW_JSON, make_project, row
 from helpers.replays import TOOLS, copy_example
 
@@ -41,11 +41,11 @@ def results_by_name(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def test_a_traced_command_targets_run_becomes_a_case_that_replays_the_same(tmp_path: Path) -> None:
     root = traced_project(tmp_path / "p")
-    first, doc = run_json("run", str(root))
+    first, doc = invoke_json("run", str(root))
     assert first.returncode == 0, first.stdout + first.stderr
     recorded = results_by_name(doc)["refund a kettle"]
 
-    proc = run_workbench("add-row", str(root), "--from-run", "1", "--row", "refund a kettle", "--script",
+    proc = invoke_workbench("add-row", str(root), "--from-run", "1", "--row", "refund a kettle", "--script",
                          "--name", "kettle")
     assert proc.returncode == 0, proc.stderr
     assert "added case 'kettle' as evals/kettle.script.json, from row 'refund a kettle'" in proc.stdout
@@ -62,7 +62,7 @@ def test_a_traced_command_targets_run_becomes_a_case_that_replays_the_same(tmp_p
     assert case["expect"] == {"status": "completed",
                               "outputContains": '{"reply":"Refunded order A-1001.","refunded":true}'}
 
-    again, doc = run_json("run", str(root), "--set", "scripts")
+    again, doc = invoke_json("run", str(root), "--set", "scripts")
     assert again.returncode == 0, again.stdout
     replayed = results_by_name(doc)["kettle"]
     assert replayed["verdict"] == "PASS"
@@ -74,25 +74,25 @@ def test_a_uipath_row_run_by_uip_becomes_a_case_with_the_same_output(tmp_path: P
     root = make_project(tmp_path / "p", sets={"grading": [row("verdict", {"output": "approved"}, {"result": "approved"},
                                                               id="v1")]},
                         config=UIP_CONFIG, files={"Workflow.json": WORKFLOW_JSON})
-    first, doc = run_json("run", str(root))
+    first, doc = invoke_json("run", str(root))
     assert first.returncode == 0, first.stdout + first.stderr
     recorded = results_by_name(doc)["verdict"]["actual"]
-    proc = run_workbench("add-row", str(root), "--from-run", "1", "--row", "v1", "--script")
+    proc = invoke_workbench("add-row", str(root), "--from-run", "1", "--row", "v1", "--script")
     assert proc.returncode == 0, proc.stderr
     case = json.loads((root / "evals" / "v1.script.json").read_text())
     assert case["script"] == [{"type": "assistant.output", "content": recorded}]
-    again, doc = run_json("run", str(root), "--set", "scripts")
+    again, doc = invoke_json("run", str(root), "--set", "scripts")
     assert again.returncode == 0, again.stdout
     assert results_by_name(doc)["v1"]["actual"] == {"status": "completed", "output": recorded}
 
 
 def test_replayed_cases_copied_from_a_run_replay_to_the_same_status_and_output(tmp_path: Path) -> None:
     root = copy_example(tmp_path / "refund-agent")
-    _, doc = run_json("run", str(root))
+    _, doc = invoke_json("run", str(root))
     originals = results_by_name(doc)
     names = ("refund-approved", "refund-denied", "refund-held")
     for name in names:
-        proc = run_workbench("add-row", str(root), "--from-run", "1", "--row", name, "--script",
+        proc = invoke_workbench("add-row", str(root), "--from-run", "1", "--row", name, "--script",
                              "--name", f"{name}-copy")
         assert proc.returncode == 0, proc.stderr
     copied = json.loads((root / "evals" / "refund-held-copy.script.json").read_text())
@@ -103,7 +103,7 @@ def test_replayed_cases_copied_from_a_run_replay_to_the_same_status_and_output(t
                                                        "assistant.output"]
     assert "live" not in approved["script"][0] and approved["script"][0]["result"]["item"] == "Kettle"
 
-    _, doc = run_json("run", str(root), "--set", "scripts")
+    _, doc = invoke_json("run", str(root), "--set", "scripts")
     replayed = results_by_name(doc)
     for name in names:
         copy = replayed[f"{name}-copy"]
@@ -115,25 +115,25 @@ def test_replayed_cases_copied_from_a_run_replay_to_the_same_status_and_output(t
 def test_a_run_becomes_a_row_of_a_set_with_the_recorded_inputs_and_output(tmp_path: Path) -> None:
     root = make_project(tmp_path / "p", sets={"grading": [row("echo one", {"output": {"grade": "A"}},
                                                               {"grade": "A"}, id="r1")]}, config=COMMAND_CONFIG)
-    assert run_workbench("run", str(root)).returncode == 0
-    proc = run_workbench("add-row", str(root), "--from-run", "1", "--row", "r1", "--set", "grading",
+    assert invoke_workbench("run", str(root)).returncode == 0
+    proc = invoke_workbench("add-row", str(root), "--from-run", "1", "--row", "r1", "--set", "grading",
                          "--name", "echo again")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads((root / "evals" / "default" / "eval-sets" / "grading.json").read_text())
     new = doc["evaluations"][-1]
     assert new["name"] == "echo again" and new["inputs"] == {"output": {"grade": "A"}}
     assert new["evaluationCriterias"] == {"exact-match-evaluator": {"expectedOutput": {"grade": "A"}}}
-    again, result = run_json("run", str(root), "--row", "echo again")
+    again, result = invoke_json("run", str(root), "--row", "echo again")
     assert again.returncode == 0 and result["results"][0]["verdict"] == "PASS"
 
 
 def test_refusals_name_what_is_wrong_and_write_nothing(tmp_path: Path) -> None:
     root = copy_example(tmp_path / "refund-agent")
-    assert run_workbench("run", str(root)).returncode == 1  # one case fails on purpose; it is recorded
+    assert invoke_workbench("run", str(root)).returncode == 1  # one case fails on purpose; it is recorded
     before = tree_digest(root / "evals")
 
     def refused(*args: str) -> str:
-        proc = run_workbench("add-row", str(root), "--from-run", *args)
+        proc = invoke_workbench("add-row", str(root), "--from-run", *args)
         assert proc.returncode == 1, (args, proc.stdout, proc.stderr)
         return proc.stderr
 
@@ -150,7 +150,7 @@ def test_refusals_name_what_is_wrong_and_write_nothing(tmp_path: Path) -> None:
                                                             "taken")
     assert "failed its own case in that iteration" in refused("1", "--row", "refund-typo", "--script", "--name", "x")
     assert tree_digest(root / "evals") == before
-    usage = run_workbench("add-row", str(root), "--from-run", "1", "--script")
+    usage = invoke_workbench("add-row", str(root), "--from-run", "1", "--script")
     assert usage.returncode == 2 and "--from-run needs --row ROW" in usage.stderr
 
 
@@ -158,10 +158,10 @@ def test_a_taken_row_name_in_the_set_and_an_errored_run_are_refused(tmp_path: Pa
     root = make_project(tmp_path / "p", sets={"grading": [row("ok", {"output": 1}, 1, id="r1"),
                                                           row("crash", {"exit": 3}, 1, id="r2")]},
                         config=COMMAND_CONFIG)
-    run_workbench("run", str(root))
+    invoke_workbench("run", str(root))
     before = tree_digest(root / "evals")
-    taken = run_workbench("add-row", str(root), "--from-run", "1", "--row", "r1", "--set", "grading")
+    taken = invoke_workbench("add-row", str(root), "--from-run", "1", "--row", "r1", "--set", "grading")
     assert taken.returncode == 1 and "grading.json already has a row named 'ok'" in taken.stderr
-    crashed = run_workbench("add-row", str(root), "--from-run", "1", "--row", "crash", "--script")
+    crashed = invoke_workbench("add-row", str(root), "--from-run", "1", "--row", "crash", "--script")
     assert crashed.returncode == 1 and "row 'crash' ended in ERROR in that iteration" in crashed.stderr
     assert tree_digest(root / "evals") == before
