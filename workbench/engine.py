@@ -36,9 +36,6 @@ from .reuse import row_fingerprint
 from .runners import RUNNER_FAULTS, Runner, RunOutcome, make_runner, outcome_from_exception
 from .runners.reaper import sweep_escaped
 from .scoring import CriterionError, Score, ScoreInput, scorer_for, unsupported_message
-from .scoring.exact_match import ExactMatch
-
-EXACT_MATCH = ExactMatch.type_id
 
 RunnerFactory = Callable[[Config], Runner]
 
@@ -268,7 +265,7 @@ class Engine:
             # Exact match needs the row's own expectation (seed 003 rule 2); other types may fall back
             # to the evaluator's defaultEvaluationCriteria, as UiPath's evaluators do.
             default = evaluator.config.get("defaultEvaluationCriteria")
-            if evaluator.type_id != EXACT_MATCH and isinstance(default, dict) and default:
+            if scorer.default_criterion_allowed and isinstance(default, dict) and default:
                 return _Plan(ref, evaluator, criterion=default)
             present = ", ".join(repr(k) for k in row.criteria) or "none"
             return _Plan(ref, evaluator, Score.error(

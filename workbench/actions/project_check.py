@@ -15,7 +15,7 @@ from typing import Any
 
 from ..config import Config, ConfigError, load_config, resolve_runner_kind
 from ..dialects.base import relative
-from ..dialects.uipath_contract import STRUCTURAL_TYPES, as_warnings, contract_problems, read_contract
+from ..dialects.uipath_contract import as_warnings, contract_problems, read_contract, structural
 from ..engine import Engine
 from ..model import EvalSet, Problem, Project, Row
 from ..project import load_project
@@ -119,7 +119,7 @@ def _row_errors(config: Config, project: Project) -> list[Problem]:
         evaluators = project.evaluators_of(eval_set.scope)
         for ref in eval_set.evaluator_refs:
             evaluator = evaluators.get(ref)
-            if evaluator is None or evaluator.type_id not in STRUCTURAL_TYPES:
+            if evaluator is None or not structural(evaluator):
                 continue
             for row in eval_set.rows:
                 criterion = row.criteria.get(ref)

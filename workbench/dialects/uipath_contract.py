@@ -26,15 +26,18 @@ from ..compare import fits_schema_type, strict_equal, type_name
 from ..model import EvalSet, EvaluatorDef, Problem, Project, Row
 from ..output_paths import MISSING, WHOLE, select, split_path
 from ..regular_files import read_regular_file
-from ..scoring.exact_match import ExactMatch
-from ..scoring.json_similarity import JsonSimilarity
-from ..scoring.llm_judge import StrictJsonSimilarityJudge
+from ..scoring import scorer_for
 from .base import relative
 
 DEFAULT_WORKFLOW = "Workflow.json"
 MAX_WORKFLOW_BYTES = 16 * 1024 * 1024
-STRUCTURAL_TYPES = frozenset({ExactMatch.type_id, JsonSimilarity.type_id, StrictJsonSimilarityJudge.type_id})
-"""Evaluator types that compare `expectedOutput` key by key, so its keys must be the output's keys."""
+
+
+def structural(evaluator: EvaluatorDef) -> bool:
+    """Whether the evaluator compares `expectedOutput` key by key (so its keys must be the output's keys):
+    a capability of its scorer."""
+    scorer = scorer_for(evaluator.type_id)
+    return scorer is not None and scorer.structural
 
 _COMBINATORS = ("$ref", "anyOf", "oneOf", "allOf", "not", "if")
 _MAX_DEPTH = 32
@@ -261,7 +264,7 @@ def _expected(criterion: Any) -> Any:
 def _structural(project: Project, eval_set: EvalSet) -> list[EvaluatorDef]:
     evaluators = project.evaluators_of(eval_set.scope)
     found = [evaluators.get(ref) for ref in eval_set.evaluator_refs]
-    return [e for e in found if e is not None and e.type_id in STRUCTURAL_TYPES and not e.target_error]
+    return [e for e in found if e is not None and structural(e) and not e.target_error]
 
 
 @dataclass(slots=True)

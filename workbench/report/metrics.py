@@ -10,10 +10,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import EvalSet, EvaluatorDef, Project, Result
-from ..scoring.classification import BinaryClassification, MulticlassClassification, SetMetric, result_pairs, set_metric
-
-CLASSIFICATION_TYPES = (BinaryClassification.type_id, MulticlassClassification.type_id)
+from ..model import EvalSet, Project, Result
+from ..scoring import scorer_for
+from ..scoring.base import Scorer, SetMetric
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,13 +33,10 @@ class SetMetricLine:
                 "value": round(self.metric.value, 4), "rows": self.metric.rows}
 
 
-def asks_for_metric(evaluator: EvaluatorDef) -> bool:
-    return evaluator.type_id in CLASSIFICATION_TYPES and evaluator.config.get("metricType") is not None
-
-
 def set_metrics(project: Project, results: Iterable[Result]) -> list[SetMetricLine]:
     """Every set-level metric of an iteration, in the project's set order, then the set's evaluator order."""
-    wanted = {key: ev for key, ev in project.evaluators.items() if asks_for_metric(ev)}
+    wanted = {key: ev for key, ev in project.evaluators.items()
+              if (scorer := scorer_for(ev.type_id)) is not None and type(scorer).set_metric is not Scorer.set_metric}
     if not wanted:
         return []
     groups: dict[tuple[str, str, str], list[Result]] = {}
@@ -54,7 +50,8 @@ def set_metrics(project: Project, results: Iterable[Result]) -> list[SetMetricLi
             if not group:
                 continue
             evaluator = wanted[(eval_set.scope, ref)]
-            metric = set_metric(evaluator, result_pairs(evaluator, group))
+            scorer = scorer_for(evaluator.type_id)
+            metric = scorer.set_metric(evaluator, group) if scorer is not None else None
             if metric is not None:
                 lines.append(SetMetricLine(eval_set.scope, eval_set.file_name, ref, metric))
     return lines

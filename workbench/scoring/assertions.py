@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 from .. import jsonio
 from ..model import EvaluatorDef
 from ..trace import ToolCalls, tool_calls, trace_tokens
-from .base import CriterionError, Score, ScoreInput
+from .base import CriterionError, Score, ScoreInput, Scorer
 from .common import boolean, check_flags, flag, show
 from .match_ops import (
     OPERATORS,
@@ -216,7 +216,7 @@ def _label(spec: dict[str, Any]) -> str:
     return text if len(text) <= 70 else text[:69] + "…"
 
 
-class Assertions:
+class Assertions(Scorer):
     type_id: ClassVar[str] = "workbench-assertions"
 
     def check_config(self, evaluator: EvaluatorDef) -> str | None:

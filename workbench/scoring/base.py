@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 from ..config import Config
-from ..model import EvaluatorDef, Verdict
+from ..model import EvaluatorDef, Result, Verdict
 
 
 @dataclass(slots=True)
@@ -46,11 +46,41 @@ class CriterionError(ValueError):
     """The row's criterion (or the evaluator's config) can't be used: an ERROR, not a FAIL."""
 
 
-class Scorer(Protocol):
+class Scorer:
+    """One evaluator type. Its capabilities are class attributes, so a new type is one class: nothing
+    elsewhere keeps a list of which types compare `expectedOutput` or have a set-level metric."""
+
     type_id: ClassVar[str]
+    uses_expected_output: ClassVar[bool] = False
+    """Scored against the criterion's `expectedOutput`: `accept` can write one from an output."""
+    structural: ClassVar[bool] = False
+    """Compares `expectedOutput` key by key, so its keys must be the output's (checked against the
+    workflow's output.schema by `check`)."""
+    default_criterion_allowed: ClassVar[bool] = True
+    """A row without its own criterion is scored with `evaluatorConfig.defaultEvaluationCriteria`; exact
+    match needs the row's own expectation (seed 003 rule 2)."""
 
     def check_config(self, evaluator: EvaluatorDef) -> str | None:
         """A reason the evaluator file can't be used, or None."""
+        return None
 
     def score(self, data: ScoreInput) -> Score | Awaitable[Score]:
         """The verdict for one row; may be a coroutine for evaluators that call out (judges)."""
+        raise NotImplementedError
+
+    def set_metric(self, evaluator: EvaluatorDef, results: Sequence[Result]) -> SetMetric | None:
+        """A metric over a whole set's results (precision, recall, F-score), when this type has one and
+        the evaluator asks for it."""
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class SetMetric:
+    """One set-level number (precision, recall, F-score) and how many rows it is computed over."""
+
+    name: str  # e.g. "f-score", "precision (macro)"
+    value: float
+    rows: int
+
+    def describe(self) -> str:
+        return f"{self.name} {self.value:.2f} over {self.rows} rows"

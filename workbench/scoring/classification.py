@@ -11,14 +11,13 @@ macro for multiclass; binary needs `positiveClass`) is computed over all rows: s
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
 from .. import jsonio
 from ..model import EvaluatorDef, Result, Verdict
 from ..output_paths import MISSING, select
-from .base import CriterionError, Score, ScoreInput
+from .base import CriterionError, Score, ScoreInput, Scorer, SetMetric
 from .common import boolean, check_single_target, check_threshold, missing_output, require, selected, show, target_path
 
 METRICS = ("precision", "recall", "f-score")
@@ -41,9 +40,15 @@ def _classes(evaluator: EvaluatorDef) -> list[str] | None:
     return [lab for lab in (label(v) for v in raw) if lab is not None]
 
 
-class _Classification:
+class _Classification(Scorer):
     type_id: ClassVar[str]
     binary: ClassVar[bool]
+
+    def set_metric(self, evaluator: EvaluatorDef, results: Sequence[Result]) -> SetMetric | None:
+        """Precision, recall or F-score over the set, when the evaluator's config asks (`metricType`)."""
+        if evaluator.config.get("metricType") is None:
+            return None
+        return set_metric(evaluator, result_pairs(evaluator, results))
 
     def check_config(self, evaluator: EvaluatorDef) -> str | None:
         config = evaluator.config
@@ -113,16 +118,6 @@ class MulticlassClassification(_Classification):
 
 
 # -- the set-level metric ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SetMetric:
-    name: str  # e.g. "f-score", "precision (macro)"
-    value: float
-    rows: int
-
-    def describe(self) -> str:
-        return f"{self.name} {self.value:.2f} over {self.rows} rows"
 
 
 def _prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from ..model import EvaluatorDef
 from ..output_paths import MISSING
-from .base import CriterionError, Score, ScoreInput
+from .base import CriterionError, Score, ScoreInput, Scorer
 from .common import (
     as_text,
     boolean,
@@ -25,7 +25,7 @@ from .common import (
 )
 
 
-class Contains:
+class Contains(Scorer):
     type_id: ClassVar[str] = "uipath-contains"
 
     def check_config(self, evaluator: EvaluatorDef) -> str | None:

@@ -33,7 +33,7 @@ from ..compare import is_number
 from ..model import EvaluatorDef, Verdict
 from ..output_paths import MISSING
 from ..trace import ToolCall, ToolCalls
-from .base import CriterionError, Score, ScoreInput
+from .base import CriterionError, Score, ScoreInput, Scorer
 from .conversation_checks import SILENCE, Check, Observed, compile_eval
 from .conversation_judge import judge_reply
 
@@ -92,7 +92,7 @@ def judge_threshold(criterion: dict[str, Any], data: ScoreInput) -> float:
     return data.config.evals.judge_pass_threshold if data.config is not None else DEFAULT_JUDGE_THRESHOLD
 
 
-class ConversationScorer:
+class ConversationScorer(Scorer):
     type_id: ClassVar[str] = CONVERSATION_TYPE
 
     def check_config(self, evaluator: EvaluatorDef) -> str | None:

@@ -8,7 +8,7 @@ from .. import jsonio
 from ..compare import explain, strict_equal
 from ..model import EvaluatorDef
 from ..output_paths import MISSING, SelectionError, normalize_target, select_pairs
-from .base import CriterionError, Score, ScoreInput
+from .base import CriterionError, Score, ScoreInput, Scorer
 
 
 def expected_output(criterion: dict[str, Any], ref: str) -> Any:
@@ -24,8 +24,11 @@ def expected_output(criterion: dict[str, Any], ref: str) -> Any:
     return expected
 
 
-class ExactMatch:
+class ExactMatch(Scorer):
     type_id: ClassVar[str] = "uipath-exact-match"
+    uses_expected_output: ClassVar[bool] = True
+    structural: ClassVar[bool] = True
+    default_criterion_allowed: ClassVar[bool] = False  # the row's own expectation (seed 003 rule 2)
 
     def check_config(self, evaluator: EvaluatorDef) -> str | None:
         try:

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from ..compare import format_path, is_number, type_name
 from ..model import EvaluatorDef
 from ..output_paths import MISSING, SelectionError, normalize_target, select_pairs, split_path
-from .base import CriterionError, Score, ScoreInput
+from .base import CriterionError, Score, ScoreInput, Scorer
 from .common import check_threshold, graded, show
 from .exact_match import expected_output
 
@@ -192,8 +192,10 @@ def describe(miss: Miss) -> str:
     return f"{where}: {miss.why} — {show(miss.actual)} (0 of {miss.leaves:g} leaves)"
 
 
-class JsonSimilarity:
+class JsonSimilarity(Scorer):
     type_id: ClassVar[str] = "uipath-json-similarity"
+    uses_expected_output: ClassVar[bool] = True
+    structural: ClassVar[bool] = True
 
     def check_config(self, evaluator: EvaluatorDef) -> str | None:
         try:

@@ -16,7 +16,7 @@ from .. import jsonio
 from ..compare import is_number, strict_equal
 from ..model import EvaluatorDef
 from ..output_paths import MISSING, WHOLE, select
-from .base import CriterionError, Score, ScoreInput
+from .base import CriterionError, Score, ScoreInput, Scorer
 from .common import check_single_target, check_threshold, graded, missing_output, selected, show
 from .exact_match import expected_output
 from .judge_client import HOW_TO_CONFIGURE, JudgeError, JudgeRequest, ask, is_configured
@@ -64,7 +64,7 @@ def render(value: Any) -> str:
     return value if isinstance(value, str) else jsonio.dumps(value, indent=True)
 
 
-class _LlmJudge:
+class _LlmJudge(Scorer):
     type_id: ClassVar[str]
     system: ClassVar[str]
     default_prompt: ClassVar[str]
@@ -131,11 +131,14 @@ class _LlmJudge:
 
 class SemanticSimilarityJudge(_LlmJudge):
     type_id: ClassVar[str] = "uipath-llm-judge-output-semantic-similarity"
+    uses_expected_output: ClassVar[bool] = True
     system: ClassVar[str] = SEMANTIC_SYSTEM
     default_prompt: ClassVar[str] = SEMANTIC_PROMPT
 
 
 class StrictJsonSimilarityJudge(_LlmJudge):
     type_id: ClassVar[str] = "uipath-llm-judge-output-strict-json-similarity"
+    uses_expected_output: ClassVar[bool] = True
+    structural: ClassVar[bool] = True
     system: ClassVar[str] = STRICT_JSON_SYSTEM
     default_prompt: ClassVar[str] = STRICT_JSON_PROMPT

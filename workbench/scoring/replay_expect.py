@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ..model import EvaluatorDef
-from .base import CriterionError, Score, ScoreInput
+from .base import CriterionError, Score, ScoreInput, Scorer
 from .common import as_text, boolean, show
 
 EXPECT_TYPE = "workbench-replay-expect"
@@ -25,7 +25,7 @@ def _run(output: Any) -> dict[str, Any]:
     return output
 
 
-class ReplayExpect:
+class ReplayExpect(Scorer):
     type_id: ClassVar[str] = EXPECT_TYPE
 
     def check_config(self, evaluator: EvaluatorDef) -> str | None:

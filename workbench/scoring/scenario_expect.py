@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..model import EvaluatorDef
-from .base import CriterionError, Score, ScoreInput
+from .base import CriterionError, Score, ScoreInput, Scorer
 from .common import boolean, fold, show
 from .scenario_match import describe, maximum_matching, mismatch
 from .scenario_spec import (
@@ -206,7 +206,7 @@ def _s(items: list[Any]) -> str:
     return "" if len(items) == 1 else "s"
 
 
-class ScenarioExpect:
+class ScenarioExpect(Scorer):
     """The scorer the scenario dialect's synthetic `expect` evaluator names."""
 
     type_id: ClassVar[str] = SCENARIO_EXPECT

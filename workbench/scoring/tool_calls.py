@@ -25,7 +25,7 @@ from ..compare import strict_equal
 from ..model import EvaluatorDef
 from ..output_paths import MISSING
 from ..trace import ToolCall, tool_calls
-from .base import CriterionError, Score, ScoreInput
+from .base import CriterionError, Score, ScoreInput, Scorer
 from .common import check_flags, check_threshold, flag, graded, require, show
 
 COMPARATORS: dict[str, Callable[[int, int], bool]] = {
@@ -66,7 +66,7 @@ def empty_case(expected_empty: bool, actual_empty: bool) -> tuple[float, list[st
     return None
 
 
-class _ToolCallScorer:
+class _ToolCallScorer(Scorer):
     type_id: ClassVar[str]
     flags: ClassVar[tuple[str, ...]] = ("strict",)
 

@@ -8,21 +8,17 @@ from .. import jsonio
 from ..compare import strict_equal
 from ..model import EvaluatorDef
 from ..output_paths import MISSING, WHOLE, SelectionError, normalize_target, select, set_path
+from ..scoring import scorer_for
 from .errors import WritebackError
 from .render import inline, render
 from .style import Style
 
-EXPECTED_OUTPUT_TYPES = frozenset({
-    "uipath-exact-match",
-    "uipath-json-similarity",
-    "uipath-llm-judge-output-semantic-similarity",
-    "uipath-llm-judge-output-strict-json-similarity",
-})
-"""Evaluator types scored against `expectedOutput`; only their expectations can be accepted."""
-
 
 def uses_expected_output(evaluator: EvaluatorDef) -> bool:
-    return evaluator.type_id in EXPECTED_OUTPUT_TYPES
+    """Whether the evaluator's type is scored against `expectedOutput` (only such expectations can be
+    accepted): a capability of its scorer."""
+    scorer = scorer_for(evaluator.type_id)
+    return scorer is not None and scorer.uses_expected_output
 
 
 def not_expected_output(evaluator: EvaluatorDef) -> str:
