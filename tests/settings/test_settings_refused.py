@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-from dataclasses import fields
+from dataclasses import fields, is_dataclass
 from pathlib import Path
 
 import pytest
 
-from workbench.config import _SECTIONS, ConfigError, Overrides, load_config, reload_config
+from workbench.config import Config, ConfigError, Overrides, load_config, reload_config
 
 
 def _load(root: Path, text: str, name: str = "workbench.toml") -> None:
@@ -57,8 +57,15 @@ def test_a_wrong_type_for_the_tool_tables_of_pyproject_is_named(tmp_path, text, 
     assert named in str(caught.value)
 
 
+def _sections() -> dict[str, type]:
+    """{section name: its settings class}: every part of a Config that is a section of the file."""
+    defaults = Config(root=Path("."))
+    parts = {part.name: getattr(defaults, part.name) for part in fields(Config) if part.name != "overrides"}
+    return {name: type(value) for name, value in parts.items() if is_dataclass(value)}
+
+
 def _numeric_settings():
-    for section, cls in _SECTIONS.items():
+    for section, cls in _sections().items():
         for setting in fields(cls):
             spec = str(setting.type)
             if spec.startswith("float"):
