@@ -106,8 +106,11 @@ def test_each_watch_iteration_stops_escaped_processes_and_keeps_its_worker(tmp_p
     target double-forked in each iteration does not."""
     first_row = row("first", {"n": 1}, {"n": 1})
     root = make_project(tmp_path / "p", sets={"s": eval_set([first_row], id="set-s")},
-                        config={"kind": "python", "callable": "daemonizer:answer", "timeout": 60, "concurrency": 1,
-                                "env": {"PIDS": str(pids)}},
+                        # The target starts a program (the sleeper): trusted here, else what that program read
+                        # could not be known and the worker would (rightly) not be kept for the next iteration.
+                        config={"runner": {"kind": "python", "callable": "daemonizer:answer", "timeout": 60,
+                                           "concurrency": 1, "env": {"PIDS": str(pids)}},
+                                "cache": {"trust_subprocesses": True}},
                         files={"daemonizer.py": DAEMONIZER})
     stranger = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True,
                                 env={**os.environ, MARK_ENV: "another-workbench"})
