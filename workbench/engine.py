@@ -31,7 +31,7 @@ from .events import (
 )
 from .iteration_reuse import IterationReuse, KeptState, ReusePolicy
 from .model import EvalSet, EvaluatorDef, Project, Result, Row, RowKey, Verdict, wrap_output
-from .project import EVALS_DIR, EVALUATORS_DIR, load_project
+from .project import load_project
 from .reuse import row_fingerprint
 from .runners import RUNNER_FAULTS, Runner, RunOutcome, make_runner, outcome_from_exception
 from .runners.reaper import sweep_escaped
@@ -97,21 +97,6 @@ class _Job:
     row: Row
     position: int
     plans: list[_Plan] = field(default_factory=list)
-
-
-def missing_evaluator_message(project: Project, scope: str, ref: str) -> str:
-    path = f"{EVALS_DIR}/{scope}/{EVALUATORS_DIR}/{ref}.json"
-    by_id = [e for (s, _), e in project.evaluators.items() if s == scope and e.id == ref]
-    if by_id:
-        stem = by_id[0].ref
-        return (f"no evaluator file {path}. {ref!r} is the id of {EVALUATORS_DIR}/{stem}.json, but refs "
-                f"are evaluator file base names: use {stem!r}")
-    available = sorted(r for (s, r) in [*project.evaluators, *project.broken_evaluators] if s == scope)
-    ids = sorted(e.id for (s, _), e in project.evaluators.items() if s == scope and e.id)
-    hint = f"; evaluator files here: {', '.join(available)}" if available else "; this scope has no evaluators"
-    if ids:
-        hint += f" (their ids: {', '.join(ids)})"
-    return f"no evaluator file {path}{hint}"
 
 
 class Engine:
@@ -248,9 +233,10 @@ class Engine:
         key = (eval_set.scope, ref)
         evaluator = project.evaluators.get(key)
         if evaluator is None:
+            dialect = dialect_for(eval_set.dialect)
             broken = project.broken_evaluators.get(key)
-            message = (f"evaluator file {EVALS_DIR}/{eval_set.scope}/{EVALUATORS_DIR}/{ref}.json is broken: "
-                       f"{broken}") if broken else missing_evaluator_message(project, eval_set.scope, ref)
+            message = (f"evaluator {dialect.evaluator_file(eval_set.scope, ref)} is broken: {broken}" if broken
+                       else dialect.missing_evaluator(project, eval_set.scope, ref))
             return _Plan(ref, None, Score.error(message))
         scorer = scorer_for(evaluator.type_id)
         if scorer is None:
@@ -259,7 +245,8 @@ class Engine:
             return _Plan(ref, evaluator, Score.error(row.problem))
         config_problem = evaluator.target_error or scorer.check_config(evaluator)
         if config_problem:
-            return _Plan(ref, evaluator, Score.error(f"{EVALUATORS_DIR}/{ref}.json: {config_problem}"))
+            where = dialect_for(eval_set.dialect).evaluator_file(eval_set.scope, ref)
+            return _Plan(ref, evaluator, Score.error(f"{where}: {config_problem}"))
         criterion = row.criteria.get(ref)
         if criterion is None:
             # Exact match needs the row's own expectation (seed 003 rule 2); other types may fall back
@@ -361,4 +348,4 @@ class Engine:
         return score
 
 
-__all__ = ["Engine", "RowFilter", "Trigger", "Verdict", "missing_evaluator_message", "wrap_output"]
+__all__ = ["Engine", "RowFilter", "Trigger", "Verdict", "wrap_output"]

@@ -61,7 +61,8 @@ def runner_settings(config: Config) -> dict[str, Any]:
     """The settings that can change what a row outputs: the runner's (not how many run at once, or whether
     Python scripts are forked from a warm parent, which gives the same answers), where rows run (this
     machine or a cluster), and what a subprocess is trusted with."""
-    settings = asdict(config.runner)
+    runner = config.runner
+    settings: dict[str, Any] = runner.model_dump() if hasattr(runner, "model_dump") else asdict(runner)
     for key in ("concurrency", "preload", "env"):  # env: part of the environment, compared variable by variable
         settings.pop(key, None)
     settings["cluster"] = [config.cluster.engine, config.cluster.address]

@@ -167,7 +167,7 @@ class EvalSet:
     name: str | None
     evaluator_refs: list[str]
     rows: list[Row]
-    dialect: str = "uipath"
+    dialect: str  # the name of the format that loaded it (and runs its rows): `dialects.dialect_for(dialect)`
     short_name: str | None = None
 
     @property

@@ -10,16 +10,19 @@ import gc
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .dialects import DIALECTS
+from .config import CONFIG_FILE
+from .dialects import all_dialects
 from .dialects.base import EVALS_DIR, MAX_FILE_BYTES, LoadContext, relative
-from .dialects.uipath import EVAL_FILES_DIR, EVALUATORS_DIR, SETS_DIR
 from .errors import WorkbenchError
 from .model import Problem, Project
 
 if TYPE_CHECKING:
     from .config import Config
 
-PROJECT_MARKERS = (EVALS_DIR, "workbench.toml", "Workflow.json", ".appilots", ".appilotsrc", "tools.json")
+
+def project_markers() -> tuple[str, ...]:
+    """The names that make a folder a project: workbench.toml and every format's own markers."""
+    return tuple(dict.fromkeys([CONFIG_FILE, *(m for d in all_dialects() for m in d.markers)]))
 
 
 class ProjectError(WorkbenchError):
@@ -42,10 +45,12 @@ def load_project(root: Path, config: Config | None = None) -> Project:
 
 def _load_project(root: Path, config: Config | None) -> Project:
     root = root.resolve()
-    present = [dialect for dialect in DIALECTS if dialect.present(root, config)]
+    present = [dialect for dialect in all_dialects() if dialect.present(root, config)]
     if not present:
-        raise ProjectError(f"no {EVALS_DIR}/ folder in {root}. Create one with `workbench init {root}`, "
-                           f"or point workbench at the project that has it.")
+        expected = "; ".join(f"{d.title}: {d.expects}" for d in all_dialects() if d.expects)
+        raise ProjectError(f"no eval files in {root} (expected {expected}). Create some with `workbench init "
+                           f"{root}` (--format for the other formats), or point workbench at the project that "
+                           "has them.")
     ctx = LoadContext(root, Project(root=root), config)
     for dialect in present:
         dialect.load(ctx)
@@ -59,11 +64,12 @@ def _load_project(root: Path, config: Config | None) -> Project:
 def find_project_root(start: Path) -> Path:
     """Walk up from `start` to the folder holding evals/, workbench.toml or another format's marker."""
     start = start.resolve()
+    markers = project_markers()
     for folder in (start, *start.parents):
-        if any((folder / marker).exists() for marker in PROJECT_MARKERS):
+        if any((folder / marker).exists() for marker in markers):
             return folder
     return start
 
 
-__all__ = ["EVALS_DIR", "EVALUATORS_DIR", "EVAL_FILES_DIR", "MAX_FILE_BYTES", "SETS_DIR", "ProjectError",
-           "find_project_root", "load_project", "relative"]
+__all__ = ["EVALS_DIR", "MAX_FILE_BYTES", "ProjectError", "find_project_root", "load_project", "project_markers",
+           "relative"]

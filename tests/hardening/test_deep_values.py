@@ -66,7 +66,7 @@ def deep_project(root: Path, types: list[str]) -> Project:
     }
     rows = [Row(name, name, {}, {ref: criterion for ref in refs}, index, {})
             for index, (name, criterion) in enumerate(criteria.items())]
-    eval_set = EvalSet("default", root / "deep.json", "deep", "deep", refs, rows)
+    eval_set = EvalSet("default", root / "deep.json", "deep", "deep", refs, rows, "uipath")
     return Project(root=root, sets=[eval_set], evaluators=evaluators)
 
 

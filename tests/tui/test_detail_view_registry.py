@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from helpers.tui import (
     FAIL,
     PASS,
@@ -23,7 +22,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
 
-from workbench.tui import detail_views
+from workbench.dialects import added_dialect
+from workbench.dialects.uipath import UiPathDialect
 from workbench.tui.detail_views import DetailContext, DetailView, ExpectedActualView, view_for
 
 
@@ -43,9 +43,22 @@ def test_a_dialect_without_a_view_gets_the_expected_actual_view() -> None:
     assert view_for("no-such-dialect") is ExpectedActualView
 
 
-async def test_the_detail_uses_the_view_registered_for_the_rows_dialect(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(detail_views.DETAIL_VIEWS, "turns", TurnsView)
+class TurnsDialect(UiPathDialect):
+    """A format of its own whose rows the TurnsView shows (the test hands it a set; it loads nothing)."""
+
+    name = "turns"
+    view = f"{__name__}:TurnsView"
+
+    def present(self, root: Path, config: object) -> bool:
+        return False
+
+
+async def test_the_detail_uses_the_view_its_dialect_names(tmp_path: Path) -> None:
+    with added_dialect(TurnsDialect()):
+        await _the_detail_uses_turns_view(tmp_path)
+
+
+async def _the_detail_uses_turns_view(tmp_path: Path) -> None:
     config = write_project(tmp_path, {"plain": [out_row("p1", PASS, PASS)], "talk": [out_row("t1", FAIL, PASS)]})
     app = app_for(config)
     async with app.run_test(size=SIZE) as pilot:

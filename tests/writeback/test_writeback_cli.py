@@ -119,7 +119,8 @@ class FakeHistory:
 def _set(refs=(EXACT, GRADE)):
     target = Row(id="r1", name="one", inputs={}, criteria={}, index=0, raw={})
     path = Path("evals/default/eval-sets/s.json")
-    return EvalSet(scope="default", path=path, id=None, name=None, evaluator_refs=list(refs), rows=[target]), target
+    return EvalSet(scope="default", path=path, id=None, name=None, evaluator_refs=list(refs), rows=[target],
+                   dialect="uipath"), target
 
 
 def history(*entries):

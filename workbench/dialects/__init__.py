@@ -11,6 +11,8 @@ Nothing is imported until a dialect is asked for: the settings layer discovers e
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,14 +30,32 @@ REGISTRY: tuple[str, ...] = (
 )
 
 
+_ADDED: list[Dialect] = []  # formats added at run time (`added_dialect`): a plugin's, a test's
+
+
 @cache
-def all_dialects() -> tuple[Dialect, ...]:
-    """One instance of every registered format (imported on first use)."""
+def _registered() -> tuple[Dialect, ...]:
     found = []
     for entry in REGISTRY:
         module, _, name = entry.partition(":")
         found.append(getattr(importlib.import_module(module), name)())
     return tuple(found)
+
+
+def all_dialects() -> tuple[Dialect, ...]:
+    """One instance of every format: the registered ones (imported on first use), then any added."""
+    return (*_registered(), *_ADDED)
+
+
+@contextmanager
+def added_dialect(dialect: Dialect) -> Iterator[Dialect]:
+    """Make `dialect` one of the formats for the block: a format defined outside this package (a test's
+    toy format) goes through loading, running, reports, history and the TUI like a registered one."""
+    _ADDED.append(dialect)
+    try:
+        yield dialect
+    finally:
+        _ADDED.remove(dialect)
 
 
 def package_names() -> list[str]:
@@ -69,5 +89,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-__all__ = ["DIALECTS", "REGISTRY", "Dialect", "LoadContext", "RowRun", "all_dialects", "dialect_for",
+__all__ = ["DIALECTS", "REGISTRY", "Dialect", "LoadContext", "RowRun", "added_dialect", "all_dialects", "dialect_for",
            "package_names", "runner_needed"]

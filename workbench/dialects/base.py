@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import jsonio
-from ..model import EvalSet, Problem, Project, Row
+from ..model import EvalSet, Problem, Project, Result, Row
 from ..regular_files import read_regular_file
 from ..runners.base import LogSink, Runner, RunOutcome, RunRequest
 
 if TYPE_CHECKING:
     from ..config import Config
+    from ..scoring.base import Scorer
 
 EVALS_DIR = "evals"
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -143,14 +144,55 @@ class RowRun:
                           set_file=self.eval_set.file_name, scope=self.eval_set.scope)
 
 
-class Dialect:
-    """One on-disk eval format. Subclasses set `name`, implement `present` and `load`, and override
-    `execute` when a row is more than one call of the target on `row.inputs`."""
+@dataclass(frozen=True, slots=True)
+class Scaffolded:
+    """What `workbench init` did: files created, kept (already there) and skipped, and what to do next."""
 
-    name: ClassVar[str] = ""
+    created: list[str]
+    kept: list[str]
+    skipped: list[str]
+    next_steps: str
+
+
+class Dialect:
+    """One on-disk eval format, and everything about it the rest of workbench needs: the engine, reports,
+    CLI and TUI reach a format only through this interface (never by its name). Subclasses set `name`,
+    implement `present` and `load`, and override what is their own; the defaults are a format of rows
+    that each call the target once on `row.inputs`."""
+
+    name: ClassVar[str] = ""  # the registry key, and every set's `EvalSet.dialect`
+    title: ClassVar[str] = ""  # what a person calls the format ("scripted replays")
     expects: ClassVar[str] = ""  # where its files go, for "no eval sets found: expected ..."
+    markers: ClassVar[tuple[str, ...]] = ()  # names that make a folder a project of this format
     needs_target: ClassVar[bool] = True  # False: rows run without the project's target (replays)
     accept_refusal: ClassVar[str] = ""  # why `accept` can't bless this format's rows, when it can't
+    init_name: ClassVar[str | None] = None  # `workbench init --format <init_name>`, when it has a scaffold
+    init_help: ClassVar[str] = ""  # what that creates, in one line
+    view: ClassVar[str] = ""  # "module:Class" of its TUI detail view, imported by the TUI only ("": the default)
+    makes_cases_from_runs: ClassVar[bool] = False  # `add-row --from-run --script`: a recorded run becomes a case
+
+    def scorers(self) -> tuple[Scorer, ...]:
+        """The evaluator types this format brings (registered with the core ones by `scoring.scorer_for`)."""
+        return ()
+
+    def scaffold(self, root: Path) -> Scaffolded:
+        """Create this format's starting files under `root` (`workbench init --format <init_name>`)."""
+        raise NotImplementedError(f"{self.title or self.name} has no starter files")
+
+    def evaluator_file(self, scope: str, ref: str) -> str:
+        """Where evaluator `ref` of `scope` would be, in this format's words (for "no such evaluator")."""
+        return f"{scope}/{ref}"
+
+    def missing_evaluator(self, project: Project, scope: str, ref: str) -> str:
+        """Why a set's evaluator ref finds nothing, and what is there instead."""
+        available = sorted(r for (s, r) in [*project.evaluators, *project.broken_evaluators] if s == scope)
+        hint = f"; evaluators here: {', '.join(available)}" if available else "; this scope has no evaluators"
+        return f"no evaluator {self.evaluator_file(scope, ref)}{hint}"
+
+    def digest(self, result: Result) -> str:
+        """A compact account of why a result did not pass (the text report, the agent interface): by
+        default the scorer's detail."""
+        return result.detail
 
     def present(self, root: Path, config: Config | None) -> bool:
         """Whether `root` holds files of this format (decides whether `load` runs)."""

@@ -21,7 +21,7 @@ from ..replay.script import SUFFIX, Case, StepError, case_name, parse_case
 from ..replay.tools import Toolbox, load_toolbox, tools_path
 from ..runners.base import RunOutcome
 from ..scoring.replay_expect import EXPECT_TYPE
-from .base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, RowRun
+from .base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, RowRun, Scaffolded
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -73,7 +73,19 @@ def scratch_dir(config: Config, row_id: str) -> Path:
 
 class ReplaysDialect(Dialect):
     name = "replays"
+    title = "scripted replays"
     expects = f"{EVALS_DIR}/*{SUFFIX}"
+    markers = ("tools.json",)
+    init_name = "plico"
+    init_help = f"tools.json and {EVALS_DIR}/smoke{SUFFIX} (scripted replays, no target)"
+    makes_cases_from_runs = True
+    view = "workbench.tui.detail_views.replay:ReplayView"
+
+    def scaffold(self, root: Path) -> Scaffolded:
+        from ..replay import scaffold
+
+        created, kept, skipped = scaffold.init_replays(root)
+        return Scaffolded(created, kept, skipped, scaffold.NEXT_STEPS)
     needs_target = False
     accept_refusal = ("is a scripted replay: its expect (status, outputContains) is written by hand and there is no "
                       "expectedOutput to accept; `workbench add-row --from-run N --row ROW --script` copies a run "

@@ -13,16 +13,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..compare import type_name
-from ..model import EvalSet, EvaluatorDef, Row, unique_ids
-from .base import EVALS_DIR, UNREADABLE, Dialect, LoadContext
+from ..model import EvalSet, EvaluatorDef, Project, Row, unique_ids
+from .base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, Scaffolded
 from .uipath_contract import contract_warnings
+from .uipath_layout import EVAL_FILES_DIR, EVALUATORS_DIR, SETS_DIR
 
 if TYPE_CHECKING:
     from ..config import Config
 
-SETS_DIR = "eval-sets"
-EVALUATORS_DIR = "evaluators"
-EVAL_FILES_DIR = "eval-files"
+__all__ = ["EVALUATORS_DIR", "EVAL_FILES_DIR", "SETS_DIR", "UiPathDialect", "row_ids"]
 
 
 def row_ids(evaluations: list[Any]) -> list[str | None]:
@@ -49,7 +48,36 @@ def row_ids(evaluations: list[Any]) -> list[str | None]:
 
 class UiPathDialect(Dialect):
     name = "uipath"
+    title = "UiPath API workflow evals"
     expects = f"{EVALS_DIR}/<scope>/{SETS_DIR}/*.json"
+    markers = (EVALS_DIR, "Workflow.json")
+    init_name = "uipath"
+    init_help = "the evals/ files Studio Web seeds (an exact-match evaluator and an empty eval set)"
+
+    def scaffold(self, root: Path) -> Scaffolded:
+        from .uipath_scaffold import init_project
+
+        created, kept, skipped = init_project(root)
+        return Scaffolded(created, kept, skipped, "Next: add rows to the eval set, say how to run your target "
+                                                  "in workbench.toml, then `workbench run`.")
+
+    def evaluator_file(self, scope: str, ref: str) -> str:
+        return f"{EVALS_DIR}/{scope}/{EVALUATORS_DIR}/{ref}.json"
+
+    def missing_evaluator(self, project: Project, scope: str, ref: str) -> str:
+        """Refs are evaluator file base names (seed 003 rule 1): an id used as a ref says so."""
+        path = self.evaluator_file(scope, ref)
+        by_id = [e for (s, _), e in project.evaluators.items() if s == scope and e.id == ref]
+        if by_id:
+            stem = by_id[0].ref
+            return (f"no evaluator file {path}. {ref!r} is the id of {EVALUATORS_DIR}/{stem}.json, but refs "
+                    f"are evaluator file base names: use {stem!r}")
+        available = sorted(r for (s, r) in [*project.evaluators, *project.broken_evaluators] if s == scope)
+        ids = sorted(e.id for (s, _), e in project.evaluators.items() if s == scope and e.id)
+        hint = f"; evaluator files here: {', '.join(available)}" if available else "; this scope has no evaluators"
+        if ids:
+            hint += f" (their ids: {', '.join(ids)})"
+        return f"no evaluator file {path}{hint}"
 
     def present(self, root: Path, config: Config | None) -> bool:
         return (root / EVALS_DIR).is_dir()
@@ -155,6 +183,7 @@ class _Loader:
             name=name if isinstance(name, str) else None,
             evaluator_refs=refs,
             rows=rows,
+            dialect=UiPathDialect.name,
         ))
 
     def _refs(self, path: Path, refs: Any) -> list[str] | None:

@@ -36,12 +36,21 @@ SCORERS: dict[str, Scorer] = {
 }
 
 
+def _dialect_scorers() -> dict[str, Scorer]:
+    """The evaluator types the formats bring (each dialect registers its own)."""
+    from ..dialects import all_dialects
+
+    return {scorer.type_id: scorer for dialect in all_dialects() for scorer in dialect.scorers()}
+
+
 def supported_types() -> list[str]:
-    return sorted(SCORERS)
+    return sorted({*SCORERS, *_dialect_scorers()})
 
 
 def scorer_for(type_id: str) -> Scorer | None:
-    return SCORERS.get(type_id)
+    """The scorer of an evaluator type: a core one, else one a format registered."""
+    found = SCORERS.get(type_id)
+    return found if found is not None else _dialect_scorers().get(type_id)
 
 
 def unsupported_message(type_id: str) -> str:

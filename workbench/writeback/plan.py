@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..project import EVALS_DIR, MAX_FILE_BYTES, SETS_DIR
+from ..dialects.uipath import SETS_DIR
+from ..project import EVALS_DIR, MAX_FILE_BYTES
 from .atomic import check_replaceable, read_bytes, replace_atomically
 from .errors import ConcurrentChange, WritebackError
 from .lock import writing_lock

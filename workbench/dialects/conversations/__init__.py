@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...runners.base import RunOutcome
-from ..base import EVALS_DIR, Dialect, LoadContext, RowRun
+from ..base import EVALS_DIR, Dialect, LoadContext, RowRun, Scaffolded
 from .files import SUFFIX, ConversationLoader, eval_files
 from .player import play
 
@@ -22,7 +22,18 @@ if TYPE_CHECKING:
 
 class ConversationsDialect(Dialect):
     name = "conversations"
+    title = "conversation evals"
     expects = f"{EVALS_DIR}/**/*{SUFFIX}"
+    markers = (EVALS_DIR,)
+    view = "workbench.tui.detail_views.conversation:ConversationView"
+    init_name = "botpress"
+    init_help = f"{EVALS_DIR}/greeting{SUFFIX} (a conversation eval)"
+
+    def scaffold(self, root: Path) -> Scaffolded:
+        from . import scaffold
+
+        created, kept, skipped = scaffold.init_conversations(root)
+        return Scaffolded(created, kept, skipped, scaffold.NEXT_STEPS)
     accept_refusal = ("is a conversation eval: its assertions are checked turn by turn and there is no single "
                       "expected output to accept; edit the assertions in its .eval.json file instead")
 

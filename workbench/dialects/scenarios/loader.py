@@ -21,7 +21,7 @@ from ...compare import type_name
 from ...model import EvalSet, EvaluatorDef, Row
 from ...scoring.scenario_expect import SCENARIO_EXPECT
 from ...scoring.scenario_spec import ExpectError, parse_expect
-from ..base import MAX_FILE_BYTES, Dialect, LoadContext, relative
+from ..base import MAX_FILE_BYTES, Dialect, LoadContext, Scaffolded, relative
 from .settings import APPILOTS_DIR, RC_FILE, ScenarioSettings, resolve_settings
 
 if TYPE_CHECKING:
@@ -36,7 +36,18 @@ FIELDS = ("name", "description", "given", "when", "modelOverride", "expect")
 
 class ScenariosDialect(Dialect):
     name = DIALECT
+    title = "scenarios"
     expects = f"{APPILOTS_DIR}/scenarios/*.json"
+    markers = (APPILOTS_DIR, RC_FILE)
+    view = "workbench.tui.detail_views.scenario:ScenarioView"
+    init_name = "appilots"
+    init_help = f"{APPILOTS_DIR}/scenarios/example.json (one scenario: given a screen, when the user says X)"
+
+    def scaffold(self, root: Path) -> Scaffolded:
+        from . import scaffold
+
+        created, kept, skipped = scaffold.init_scenarios(root)
+        return Scaffolded(created, kept, skipped, scaffold.NEXT_STEPS)
 
     def present(self, root: Path, config: Config | None) -> bool:
         settings, _ = resolve_settings(root, config)

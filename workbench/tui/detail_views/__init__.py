@@ -1,31 +1,34 @@
-"""Row-detail views by dialect: each eval format (UiPath eval sets, conversations, scenarios, replays)
-can show its rows its own way. The detail pane asks `view_for(eval_set.dialect)`; a dialect without an
-entry gets the expected/actual view.
+"""Row-detail views: each eval format shows its rows its own way. A dialect names its view as
+`Dialect.view = "module:Class"` (a module only the TUI imports, so the engine never loads Textual); the
+detail pane asks `view_for(eval_set.dialect)`, and a format that names none gets the expected/actual view.
 
-A new view is one module here with a `DetailView` subclass (compose its widgets; draw a
-`DetailContext` in `show_row`) plus one line in `DETAIL_VIEWS` — copy `expected_actual.py`."""
+A new view is one module with a `DetailView` subclass (compose its widgets; draw a `DetailContext` in
+`show_row`) — copy `expected_actual.py` — named by its dialect's `view`."""
 
 from __future__ import annotations
 
-from .base import DetailContext, DetailView
-from .conversation import ConversationView
-from .expected_actual import ExpectedActualView
-from .replay import ReplayView
-from .scenario import ScenarioView
+import importlib
 
-DETAIL_VIEWS: dict[str, type[DetailView]] = {
-    "uipath": ExpectedActualView,
-    "conversations": ConversationView,
-    "replays": ReplayView,
-    "appilots": ScenarioView,
-}
+from ...dialects import dialect_for
+from .base import DetailContext, DetailView
+from .expected_actual import ExpectedActualView
 
 DEFAULT_VIEW: type[DetailView] = ExpectedActualView
 
 
 def view_for(dialect: str) -> type[DetailView]:
-    """The view class for rows of `dialect` (the default view when the dialect registered none)."""
-    return DETAIL_VIEWS.get(dialect, DEFAULT_VIEW)
+    """The view class for rows of `dialect` (the default view when the dialect names none)."""
+    try:
+        named = dialect_for(dialect).view
+    except LookupError:  # a set of a format that is gone (a plugin uninstalled): still shown
+        return DEFAULT_VIEW
+    if not named:
+        return DEFAULT_VIEW
+    module, _, name = named.partition(":")
+    view = getattr(importlib.import_module(module), name)
+    if not (isinstance(view, type) and issubclass(view, DetailView)):
+        raise TypeError(f"{named} (the view of {dialect!r} rows) is not a DetailView")
+    return view
 
 
-__all__ = ["DEFAULT_VIEW", "DETAIL_VIEWS", "DetailContext", "DetailView", "ExpectedActualView", "view_for"]
+__all__ = ["DEFAULT_VIEW", "DetailContext", "DetailView", "ExpectedActualView", "view_for"]
