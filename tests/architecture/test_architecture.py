@@ -28,10 +28,12 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "workbench.textsafe", "workbench.model", "workbench.events", "workbench.compare",
                     "workbench.trace", "workbench.regular_files", "workbench.safe_paths",
                     "workbench.patterns")),
-    ("settings", ("workbench.config",)),
+    # A format's own section sits with the settings (its package's settings.py), found by settings/discovery.py.
+    ("settings", ("workbench.config", "workbench.options", "workbench.settings",
+                  "workbench.dialects.conversations.settings", "workbench.dialects.scenarios.settings")),
     ("loading, running and scoring rows", ("workbench.dialects", "workbench.project", "workbench.scaffold",
                                            "workbench.runners", "workbench.worker_main", "workbench.scoring",
-                                           "workbench.replay", "workbench.watching", "workbench.writeback",
+                                           "workbench.dialects.replays", "workbench.watching", "workbench.writeback",
                                            "workbench.cluster", "workbench.project_files",
                                            "workbench.file_digests")),
     ("iterations", ("workbench.engine", "workbench.session", "workbench.history", "workbench.baseline",
@@ -121,6 +123,15 @@ def test_every_module_has_a_layer():
     listed = [member for _, members in LAYERS for member in members]
     stale = [member for member in listed if not any(m == member or m.startswith(member + ".") for m in MODULES)]
     assert not stale, f"LAYERS names modules that no longer exist: {stale}"
+
+
+def test_every_format_settings_module_sits_in_the_settings_layer():
+    """`dialects/<name>/settings.py` is read by config.py: it must not reach up into its own format."""
+    settings = next(index for index, (name, _) in enumerate(LAYERS) if name == "settings")
+    found = [m for m in MODULES if m.startswith("workbench.dialects.") and m.endswith(".settings")]
+    assert "workbench.dialects.scenarios.settings" in found
+    misplaced = [module for module in found if layer_of(module) != settings]
+    assert not misplaced, f"list these in the settings layer of LAYERS: {misplaced}"
 
 
 def test_no_import_runs_from_a_lower_layer_up():

@@ -74,7 +74,7 @@ def test_check_from_inside_the_project_and_without_one(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     proc = invoke_workbench("check", str(empty))
-    assert proc.returncode == 2 and "no evals/ folder" in proc.stderr
+    assert proc.returncode == 2 and "no eval files in" in proc.stderr
 
 
 def test_run_shows_the_findings_as_warnings_beside_the_rows(tmp_path: Path) -> None:

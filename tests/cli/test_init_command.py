@@ -10,7 +10,7 @@ from helpers.cli import run_json, run_workbench
 from helpers.project import COMMAND_CONFIG, EXACT, make_project, toml_text
 
 from workbench.cli import main
-from workbench.dialects.uipath_scaffold import init_project
+from workbench.dialects.uipath.scaffold import init_project
 from workbench.project import load_project
 
 

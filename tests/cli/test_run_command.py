@@ -179,7 +179,7 @@ def test_no_config_and_no_workflow_json_exits_2_showing_the_config_to_add(tmp_pa
 def test_a_folder_without_evals_exits_2_and_says_so(tmp_path):
     proc = run_workbench("run", str(tmp_path))
     assert proc.returncode == 2
-    assert "no evals/ folder" in proc.stderr and "workbench init" in proc.stderr
+    assert "no eval files in" in proc.stderr and "workbench init" in proc.stderr
 
 
 def test_a_missing_folder_exits_2(tmp_path):

@@ -57,7 +57,7 @@ async def test_deleting_and_recreating_evals_while_watching_recovers(tmp_path: P
     root = make_project(tmp_path, sets={"s": set_document(1)})
     async with watching(root, record=False, runner_factory=FixedRunner.factory({"r": {"v": 1}})) as loop:
         shutil.rmtree(root / "evals")
-        await loop.until(lambda: any("no evals/ folder" in n for n in loop.notices), "a notice that evals/ is gone")
+        await loop.until(lambda: any("no eval files in" in n for n in loop.notices), "a notice that evals/ is gone")
         done = len(loop.reports)
         make_project(tmp_path, sets={"s": set_document(1)})
         await loop.until(lambda: len(loop.reports) > done and loop.reports[-1].results, "an iteration again")
@@ -70,7 +70,7 @@ async def test_deleting_a_watched_evals_folder_and_recreating_it_recovers(tmp_pa
     root = make_project(tmp_path, sets={"s": set_document(1)}, config={"watch": {"paths": ["evals"]}})
     async with watching(root, record=False, runner_factory=FixedRunner.factory({"r": {"v": 1}})) as loop:
         shutil.rmtree(root / "evals")
-        await loop.until(lambda: any("no evals/ folder" in n for n in loop.notices), "a notice that evals/ is gone")
+        await loop.until(lambda: any("no eval files in" in n for n in loop.notices), "a notice that evals/ is gone")
         done = len(loop.reports)
         make_project(tmp_path, sets={"s": set_document(1)})
         await loop.until(lambda: len(loop.reports) > done and loop.reports[-1].results, "an iteration again")

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from workbench.config import Config, EvalsConfig, JudgeConfig, RunnerConfig
+from workbench.config import Config, JudgeConfig, RunnerConfig
+from workbench.dialects.conversations.settings import ConversationsConfig
 from workbench.engine import Engine, RowFilter
 from workbench.events import IterationReport, Trigger
 from workbench.model import Result
@@ -82,7 +83,7 @@ class _ScriptedRunner(Runner):
 
 def config_for(root: Path, *, judge: list[str] | None = None, threshold: float = 3.0, **runner: Any) -> Config:
     return Config(root=root, runner=RunnerConfig(**runner), judge=JudgeConfig(command=judge),
-                  evals=EvalsConfig(judge_pass_threshold=threshold))
+                  dialect_sections={"evals": ConversationsConfig(judge_pass_threshold=threshold)})
 
 
 def play(root: Path, answer: Answer | ScriptedTarget, *, config: Config | None = None,

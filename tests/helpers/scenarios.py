@@ -43,9 +43,11 @@ def scenario_project(root: Path, scenarios: Mapping[str, Any], *, rc: Any = None
     return root
 
 
-def config_for(root: Path, **overrides: Any) -> Any:
+def config_for(root: Path, *, model: str | None = None, scenarios_dir: str | None = None, **overrides: Any) -> Any:
+    """The project's settings with these command-line overrides (`model`: --model, `scenarios_dir`: --dir)."""
     config = load_config(root)
-    config.overrides = Overrides(**overrides)
+    flags = {"scenarios.model": model, "scenarios.dir": scenarios_dir}
+    config.overrides = Overrides(settings={k: v for k, v in flags.items() if v is not None}, **overrides)
     config.overrides.apply(config)
     return config
 

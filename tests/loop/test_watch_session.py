@@ -193,7 +193,7 @@ async def test_evals_folder_gone_for_a_moment_is_a_notice_and_the_loop_keeps_wat
     async with watching(root) as loop:
         (root / "evals").rename(tmp_path / "evals.away")
         await loop.until(lambda: loop.notices, "a notice")
-        assert loop.notices[0].startswith("iteration not run: no evals/ folder in ")
+        assert loop.notices[0].startswith("iteration not run: no eval files in ")
         assert len(loop.completed) == 1
 
         (tmp_path / "evals.away").rename(root / "evals")

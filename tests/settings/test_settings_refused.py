@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-from dataclasses import fields, is_dataclass
 from pathlib import Path
 
 import pytest
 
-from workbench.config import Config, ConfigError, Overrides, load_config, reload_config
+from workbench.config import ConfigError, Overrides, load_config, reload_config, sections
+from workbench.settings.fields import fields_of
 
 
 def _load(root: Path, text: str, name: str = "workbench.toml") -> None:
@@ -57,21 +57,14 @@ def test_a_wrong_type_for_the_tool_tables_of_pyproject_is_named(tmp_path, text, 
     assert named in str(caught.value)
 
 
-def _sections() -> dict[str, type]:
-    """{section name: its settings class}: every part of a Config that is a section of the file."""
-    defaults = Config(root=Path("."))
-    parts = {part.name: getattr(defaults, part.name) for part in fields(Config) if part.name != "overrides"}
-    return {name: type(value) for name, value in parts.items() if is_dataclass(value)}
-
-
 def _numeric_settings():
-    for section, cls in _sections().items():
-        for setting in fields(cls):
-            spec = str(setting.type)
-            if spec.startswith("float"):
-                yield from ((section, setting.name, value) for value in ("inf", "-inf", "nan", "1e300"))
-            elif spec.startswith("int"):
-                yield from ((section, setting.name, value) for value in (str(2**63 - 1), str(-(2**63))))
+    """Every number of every section, the formats' own included (found as config.py finds them)."""
+    for section, cls in sections().items():
+        for setting in fields_of(section, cls):
+            if setting.base is float:
+                yield from ((section, setting.key, value) for value in ("inf", "-inf", "nan", "1e300"))
+            elif setting.base is int:
+                yield from ((section, setting.key, value) for value in (str(2**63 - 1), str(-(2**63))))
 
 
 @pytest.mark.parametrize(("section", "key", "value"), list(_numeric_settings()))

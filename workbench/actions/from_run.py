@@ -21,11 +21,11 @@ from typing import Any
 from .. import jsonio
 from ..config import Config
 from ..dialects.base import EVALS_DIR, LoadContext
+from ..dialects.replays.from_run import NotACase, case_from_result
+from ..dialects.replays.script import SUFFIX, TOOL_CALL
+from ..dialects.replays.tools import load_toolbox
 from ..history import HistoryStore
 from ..model import EvalSet, Project, Result, RowKey, results_by_row
-from ..replay.from_run import NotACase, case_from_result
-from ..replay.script import SUFFIX, TOOL_CALL
-from ..replay.tools import load_toolbox
 from ..writeback import WritebackError
 from ..writeback.rows import find_set
 from .add_row import NewRow, TargetRun, plan_new_row

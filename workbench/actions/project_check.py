@@ -15,7 +15,7 @@ from typing import Any
 
 from ..config import Config, ConfigError, load_config, resolve_runner_kind
 from ..dialects.base import relative
-from ..dialects.uipath_contract import as_warnings, contract_problems, read_contract, structural
+from ..dialects.uipath.contract import as_warnings, contract_problems, read_contract, structural
 from ..engine import Engine
 from ..model import EvalSet, Problem, Project, Row
 from ..project import load_project

@@ -13,7 +13,7 @@ from ..actions.signals import run_until_stopped
 from ..textsafe import printable
 from ..writeback.add_row import parse_criterion
 from ..writeback.rows import find_set
-from .common import SECONDS, fail, load_project_config, project_argument, resolve_root
+from .common import fail, load_project_config, project_argument, resolve_root, setting_options
 from .from_run import add_from_run, check_options
 from .writing import print_notes, show_and_write
 
@@ -33,13 +33,11 @@ from .writing import print_notes, show_and_write
 @click.option("--row", "row_ref", metavar="ROW", help="With --from-run: the row (id or name) whose run to copy.")
 @click.option("--script", is_flag=True,
               help="With --from-run: write evals/<name>.script.json, a scripted replay of the run (name: the row id).")
-@click.option("--command", "command", metavar="CMD", help="Target command (overrides [runner] command).")
-@click.option("--timeout", type=SECONDS, metavar="SECONDS",
-              help="Time limit for the run (overrides [runner] timeout).")
+@setting_options("add-row")
 @click.option("--dry-run", is_flag=True, help="Run the target and show the row; write nothing.")
 def add_row_command(path: str | None, set_name: str | None, name: str | None, inputs_text: str | None,
                     criterion_texts: tuple[str, ...], from_run: int | None, row_ref: str | None, script: bool,
-                    command: str | None, timeout: float | None, dry_run: bool) -> None:
+                    dry_run: bool) -> None:
     """Run the target once on --inputs, print its output, and append a row to the eval set.
 
     The row gets a fresh UUID, NAME, the inputs, and for each of the set's evaluators an expectedOutput
@@ -54,7 +52,7 @@ def add_row_command(path: str | None, set_name: str | None, name: str | None, in
     recorded outputs as results), approvals and outputs, expecting its status and final output.
     An unknown iteration or row, or an existing case or name, is refused (exit 1).
     """
-    config = load_project_config(resolve_root(path), command=command, timeout=timeout)
+    config = load_project_config(resolve_root(path))
     if script and criterion_texts:
         raise click.UsageError("--criterion gives a row of an eval set its criterion; leave it out with --script")
     if from_run is not None:

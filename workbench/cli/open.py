@@ -10,8 +10,7 @@ from .common import (
     project_argument,
     resolve_root,
     row_filter_options,
-    runner_options,
-    scenario_options,
+    setting_options,
 )
 from .tui_launch import launch_tui
 
@@ -19,16 +18,13 @@ from .tui_launch import launch_tui
 @click.command("open")
 @project_argument
 @click.option("--no-watch", is_flag=True, help="Run once at start and on demand only; don't watch files.")
-@runner_options
-@scenario_options
+@setting_options("open")
 @row_filter_options
-def open_command(path: str | None, no_watch: bool, command: str | None, timeout: float | None,
-                 concurrency: int | None, model: str | None, scenarios_dir: str | None) -> None:
+def open_command(path: str | None, no_watch: bool) -> None:
     """Open the TUI on the project (the default when no command is given).
 
     Every row runs at start and again whenever a file changes. Press ? for the keys.
     """
-    config = load_project_config(resolve_root(path), command=command, timeout=timeout, concurrency=concurrency,
-                                 model=model, scenarios_dir=scenarios_dir)
+    config = load_project_config(resolve_root(path))
     check_runnable(config, watching=not no_watch)
     launch_tui(config, watch=not no_watch)

@@ -18,15 +18,12 @@ from ..report.text import TextReporter
 from .common import (
     EXIT_FAILED,
     EXIT_OK,
-    FRACTION,
-    Number,
     fail,
     load_project_config,
     project_argument,
     resolve_root,
     row_filter_options,
-    runner_options,
-    scenario_options,
+    setting_options,
 )
 
 
@@ -41,16 +38,6 @@ from .common import (
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write JUnit XML (one testcase per result) to FILE.")
 @click.option("--allow-empty", is_flag=True, help="Exit 0 when nothing ran (normally a failure).")
-@click.option("--min-pass-rate", type=Number(0, 1), metavar="RATE",
-              help="Fraction of results that must pass (default 1.0: all; [baseline] min_pass_rate; "
-                   "for scenarios 0.95).")
-@click.option("--max-slowdown", type=FRACTION, metavar="FRACTION",
-              help="Fail when a passing result is slower than the baseline by more than this (0.5 = +50%).")
-@click.option("--max-token-increase", type=FRACTION, metavar="FRACTION",
-              help="Fail when a passing result uses more tokens than the baseline by more than this.")
-@click.option("--max-token-regression", type=FRACTION, metavar="FRACTION",
-              help="Scenarios: fail when a passing one uses more than (1 + this) × its baseline tokens "
-                   "(default 0.25).")
 @click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Baseline file (default workbench-baseline.json at the project root; in a project with "
                    "scenarios, the scenario baseline, default .appilots/eval-baseline.json).")
@@ -63,15 +50,12 @@ from .common import (
                    "but the eval files, the environment, the programs, the files it read. See --explain-reuse.")
 @click.option("--explain-reuse", is_flag=True,
               help="Also say for each row why it was re-scored or ran (with --json: a \"reuse\" list).")
-@runner_options
-@scenario_options
+@setting_options("run")
 @row_filter_options
 def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], as_json: bool, quiet: bool,
                 junit_path: str | None, allow_empty: bool, min_pass_rate: float | None, max_slowdown: float | None,
                 max_token_increase: float | None, max_token_regression: float | None, baseline_path: str | None,
-                update_baseline: bool, no_history: bool, reuse: bool, explain_reuse: bool, command: str | None,
-                timeout: float | None,
-                concurrency: int | None, model: str | None, scenarios_dir: str | None) -> None:
+                update_baseline: bool, no_history: bool, reuse: bool, explain_reuse: bool) -> None:
     """Run every row of every eval set once and score it.
 
     Prints a line per result (PASS, FAIL or ERROR, with the reason) and a summary. With a baseline
@@ -86,8 +70,7 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
     and nothing regressed against the baseline); 1 when it does not, when a file had a problem, or
     when nothing ran (unless --allow-empty); 2 for usage or project errors.
     """
-    config = load_project_config(resolve_root(path), command=command, timeout=timeout, concurrency=concurrency,
-                                 model=model, scenarios_dir=scenarios_dir)
+    config = load_project_config(resolve_root(path))
     request = gate_request(config, sets=sets, rows=rows, min_pass_rate=min_pass_rate, max_slowdown=max_slowdown,
                            max_token_increase=max_token_increase, allow_empty=allow_empty,
                            baseline_path=baseline_path, update_baseline=update_baseline, record=not no_history,

@@ -22,8 +22,7 @@ from .common import (
     project_argument,
     resolve_root,
     row_filter_options,
-    runner_options,
-    scenario_options,
+    setting_options,
 )
 
 
@@ -63,12 +62,10 @@ class PlainPrinter:
 @click.option("--stop-on-stall", is_flag=True,
               help="With --plain: stop (exit 1) once the loop is stalled ([watch] stall_after iterations "
                    "without more rows passing).")
-@runner_options
-@scenario_options
+@setting_options("watch")
 @row_filter_options
 def watch_command(path: str | None, plain: bool, verbose: bool, until_green: bool, max_iterations: int | None,
-                  stop_on_stall: bool, command: str | None, timeout: float | None, concurrency: int | None,
-                  model: str | None, scenarios_dir: str | None) -> None:
+                  stop_on_stall: bool) -> None:
     """Run every row now and again whenever a file in the project changes, until Ctrl-C (or, with
     --plain, until a stop rule ends the loop).
 
@@ -83,8 +80,7 @@ def watch_command(path: str | None, plain: bool, verbose: bool, until_green: boo
     rules = StopRules(until_green=until_green, max_iterations=max_iterations, stop_on_stall=stop_on_stall)
     if rules.any and not plain:
         raise click.UsageError("--until-green, --max-iterations and --stop-on-stall need --plain")
-    config = load_project_config(resolve_root(path), command=command, timeout=timeout, concurrency=concurrency,
-                                 model=model, scenarios_dir=scenarios_dir)
+    config = load_project_config(resolve_root(path))
     check_runnable(config, watching=True)
     if not plain:
         from .tui_launch import launch_tui

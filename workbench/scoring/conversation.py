@@ -89,7 +89,10 @@ def judge_threshold(criterion: dict[str, Any], data: ScoreInput) -> float:
     value = options.get("judgePassThreshold") if isinstance(options, dict) else None
     if is_number(value):
         return float(value)
-    return data.config.evals.judge_pass_threshold if data.config is not None else DEFAULT_JUDGE_THRESHOLD
+    from ..dialects.conversations.settings import ConversationsConfig  # here: the package imports this module
+
+    return data.config.section(ConversationsConfig).judge_pass_threshold if data.config is not None \
+        else DEFAULT_JUDGE_THRESHOLD
 
 
 class ConversationScorer(Scorer):

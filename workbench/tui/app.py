@@ -41,6 +41,7 @@ from .history_pane import HistoryPane
 from .log_pane import RunLog
 from .messages import EngineMessage, IterationBegan, IterationDone, RowsChanged, SessionIdle
 from .sets_pane import NodeRef, SetsTree
+from .settling import quiet
 from .state import RunState, next_iteration_number
 from .status_bar import StatusBar
 from .watch_control import WATCH_GROUP, WatchControl
@@ -234,18 +235,24 @@ class WorkbenchApp(App[None]):
             self.watcher.ended()
 
     async def settled(self) -> None:
-        """Wait until no iteration runs or waits, no background job (but the watcher) is busy, and the
-        screen shows all of it: what tests and scripts wait on instead of sleeping."""
-        while not self.is_settled:
+        """Wait until no iteration runs or waits, no background job (but the watcher) is busy, every widget
+        has handled what was posted to it, nothing deferred is still to run, and a refresh has shown it
+        all: what tests and scripts wait on instead of pausing. Call it from outside the app's own task."""
+        while True:
             if self.session.running:
                 await self.session.wait_idle()
-            else:
+            elif not self.is_settled:
                 await asyncio.sleep(0.005)  # a job is finishing, or a posted message is on its way
+            else:
+                await self.screen.wait_for_refresh()
+                if self.is_settled:
+                    return
 
     @property
     def is_settled(self) -> bool:
         return (not self.session.running and self.link.caught_up and not self.history_pane.busy
-                and not any(w.group != WATCH_GROUP and not w.is_finished for w in self.workers))
+                and not any(w.group != WATCH_GROUP and not w.is_finished for w in self.workers)
+                and quiet(self))
 
     # -- selection -----------------------------------------------------------------------------------
 

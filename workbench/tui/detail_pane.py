@@ -63,7 +63,8 @@ class RowDetail(VerticalScroll, can_focus=True):
         if changed:
             self.evaluator_index = 0
             self._rebuild_tabs()
-            self.scroll_home(animate=False)  # a new row starts at its top (or its view scrolls to what matters)
+            # a new row starts at its top (or its view scrolls to what matters)
+            self.scroll_home(animate=False, immediate=True)
         if found is not None:
             self._use_view(view_for(found[0].dialect))
         self.refresh_detail()

@@ -89,4 +89,4 @@ def after_iteration(app: WorkbenchHost, message: IterationDone) -> None:
             app.notify("Every shown row passes — showing all rows again", timeout=4)
         tree.rebuild()
     if app.iterations_done == 1 and not tree.moved_by_user:  # open where the work is, once
-        tree.call_after_refresh(tree.select_first_failure)  # after any rebuild has put its cursor back
+        tree.defer(tree.select_first_failure)  # after any rebuild has put its cursor back

@@ -16,6 +16,7 @@ from ..model import Problem, RowKey
 from ..textsafe import one_line
 from .filter_text import RowFilterText
 from .labels import row_label, set_label
+from .settling import Settling
 from .state import RunState, SetKey
 
 
@@ -25,7 +26,7 @@ class NodeRef:
     key: tuple[str, ...] = ()
 
 
-class SetsTree(Tree[NodeRef]):
+class SetsTree(Settling, Tree[NodeRef]):
     """Sets and rows. Rebuilt when the project's shape or the filters change; relabelled otherwise."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -111,7 +112,7 @@ class SetsTree(Tree[NodeRef]):
             target = self._sets.get(data.key)  # type: ignore[arg-type]
         if target is None:
             target = next(iter(self._rows.values()), None)
-        self.call_after_refresh(self._restored, target)
+        self.defer(self._restored, target)
 
     def _restored(self, target: TreeNode[NodeRef] | None) -> None:
         if target is not None:

@@ -11,7 +11,7 @@ from helpers.tui import SIZE, app_for, selected_id, settle, static_text, to_firs
 from textual.widgets import Button, Input
 
 from workbench.config import load_config
-from workbench.replay.outline import DENIED, DONE, FAILED, NOT_REACHED, NOT_RUN, WAITING, outline
+from workbench.dialects.replays.outline import DENIED, DONE, FAILED, NOT_REACHED, NOT_RUN, WAITING, outline
 from workbench.tui.case_from_run_screen import CaseFromRunScreen
 from workbench.tui.detail_views import view_for
 from workbench.tui.detail_views.replay import ReplayView

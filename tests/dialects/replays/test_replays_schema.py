@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from workbench.replay.schema import schema_mistakes, unchecked_keywords, validate
+from workbench.dialects.replays.schema import schema_mistakes, unchecked_keywords, validate
 
 
 def messages(schema: Any, arguments: Any) -> list[str]:

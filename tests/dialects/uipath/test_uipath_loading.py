@@ -68,7 +68,7 @@ def test_refs_resolve_within_their_own_scope(tmp_path):
 def test_no_evals_folder_is_a_project_error_that_says_how_to_start(tmp_path):
     with pytest.raises(ProjectError) as info:
         load_project(tmp_path)
-    assert "no evals/ folder" in str(info.value) and "workbench init" in str(info.value)
+    assert "no eval files in" in str(info.value) and "workbench init" in str(info.value)
 
 
 def test_an_evals_folder_without_sets_is_reported(tmp_path):

@@ -1,6 +1,7 @@
 """The scenario dialect's settings (seed 000): where the scenarios and the baseline live, and the gate's
 thresholds. Each setting is the seed's default, replaced by `.appilotsrc`'s `eval` block, replaced by
-`workbench.toml [scenarios]`, replaced by a command-line flag.
+`workbench.toml [scenarios]`, replaced by a command-line flag. All three are checked by one declaration,
+`ScenariosConfig` (`SECTIONS`, found by `settings/discovery.py`; `OPTIONS` are its flags).
 
 `.appilotsrc` also holds secrets (`apiKey`, ...). Only the `eval` block and `outputDir` are read out of
 it; nothing else of the file is kept, shown or stored, and a message about it never quotes its text.
@@ -12,15 +13,19 @@ naming the file and key; only `--baseline PATH` may point anywhere.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import Field
 
 from ... import jsonio
-from ...compare import is_number
 from ...config import ConfigError
+from ...options import Option
 from ...safe_paths import outside_reason
+from ...settings.base import Note, PathText, Rate, Section, Text
+from ...settings.fields import did_you_mean, field_of
 
 if TYPE_CHECKING:
     from ...config import Config
@@ -30,9 +35,40 @@ RC_FILE = ".appilotsrc"
 DEFAULT_MIN_PASS_RATE = 0.95
 DEFAULT_MAX_TOKEN_REGRESSION = 0.25
 _RC_LIMIT = 1024 * 1024
-_EVAL_KEYS = ("scenariosDir", "baselinePath", "minPassRate", "maxTokenRegression")
+SECTION = "scenarios"
 
 DEFAULT, RC, TOML, FLAG = "default", RC_FILE, "workbench.toml", "flag"
+
+TokenRegression = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False), Note("(0.25 = +25%)")]
+
+
+class ScenariosConfig(Section):
+    """Scenarios (.appilots/scenarios/*.json) and their gate; unset: .appilotsrc's eval block, else the seed's."""
+
+    dir: PathText | None = Field(default=None, description=(
+        "The folder of scenario files, one *.json per scenario (else .appilotsrc eval.scenariosDir, else "
+        ".appilots/scenarios)"))
+    baseline: PathText | None = Field(default=None, description=(
+        "The scenario baseline, inside the project (else eval.baselinePath, else .appilots/eval-baseline.json)"))
+    min_pass_rate: Rate | None = Field(default=None, description=(
+        "Fraction of scenarios that must pass (else eval.minPassRate, else 0.95)"))
+    max_token_regression: TokenRegression | None = Field(default=None, description=(
+        "A passing scenario fails past (1 + this) × its baseline tokens (else eval.maxTokenRegression, else 0.25)"))
+    model: Text | None = Field(default=None, description=(
+        "The model every scenario without its own modelOverride asks the agent for"))
+
+
+SECTIONS = {SECTION: ScenariosConfig}
+# `.appilotsrc`'s eval block: its key for each field, checked by that field.
+RC_KEYS = {"scenariosDir": "dir", "baselinePath": "baseline", "minPassRate": "min_pass_rate",
+           "maxTokenRegression": "max_token_regression"}
+OPTIONS = (
+    Option("--dir", (f"{SECTION}.dir",), "PATH", path=True),
+    Option("--model", (f"{SECTION}.model",), "ID"),
+    Option("--min-pass-rate", (f"{SECTION}.min_pass_rate",), "RATE", dest="min_pass_rate", commands=("run",)),
+    Option("--max-token-regression", (f"{SECTION}.max_token_regression",), "FRACTION", dest="max_token_regression",
+           commands=("run",)),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,30 +171,19 @@ def read_rc(root: Path) -> RcValues:
 
 
 def _read_eval_block(block: dict[str, Any], out: RcValues) -> None:
+    """Each known key checked by its field in `ScenariosConfig` (the value never quoted: the file holds secrets)."""
+    known = list(RC_KEYS)
     for key, value in block.items():
-        if key not in _EVAL_KEYS:
-            close = difflib.get_close_matches(str(key), _EVAL_KEYS, n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            out.problems.append((f"eval.{key} is not a scenario setting; {hint}known: {', '.join(_EVAL_KEYS)}",
-                                 "warning"))
+        if key not in RC_KEYS:
+            out.problems.append((f"eval.{key} is not a scenario setting; {did_you_mean(str(key), known)}known: "
+                                 f"{', '.join(known)}", "warning"))
             continue
-        problem = _check(key, value)
+        facts = field_of(SECTION, ScenariosConfig, RC_KEYS[key])
+        checked, problem = facts.check(float(value) if isinstance(value, Decimal) else value, quote=False)
         if problem:
             out.problems.append((f"eval.{key} {problem}; not used", "error"))
         else:
-            out.values[key] = float(value) if key in ("minPassRate", "maxTokenRegression") else value
-
-
-def _check(key: str, value: Any) -> str | None:
-    if key in ("scenariosDir", "baselinePath"):
-        return None if isinstance(value, str) and value else "must be a non-empty string (a path)"
-    if not is_number(value):
-        return "must be a number"
-    if key == "minPassRate" and not 0 <= value <= 1:
-        return "must be between 0 and 1"
-    if key == "maxTokenRegression" and not 0 <= value <= 100:
-        return "must be between 0 and 100 (0.25 = +25%)"
-    return None
+            out.values[key] = checked
 
 
 def resolve_settings(root: Path, config: Config | None) -> tuple[ScenarioSettings, RcValues]:
@@ -177,8 +202,8 @@ def resolve_settings(root: Path, config: Config | None) -> tuple[ScenarioSetting
         sources[name] = DEFAULT
         return default
 
-    toml = config.scenarios if config is not None else None
-    dir_flag = config is not None and config.overrides.scenarios_dir is not None
+    toml = config.section(ScenariosConfig) if config is not None else None
+    dir_flag = config is not None and f"{SECTION}.dir" in config.overrides.settings
     folder = pick("dir", "scenariosDir", toml.dir if toml else None, f"{out_dir}/scenarios", dir_flag)
     baseline = pick("baseline", "baselinePath", toml.baseline if toml else None, f"{out_dir}/eval-baseline.json")
     min_rate = pick("min_pass_rate", "minPassRate", toml.min_pass_rate if toml else None, DEFAULT_MIN_PASS_RATE)
@@ -187,7 +212,7 @@ def resolve_settings(root: Path, config: Config | None) -> tuple[ScenarioSetting
     settings = ScenarioSettings(
         dir=root / Path(folder).expanduser(), baseline=root / Path(baseline).expanduser(),
         min_pass_rate=float(min_rate), max_token_regression=float(max_tokens),
-        model=config.overrides.model if config is not None else None,
+        model=toml.model if toml else None,
         dir_named=sources["dir"] != DEFAULT, sources=sources,
         baseline_origin=_baseline_origin(root, config, sources["baseline"], baseline, rc.output_dir))
     return settings, rc
@@ -205,5 +230,5 @@ def _baseline_origin(root: Path, config: Config | None, source: str, value: str,
     return f"the default scenario baseline {value}"
 
 
-__all__ = ["APPILOTS_DIR", "DEFAULT_MAX_TOKEN_REGRESSION", "DEFAULT_MIN_PASS_RATE", "RC_FILE", "RcValues",
-           "ScenarioSettings", "read_rc", "resolve_settings"]
+__all__ = ["APPILOTS_DIR", "DEFAULT_MAX_TOKEN_REGRESSION", "DEFAULT_MIN_PASS_RATE", "OPTIONS", "RC_FILE", "RC_KEYS",
+           "SECTIONS", "RcValues", "ScenarioSettings", "ScenariosConfig", "read_rc", "resolve_settings"]

@@ -3,6 +3,7 @@ of one dialect, and what it is given to draw (`DetailContext`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,6 +11,7 @@ from textual.containers import ScrollableContainer, Vertical
 from textual.widget import Widget
 
 from ...model import EvalSet, EvaluatorDef, Project, Result, Row
+from ..settling import Settling
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +32,10 @@ class DetailContext:
     running: bool
 
 
-class DetailView(Vertical):
+Placement = Callable[[ScrollableContainer, int], int | None]  # (scroller, scroll when opened) -> where to scroll
+
+
+class DetailView(Settling, Vertical):
     """Base of every row-detail body. Subclasses compose their widgets and implement `show_row`, which is
     called every time the selected row, the picked evaluator or the row's results change — keep it cheap
     and idempotent (update widgets in place, don't mount new ones per call)."""
@@ -44,15 +49,24 @@ class DetailView(Vertical):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._pending: DetailContext | None = None
+        self._showing: tuple[object, ...] = ()  # the row and evaluator drawn
+        self._placement: Placement | None = None  # where the row opens, kept until the user scrolls
+        self._placed_for: tuple[object, ...] = ()  # the row and evaluator it is for
+        self._opened_from = 0  # the pane's scroll when the row opened
+        self._placed: int | None = None  # the pane's scroll as the placement last left it
 
     def show(self, context: DetailContext) -> None:
         """Draw `context`; a view swapped in a moment ago draws once its widgets exist."""
+        self._showing = (context.eval_set.key_of(context.row), context.ref)
+        if self._showing != self._placed_for:
+            self._placement = None  # another row or evaluator: where the last one opened is no concern
         if self.is_mounted:
             self.show_row(context)
         else:
             self._pending = context
 
     def on_mount(self) -> None:
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._layout_changed)
         if self._pending is not None:
             context, self._pending = self._pending, None
             self.show_row(context)
@@ -60,13 +74,53 @@ class DetailView(Vertical):
     def show_row(self, context: DetailContext) -> None:
         raise NotImplementedError
 
+    # -- opening a row where it matters --------------------------------------------------------------
+
+    def open_at(self, placement: Placement) -> None:
+        """Open the row scrolled where `placement` says, from the layout as it is. Placed after the next
+        refresh and again after every layout until the user scrolls: a layout made before every widget
+        had measured its new text would otherwise leave the row a line or more off."""
+        scroller = self._scroller()
+        self._placement, self._placed_for = placement, self._showing
+        self._opened_from = round(scroller.scroll_y) if scroller is not None else 0
+        self._placed = None
+        self.defer(self._place)
+
     def scroll_line_into_view(self, widget: Widget, line: int) -> None:
-        """Scroll the detail pane so line `line` of `widget` shows, with two lines above it for context;
-        nothing moves when it already shows. Call it after a refresh (the layout must be known)."""
-        scroller = next((a for a in widget.ancestors if isinstance(a, ScrollableContainer)), None)
-        if scroller is None or not widget.region:
+        """Open the row with line `line` of `widget` in view, two lines above it for context; nothing moves
+        when it shows from where the pane was."""
+        def placement(scroller: ScrollableContainer, opened_from: int) -> int | None:
+            if not widget.region:
+                return None
+            y = widget.content_region.y - scroller.content_region.y + round(scroller.scroll_y) + line
+            height = scroller.content_region.height
+            return opened_from if opened_from <= y < opened_from + height else max(0, y - 2)
+        self.open_at(placement)
+
+    def scroll_widget_to_top(self, widget: Widget) -> None:
+        """Open the row with `widget` (and its top margin) at the top of the pane."""
+        def placement(scroller: ScrollableContainer, _opened_from: int) -> int | None:
+            if not widget.region:
+                return None
+            return max(0, widget.region.y - widget.styles.margin.top - scroller.content_region.y
+                       + round(scroller.scroll_y))
+        self.open_at(placement)
+
+    def _scroller(self) -> ScrollableContainer | None:
+        return next((a for a in self.ancestors if isinstance(a, ScrollableContainer)), None)
+
+    def _layout_changed(self, _screen: object) -> None:
+        if self._placement is not None:
+            self._place()
+
+    def _place(self) -> None:
+        scroller, placement = self._scroller(), self._placement
+        if scroller is None or placement is None:
             return
-        y = widget.content_region.y - scroller.content_region.y + round(scroller.scroll_y) + line
-        top, height = round(scroller.scroll_y), scroller.content_region.height
-        if not top <= y < top + height:
-            scroller.scroll_to(y=max(0, y - 2), animate=False)
+        if self._placed is not None and round(scroller.scroll_y) != self._placed:
+            self._placement = None  # the user scrolled since: leave the pane where they took it
+            return
+        y = placement(scroller, self._opened_from)
+        if y is not None and y != round(scroller.scroll_y):
+            scroller.scroll_to(y=y, animate=False, immediate=True)
+        self._placed = round(scroller.scroll_y)

@@ -126,7 +126,7 @@ class ConversationView(DetailView):
             self._shown = shown
             first = next((w for w, (_, failed) in zip(widgets, blocks, strict=False) if failed), None)
             if first is not None:
-                self.call_after_refresh(first.scroll_visible, animate=False, top=True)
+                self.scroll_widget_to_top(first)
 
     def _turn_widgets(self, count: int) -> list[Static]:
         """One Static per block, reused from row to row; more are mounted only when a row needs them."""

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from ... import jsonio
-from ...replay.outline import DENIED, DONE, FAILED, NOT_REACHED, NOT_RUN, WAITING, Outline, outline
+from ...dialects.replays.outline import DENIED, DONE, FAILED, NOT_REACHED, NOT_RUN, WAITING, Outline, outline
 from ...textsafe import one_line
 from ..json_view import render_json
 from .base import DetailContext, DetailView

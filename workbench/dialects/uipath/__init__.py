@@ -12,14 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..compare import type_name
-from ..model import EvalSet, EvaluatorDef, Project, Row, unique_ids
-from .base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, Scaffolded
-from .uipath_contract import contract_warnings
-from .uipath_layout import EVAL_FILES_DIR, EVALUATORS_DIR, SETS_DIR
+from ...compare import type_name
+from ...model import EvalSet, EvaluatorDef, Project, Row, unique_ids
+from ..base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, Scaffolded
+from .contract import contract_warnings
+from .layout import EVAL_FILES_DIR, EVALUATORS_DIR, SETS_DIR
 
 if TYPE_CHECKING:
-    from ..config import Config
+    from ...config import Config
 
 __all__ = ["EVALUATORS_DIR", "EVAL_FILES_DIR", "SETS_DIR", "UiPathDialect", "row_ids"]
 
@@ -55,7 +55,7 @@ class UiPathDialect(Dialect):
     init_help = "the evals/ files Studio Web seeds (an exact-match evaluator and an empty eval set)"
 
     def scaffold(self, root: Path) -> Scaffolded:
-        from .uipath_scaffold import init_project
+        from .scaffold import init_project
 
         created, kept, skipped = init_project(root)
         return Scaffolded(created, kept, skipped, "Next: add rows to the eval set, say how to run your target "

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .. import jsonio
-from ..config import Config
-from ..runners.base import LogSink, env_value, target_env
-from ..runners.process import run_process
-from ..runners.read_audit import ReadsFile
+from ... import jsonio
+from ...config import Config
+from ...runners.base import LogSink, env_value, target_env
+from ...runners.process import run_process
+from ...runners.read_audit import ReadsFile
 
 HANDLER_MAIN = Path(__file__).resolve().parent / "handler_main.py"
 

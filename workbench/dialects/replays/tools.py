@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..compare import type_name
+from ...compare import type_name
 from .schema import schema_mistakes, unchecked_keywords
 
 if TYPE_CHECKING:
-    from ..config import Config
-    from ..dialects.base import LoadContext
+    from ...config import Config
+    from ..base import LoadContext
 
 DEFAULT_TOOLS_FILE = "tools.json"
 APPROVALS = ("required", "never")
@@ -96,7 +96,7 @@ def _tool(entry: Any, where: str) -> tuple[Tool | None, list[str], list[str]]:
 def load_toolbox(ctx: LoadContext) -> Toolbox:
     """The project's tools; trouble with the file or an entry is a problem on `ctx`."""
     path = tools_path(ctx.root, ctx.config)
-    from ..dialects.base import UNREADABLE, relative
+    from ..base import UNREADABLE, relative
 
     toolbox = Toolbox(source=relative(ctx.root, path))
     if not path.exists():

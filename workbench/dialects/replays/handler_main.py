@@ -28,7 +28,7 @@ import sys
 _HERE = os.path.dirname(os.path.abspath(__file__))
 if sys.path and os.path.abspath(sys.path[0] or ".") == _HERE:
     del sys.path[0]  # this folder must not shadow the user's modules
-WORKER_MAIN = os.path.join(os.path.dirname(_HERE), "worker_main.py")
+WORKER_MAIN = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "worker_main.py")  # workbench/worker_main.py
 EXIT_REFUSED = 3
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND

@@ -16,7 +16,7 @@ arguments that break the tool's `inputSchema`, a call with no `result` (and not 
 `approval.decide`, a live handler that fails — fail the *case*: the run stops there with `failure`
 set, which the `expect` evaluator reports whatever the expectations say.
 
-A live handler's reads (`replay/live.py`) are the row's `RunOutcome.reads`, merged across its calls, so
+A live handler's reads (`live.py`) are the row's `RunOutcome.reads`, merged across its calls, so
 re-scoring sees a file outside the project the handler read change. A live handler that fails (times out,
 crashes, gives no answer, can't be loaded, raises) fails the case and marks the `run.status` event
 `"liveFailed": true`: `ReplaysDialect.run_error` then never re-scores that run.
@@ -36,13 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import jsonio
-from ..config import Config
-from ..output_paths import MISSING
-from ..runners.base import LogSink, RunOutcome
-from ..runners.read_audit import merged, merged_stats
-from ..safe_paths import UnsafePath, open_folder, open_folder_at, remove_tree_at, write_file_at
-from ..trace import TOOL_CALL as TRACE_TOOL_CALL
+from ... import jsonio
+from ...config import Config
+from ...output_paths import MISSING
+from ...runners.base import LogSink, RunOutcome
+from ...runners.read_audit import merged, merged_stats
+from ...safe_paths import UnsafePath, open_folder, open_folder_at, remove_tree_at, write_file_at
+from ...trace import TOOL_CALL as TRACE_TOOL_CALL
 from .live import call_handler
 from .schema import PatternError, validate
 from .script import APPROVAL_DECIDE, ARTIFACT_WRITE, ASSISTANT_OUTPUT, TOOL_CALL, Case, Step

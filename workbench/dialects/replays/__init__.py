@@ -4,7 +4,7 @@ project's tools (`tools.json`) and approval rules, with no target, no model and 
 Every case of the project is a row of one set, `scripts` (its path is the evals/ folder; each row's
 `source` is its own file), scored by one evaluator, `expect` (status equals, outputContains). The
 steps are the row's `inputs` (`{"script": [...]}`), so history keeps what ran. Rows run through
-`execute`, which replays them (`workbench/replay/executor.py`) and never asks for the runner.
+`execute`, which replays them (`executor.py`) and never asks for the runner.
 """
 
 from __future__ import annotations
@@ -15,16 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..model import EvalSet, EvaluatorDef, Row
-from ..replay.executor import LIVE_FAILED, RUN_STATUS, replay_case
-from ..replay.script import SUFFIX, Case, StepError, case_name, parse_case
-from ..replay.tools import Toolbox, load_toolbox, tools_path
-from ..runners.base import RunOutcome
-from ..scoring.replay_expect import EXPECT_TYPE
-from .base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, RowRun, Scaffolded
+from ...model import EvalSet, EvaluatorDef, Row
+from ...runners.base import RunOutcome
+from ...scoring.replay_expect import EXPECT_TYPE
+from ..base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, RowRun, Scaffolded
+from .executor import LIVE_FAILED, RUN_STATUS, replay_case
+from .script import SUFFIX, Case, StepError, case_name, parse_case
+from .tools import Toolbox, load_toolbox, tools_path
 
 if TYPE_CHECKING:
-    from ..config import Config
+    from ...config import Config
 
 SCOPE = "scripts"
 SET_NAME = "scripts"
@@ -82,7 +82,7 @@ class ReplaysDialect(Dialect):
     view = "workbench.tui.detail_views.replay:ReplayView"
 
     def scaffold(self, root: Path) -> Scaffolded:
-        from ..replay import scaffold
+        from . import scaffold
 
         created, kept, skipped = scaffold.init_replays(root)
         return Scaffolded(created, kept, skipped, scaffold.NEXT_STEPS)

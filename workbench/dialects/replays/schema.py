@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .. import jsonio
-from ..compare import fits_schema_type, format_path, is_number, strict_equal, type_name
-from ..output_paths import MISSING
-from ..patterns import PatternError, compile_pattern
+from ... import jsonio
+from ...compare import fits_schema_type, format_path, is_number, strict_equal, type_name
+from ...output_paths import MISSING
+from ...patterns import PatternError, compile_pattern
 
 TYPES = ("string", "number", "integer", "boolean", "object", "array", "null")
 UNCHECKED = ("anyOf", "oneOf", "allOf", "not", "$ref", "if", "then", "else", "patternProperties",

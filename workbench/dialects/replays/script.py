@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from ..compare import type_name
-from ..output_paths import MISSING
+from ...compare import type_name
+from ...output_paths import MISSING
 
 ASSISTANT_OUTPUT = "assistant.output"
 TOOL_CALL = "tool.call"

@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..compare import strict_equal
-from ..model import Result
-from ..output_paths import MISSING
-from ..scoring.common import as_text
-from ..trace import TOOL_CALL as TRACE_TOOL_CALL
+from ...compare import strict_equal
+from ...model import Result
+from ...output_paths import MISSING
+from ...scoring.common import as_text
+from ...trace import TOOL_CALL as TRACE_TOOL_CALL
 from .executor import APPROVAL_DECIDED, APPROVAL_REQUESTED, ARTIFACT_EVENT, OUTPUT_EVENT, RUN_STATUS
 from .script import APPROVAL_DECIDE, ARTIFACT_WRITE, ASSISTANT_OUTPUT, STATUSES, TOOL_CALL
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..scaffold import create_json
+from ...scaffold import create_json
 from .script import SUFFIX
 from .tools import DEFAULT_TOOLS_FILE
 

@@ -6,9 +6,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ..scaffold import create_json
-from .base import EVALS_DIR
-from .uipath_layout import EVALUATORS_DIR, SETS_DIR
+from ...scaffold import create_json
+from ..base import EVALS_DIR
+from .layout import EVALUATORS_DIR, SETS_DIR
 
 EVALUATOR_FILE = "exact-match-evaluator"
 SET_FILE = "evaluation-set"

@@ -21,13 +21,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .. import jsonio
-from ..compare import fits_schema_type, strict_equal, type_name
-from ..model import EvalSet, EvaluatorDef, Problem, Project, Row
-from ..output_paths import MISSING, WHOLE, select, split_path
-from ..regular_files import read_regular_file
-from ..scoring import scorer_for
-from .base import relative
+from ... import jsonio
+from ...compare import fits_schema_type, strict_equal, type_name
+from ...model import EvalSet, EvaluatorDef, Problem, Project, Row
+from ...output_paths import MISSING, WHOLE, select, split_path
+from ...regular_files import read_regular_file
+from ...scoring import scorer_for
+from ..base import relative
 
 DEFAULT_WORKFLOW = "Workflow.json"
 MAX_WORKFLOW_BYTES = 16 * 1024 * 1024

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import jsonio
-from ..trace import TOOL_CALL as TRACE_TOOL_CALL
+from ... import jsonio
+from ...trace import TOOL_CALL as TRACE_TOOL_CALL
 from .executor import APPROVAL_DECIDED, RUN_STATUS
 from .script import APPROVAL_DECIDE, ARTIFACT_WRITE, ASSISTANT_OUTPUT, TOOL_CALL
 
