@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -30,7 +30,8 @@ _PATH_SHOWN = 12
 Path = tuple[str | int, ...]
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: object) -> TypeGuard[int | float | Decimal]:
+    """A JSON number (Decimal: orjson's exact parse of a long one); never a bool."""
     return isinstance(value, _NUMBER) and not isinstance(value, bool)
 
 

@@ -94,8 +94,8 @@ class GateRun:
     @property
     def passed(self) -> bool:
         """Exit 0? With --update-baseline: the baselines were written; otherwise the gate passed."""
-        updates = [update.written for update in (self.baseline_update, self.scenarios and self.scenarios.update)
-                   if update is not None]
+        scenario_update = self.scenarios.update if self.scenarios is not None else None
+        updates = [update.written for update in (self.baseline_update, scenario_update) if update is not None]
         return all(updates) if updates else self.gate.passed
 
     def json_fields(self) -> dict[str, Any]:

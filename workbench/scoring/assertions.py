@@ -76,7 +76,8 @@ class Parser:
         if not isinstance(spec, dict):
             raise CriterionError(f"{where} must be an object such as {{\"path\": \"reply\", \"contains\": "
                                  f"\"ticket\"}}, not {show(spec)}")
-        label = spec.get("name") if isinstance(spec.get("name"), str) else _label(spec)
+        name = spec.get("name")
+        label = name if isinstance(name, str) else _label(spec)
         body = {k: v for k, v in spec.items() if k != "name"}
         kinds = [k for k in _KINDS if k in body]
         if not kinds and any(op in body for op in OPERATORS):

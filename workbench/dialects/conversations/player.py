@@ -100,11 +100,13 @@ class Conversation:
             self.keeper.log(outcome.log, self.logs)
         self.keeper.trace(outcome.trace, self.trace)
         if not outcome.ok:
-            return self.stop(number, self.failure_text(outcome.error or "no output"))
+            self.stop(number, self.failure_text(outcome.error or "no output"))
+            return None
         try:
             answer = read_reply(outcome.output, outcome.trace)
         except ProtocolError as exc:
-            return self.stop(number, f"the target's answer breaks the turn protocol: {exc}")
+            self.stop(number, f"the target's answer breaks the turn protocol: {exc}")
+            return None
         return self.record(number, trigger, answer, elapsed, outcome.trace)
 
     def request(self, inputs: dict[str, Any]) -> RunRequest:
@@ -149,7 +151,6 @@ class Conversation:
     def stop(self, number: int, error: str) -> None:
         self.transcript["stopped"] = {"turn": number, "error": error}
         self.logs.append(f"[workbench] the conversation stopped at {'turn ' + str(number) if number else 'setup'}")
-        return None
 
 
 def verdict(checked: Checked) -> dict[str, Any]:

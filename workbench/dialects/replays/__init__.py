@@ -60,8 +60,8 @@ def scratch_name(row_id: str) -> str:
     if _PLAIN_NAME.fullmatch(row_id) and len(encoded) <= MAX_FOLDER_NAME:
         return row_id
     digest = hashlib.sha256(encoded).hexdigest()[:12]
-    plain = _NOT_PLAIN.sub("_", row_id).lstrip("._ -").encode("utf-8", "surrogatepass")[:MAX_FOLDER_NAME]
-    plain = plain.decode("utf-8", "ignore").rstrip()
+    cut = _NOT_PLAIN.sub("_", row_id).lstrip("._ -").encode("utf-8", "surrogatepass")[:MAX_FOLDER_NAME]
+    plain = cut.decode("utf-8", "ignore").rstrip()
     return f"{plain}-{digest}" if plain else f"case-{digest}"
 
 

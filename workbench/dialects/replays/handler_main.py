@@ -55,10 +55,10 @@ def _within(path: str, folder: str) -> bool:
 
 def _leaves(path: object, folder: str, follow: bool) -> str | None:
     """The path as given, when it is relative, the working directory is in `folder` and it leads out."""
-    if path is None or isinstance(path, int):
-        return None
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        return None  # None, a descriptor: not a path
     try:
-        text = os.fsdecode(os.fspath(path))  # type: ignore[arg-type]
+        text = os.fsdecode(os.fspath(path))
     except TypeError:
         return None
     if os.path.isabs(text):
@@ -84,6 +84,7 @@ def contain_relative_writes(folder: str) -> None:
         nonlocal busy
         if busy:
             return
+        positions: tuple[int, ...]
         if event == "open":
             if len(args) < 3 or not isinstance(args[2], int) or not args[2] & _WRITE_FLAGS:
                 return

@@ -54,7 +54,8 @@ def _summary(raw: Any, events: list[dict[str, Any]]) -> tuple[str, str]:
     if kind == APPROVAL_DECIDE:
         return kind, "approved" if raw.get("approved") is True else "denied"
     if kind == ARTIFACT_WRITE:
-        files = raw.get("files") if isinstance(raw.get("files"), list) else []
+        listed = raw.get("files")
+        files = listed if isinstance(listed, list) else []
         return kind, ", ".join(str(f.get("path")) for f in files if isinstance(f, dict)) or "no files"
     return kind, _short(raw)
 
