@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from .. import jsonio
+from ..dialects import dialect_for
 from ..events import Event, IterationReport, IterationStarted, ResultReady, RowStarted
-from ..model import Problem, Result, RowKey, Summary, Verdict
+from ..model import Problem, Project, Result, RowKey, Summary, Verdict
 from ..textsafe import one_line, printable
 from .metrics import SetMetricLine, set_metrics
 from .reuse_text import format_reuse_files, format_reuse_rows
@@ -17,6 +19,21 @@ if TYPE_CHECKING:
     from ..actions.project_check import CheckReport
 
 _COLORS = {Verdict.PASS: "32", Verdict.FAIL: "31", Verdict.ERROR: "33"}
+
+Digest = Callable[[Result], str]  # why a result did not pass, in its format's words
+
+
+def digests_of(project: Project) -> Digest:
+    """Each result's account in the words of the format its set belongs to (`Dialect.digest`)."""
+    formats = {(s.scope, s.file_name): s.dialect for s in project.sets}
+
+    def digest(result: Result) -> str:
+        name = formats.get((result.scope, result.set_file))
+        try:
+            return dialect_for(name).digest(result) if name is not None else result.detail
+        except LookupError:  # a set of a format no longer registered (an old history entry)
+            return result.detail
+    return digest
 
 
 def use_color(stream: TextIO) -> bool:
@@ -42,9 +59,10 @@ def result_label(result: Result, show_scope: bool, evaluators: list[str] | None 
 
 
 def format_result(result: Result, *, show_scope: bool = False, color: bool = False,
-                  evaluators: list[str] | None = None, inputs: bool = True) -> str:
-    """One result's line, and for a non-passing one its inputs (unless `inputs` is False) and reason.
-    `evaluators` names every evaluator the line stands for, when several failed the same way."""
+                  evaluators: list[str] | None = None, inputs: bool = True, digest: Digest | None = None) -> str:
+    """One result's line, and for a non-passing one its inputs (unless `inputs` is False) and reason
+    (`digest`'s words, by default the scorer's detail). `evaluators` names every evaluator the line
+    stands for, when several failed the same way."""
     verdict = _paint(f"{result.verdict.value:<5}", _COLORS[result.verdict], color)
     line = f"{verdict} {result_label(result, show_scope, evaluators)}  {format_duration(result.duration_ms)}"
     if result.reused:
@@ -54,14 +72,15 @@ def format_result(result: Result, *, show_scope: bool = False, color: bool = Fal
     if result.verdict is not Verdict.PASS:
         if result.inputs and inputs:
             line += "\n      inputs: " + one_line(jsonio.dumps(result.inputs), 200)
-        if result.detail:
-            detail = printable(result.detail)
+        reason = digest(result) if digest is not None else result.detail
+        if reason:
+            detail = printable(reason)
             line += "\n" + "\n".join(f"      {part}" for part in detail.splitlines()[:40])
     return line
 
 
 def format_row(results: list[Result], *, show_scope: bool = False, color: bool = False,
-               quiet: bool = False) -> list[str]:
+               quiet: bool = False, digest: Digest | None = None) -> list[str]:
     """A row's lines: one per result (no PASS lines when `quiet`). Non-passing results with the same
     verdict and reason — a target that crashed errors every evaluator the same way — share one line
     that names them all, and the row's inputs are printed once."""
@@ -81,7 +100,7 @@ def format_row(results: list[Result], *, show_scope: bool = False, color: bool =
     inputs_shown = False
     for result, refs in entries:
         lines.append(format_result(result, show_scope=show_scope, color=color, evaluators=refs,
-                                   inputs=not inputs_shown))
+                                   inputs=not inputs_shown, digest=digest))
         inputs_shown = inputs_shown or not result.passed
     return lines
 
@@ -147,6 +166,7 @@ class TextReporter:
         self._complete: set[RowKey] = set()
         self._row_warnings: dict[RowKey, list[Problem]] = {}
         self._warned: set[RowKey] = set()  # rows whose warnings were printed with them
+        self._digest: Digest | None = None
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, IterationStarted):
@@ -155,6 +175,7 @@ class TextReporter:
             self._waiting.clear()
             self._complete.clear()
             self.show_scope = len(event.project.scopes) > 1
+            self._digest = digests_of(event.project)
             self._row_warnings.clear()
             self._warned.clear()
             for problem in event.project.problems:
@@ -192,7 +213,8 @@ class TextReporter:
                 self.out.flush()
 
     def _row_lines(self, key: RowKey, results: list[Result]) -> list[str]:
-        lines = format_row(results, show_scope=self.show_scope, color=self.color, quiet=self.quiet)
+        lines = format_row(results, show_scope=self.show_scope, color=self.color, quiet=self.quiet,
+                           digest=self._digest)
         warnings = self._row_warnings.get(key)
         if lines and warnings:
             lines.extend(format_row_warning(problem) for problem in warnings)
