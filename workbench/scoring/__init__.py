@@ -6,12 +6,10 @@ from .assertions import Assertions
 from .base import CriterionError, Score, ScoreInput, Scorer
 from .classification import BinaryClassification, MulticlassClassification
 from .contains import Contains
-from .conversation import ConversationScorer
 from .exact_match import ExactMatch
 from .json_similarity import JsonSimilarity
 from .llm_judge import SemanticSimilarityJudge, StrictJsonSimilarityJudge
-from .replay_expect import ReplayExpect
-from .scenario_expect import ScenarioExpect
+from ..dialects.scenarios.expect import ScenarioExpect
 from .tool_calls import ToolCallArgs, ToolCallCount, ToolCallOrder, ToolCallOutput
 
 SCORERS: dict[str, Scorer] = {
@@ -29,8 +27,6 @@ SCORERS: dict[str, Scorer] = {
         SemanticSimilarityJudge(),
         StrictJsonSimilarityJudge(),
         Assertions(),
-        ConversationScorer(),
-        ReplayExpect(),
         ScenarioExpect(),
     )
 }

@@ -22,12 +22,12 @@ from helpers.conversations import ScriptedTarget, config_for, eval_doc, play, re
 from workbench import jsonio
 from workbench.config import Config, RunnerConfig
 from workbench.dialects.conversations import ConversationsDialect
+from workbench.dialects.conversations.scorer import ConversationScorer
 from workbench.engine import Engine
 from workbench.events import IterationReport, Trigger
 from workbench.model import EvaluatorDef, Verdict
 from workbench.runners.base import RunOutcome
 from workbench.scoring.base import ScoreInput
-from workbench.scoring.conversation import ConversationScorer
 
 TURNS = 20
 REPLY_CHARS = 1_000_000

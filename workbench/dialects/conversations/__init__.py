@@ -3,7 +3,8 @@
 `files.py` finds and reads `evals/**/*.eval.json`, `rules.py` checks each eval against the seed's
 rules, `protocol.py` is what the target is asked per turn, `player.py` plays the turns, `keep.py`
 caps what the transcript keeps. The
-assertions are scored by `scoring/conversation.py` against the transcript the player records.
+assertions are scored by `scorer.py` (`checks.py` compiles them, `judge.py` asks the judge) against the
+transcript the player records.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from ...runners.base import RunOutcome
 from ..base import EVALS_DIR, Dialect, LoadContext, RowRun, Scaffolded
 from .files import SUFFIX, ConversationLoader, eval_files
 from .player import play
+from .scorer import ConversationScorer
 
 if TYPE_CHECKING:
     from ...config import Config
+    from ...scoring.base import Scorer
 
 
 class ConversationsDialect(Dialect):
@@ -36,6 +39,9 @@ class ConversationsDialect(Dialect):
         return Scaffolded(created, kept, skipped, scaffold.NEXT_STEPS)
     accept_refusal = ("is a conversation eval: its assertions are checked turn by turn and there is no single "
                       "expected output to accept; edit the assertions in its .eval.json file instead")
+
+    def scorers(self) -> tuple[Scorer, ...]:
+        return (ConversationScorer(),)
 
     def present(self, root: Path, config: Config | None) -> bool:
         return next(eval_files(root / EVALS_DIR), None) is not None

@@ -11,10 +11,10 @@ from typing import Any
 
 from ...compare import type_name
 from ...model import EvalSet, EvaluatorDef, Row, unique_ids
-from ...scoring.conversation import CONVERSATION_TYPE
 from ..base import UNREADABLE, LoadContext, relative
 from ..uipath import EVAL_FILES_DIR, EVALUATORS_DIR, SETS_DIR
 from .rules import EVAL_TYPES, eval_problems
+from .scorer import CONVERSATION_TYPE
 
 SUFFIX = ".eval.json"
 EVALUATOR_REF = "conversation"

@@ -23,11 +23,11 @@ from typing import Any
 
 from ...runners.base import RUNNER_FAULTS, Runner, RunOutcome, RunRequest, outcome_from_exception
 from ...runners.read_audit import merged, merged_stats
-from ...scoring.conversation import Checked, observed_outcome, observed_turn, tested
-from ...scoring.conversation_checks import compile_eval
 from ..base import RowRun
+from .checks import compile_eval
 from .keep import Keeper
 from .protocol import ProtocolError, TurnReply, next_state, read_reply, seeded_state
+from .scorer import Checked, observed_outcome, observed_turn, tested
 
 
 def idle_timeout(spec: dict[str, Any]) -> float | None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from ...compare import is_number
 from ...scoring.common import show
-from ...scoring.conversation_checks import compile_eval
+from .checks import compile_eval
 from .protocol import SCOPES
 
 EVAL_FIELDS = ("name", "description", "type", "tags", "setup", "conversation", "outcome", "options")

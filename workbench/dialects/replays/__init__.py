@@ -17,14 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 from ...model import EvalSet, EvaluatorDef, Row
 from ...runners.base import RunOutcome
-from ...scoring.replay_expect import EXPECT_TYPE
 from ..base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, RowRun, Scaffolded
 from .executor import LIVE_FAILED, RUN_STATUS, replay_case
+from .expect import EXPECT_TYPE, ReplayExpect
 from .script import SUFFIX, Case, StepError, case_name, parse_case
 from .tools import Toolbox, load_toolbox, tools_path
 
 if TYPE_CHECKING:
     from ...config import Config
+    from ...scoring.base import Scorer
 
 SCOPE = "scripts"
 SET_NAME = "scripts"
@@ -90,6 +91,9 @@ class ReplaysDialect(Dialect):
     accept_refusal = ("is a scripted replay: its expect (status, outputContains) is written by hand and there is no "
                       "expectedOutput to accept; `workbench add-row --from-run N --row ROW --script` copies a run "
                       "into a new case")
+
+    def scorers(self) -> tuple[Scorer, ...]:
+        return (ReplayExpect(),)
 
     def present(self, root: Path, config: Config | None) -> bool:
         return bool(script_files(root)) or tools_path(root, config).is_file()

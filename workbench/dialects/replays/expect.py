@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ..model import EvaluatorDef
-from .base import CriterionError, Score, ScoreInput, Scorer
-from .common import as_text, boolean, show
+from ...model import EvaluatorDef
+from ...scoring.base import CriterionError, Score, ScoreInput, Scorer
+from ...scoring.common import as_text, boolean, show
 
 EXPECT_TYPE = "workbench-replay-expect"
 

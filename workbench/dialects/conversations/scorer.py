@@ -28,14 +28,14 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .. import jsonio
-from ..compare import is_number
-from ..model import EvaluatorDef, Verdict
-from ..output_paths import MISSING
-from ..trace import ToolCall, ToolCalls
-from .base import CriterionError, Score, ScoreInput, Scorer
-from .conversation_checks import SILENCE, Check, Observed, compile_eval
-from .conversation_judge import judge_reply
+from ... import jsonio
+from ...compare import is_number
+from ...model import EvaluatorDef, Verdict
+from ...output_paths import MISSING
+from ...scoring.base import CriterionError, Score, ScoreInput, Scorer
+from ...trace import ToolCall, ToolCalls
+from .checks import SILENCE, Check, Observed, compile_eval
+from .judge import judge_reply
 
 CONVERSATION_TYPE = "workbench-conversation"
 DEFAULT_JUDGE_THRESHOLD = 3.0
@@ -89,7 +89,7 @@ def judge_threshold(criterion: dict[str, Any], data: ScoreInput) -> float:
     value = options.get("judgePassThreshold") if isinstance(options, dict) else None
     if is_number(value):
         return float(value)
-    from ..dialects.conversations.settings import ConversationsConfig  # here: the package imports this module
+    from .settings import ConversationsConfig  # here: the package imports this module
 
     return data.config.section(ConversationsConfig).judge_pass_threshold if data.config is not None \
         else DEFAULT_JUDGE_THRESHOLD

@@ -21,13 +21,13 @@ from typing import Any
 
 import orjson
 
-from ..compare import is_number, strict_equal
-from ..output_paths import MISSING
-from ..trace import ToolCalls
-from .assertions import Parser, Run
-from .base import CriterionError
-from .common import show
-from .match_ops import OPERATORS, Matcher, TextMode, parse_matcher, parse_path, resolve
+from ...compare import is_number, strict_equal
+from ...output_paths import MISSING
+from ...scoring.assertions import Parser, Run
+from ...scoring.base import CriterionError
+from ...scoring.common import show
+from ...scoring.match_ops import OPERATORS, Matcher, TextMode, parse_matcher, parse_path, resolve
+from ...trace import ToolCalls
 
 RESPONSE_OPERATORS = ("contains", "not_contains", "matches")
 LLM_JUDGE = "llm_judge"

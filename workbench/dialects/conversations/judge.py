@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import jsonio
-from ..compare import is_number
-from ..config import Config
-from ..model import Verdict
-from .judge_client import JudgeError, JudgeRequest, ask, is_configured
+from ... import jsonio
+from ...compare import is_number
+from ...config import Config
+from ...model import Verdict
+from ...scoring.judge_client import JudgeError, JudgeRequest, ask, is_configured
 
 SYSTEM = """You grade one reply of a chatbot, in the conversation it belongs to, against a criterion.
 Score from 1 to 5: 5 the reply fully meets the criterion, 4 it meets it with minor gaps, 3 it meets it
