@@ -154,6 +154,30 @@ class Scaffolded:
     next_steps: str
 
 
+@dataclass(frozen=True, slots=True)
+class NewCase:
+    """A case file a recorded run becomes (`Dialect.case_from_run`), before anything is written: where it
+    goes (`path`, shown as `display`), its text, and notes on what could not be carried over."""
+
+    name: str
+    path: Path
+    display: str
+    text: str
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """What `workbench check` adds for a format beyond loading (`Dialect.check`): problems with the files
+    rows are checked against (said first), stricter findings about the rows (said last), the loading
+    warnings those findings make errors (dropped), and the file they were checked against."""
+
+    file_problems: list[Problem] = field(default_factory=list)
+    findings: list[Problem] = field(default_factory=list)
+    replaces: list[Problem] = field(default_factory=list)
+    against: str | None = None
+
+
 class Dialect:
     """One on-disk eval format, and everything about it the rest of workbench needs: the engine, reports,
     CLI and TUI reach a format only through this interface (never by its name). Subclasses set `name`,
@@ -170,6 +194,8 @@ class Dialect:
     init_help: ClassVar[str] = ""  # what that creates, in one line
     view: ClassVar[str] = ""  # "module:Class" of its TUI detail view, imported by the TUI only ("": the default)
     makes_cases_from_runs: ClassVar[bool] = False  # `add-row --from-run --script`: a recorded run becomes a case
+    folders: ClassVar[tuple[str, ...]] = ()  # folders of evals/<scope>/ holding its files (others don't look in)
+    row_sets: ClassVar[str] = ""  # where the sets accept and add-row write are ("": workbench writes none of its)
 
     def scorers(self) -> tuple[Scorer, ...]:
         """The evaluator types this format brings (registered with the core ones by `scoring.scorer_for`)."""
@@ -188,6 +214,26 @@ class Dialect:
         available = sorted(r for (s, r) in [*project.evaluators, *project.broken_evaluators] if s == scope)
         hint = f"; evaluators here: {', '.join(available)}" if available else "; this scope has no evaluators"
         return f"no evaluator {self.evaluator_file(scope, ref)}{hint}"
+
+    def is_row_set(self, root: Path, real: Path) -> bool:
+        """Whether `real` (a resolved path) is one of this format's set files under `root` that accept and
+        add-row may edit (only for a format with `row_sets`)."""
+        return False
+
+    def row_ids(self, entries: list[Any]) -> list[str | None]:
+        """The ids a set document's entries are tracked by (None: not a row), by the rule loading uses:
+        write-back finds a row in the file as it is at write time by the same ids."""
+        raise NotImplementedError(f"{self.title or self.name} writes no sets")
+
+    def case_from_run(self, project: Project, config: Config, result: Result, name: str, where: str) -> NewCase:
+        """The case file named `name` that the run `result` recorded (`where`, in words) becomes, written
+        by the caller (only for a format that `makes_cases_from_runs`). Raises WorkbenchError when it
+        can't be one: the name is taken, the run ended in ERROR, ..."""
+        raise NotImplementedError(f"{self.title or self.name} makes no cases from runs")
+
+    def check(self, project: Project, config: Config) -> Checked:
+        """What `workbench check` finds beyond loading (UiPath: rows against Workflow.json's schemas)."""
+        return Checked()
 
     def digest(self, result: Result) -> str:
         """A compact account of why a result did not pass (the text report, the agent interface): by
