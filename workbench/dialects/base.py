@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from .. import jsonio
 from ..model import EvalSet, Problem, Project, Result, Row
@@ -20,6 +20,7 @@ from ..runners.base import LogSink, Runner, RunOutcome, RunRequest
 
 if TYPE_CHECKING:
     from ..config import Config
+    from ..events import IterationReport
     from ..scoring.base import Scorer
 
 EVALS_DIR = "evals"
@@ -178,6 +179,62 @@ class Checked:
     against: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class GateAsk:
+    """What `workbench run` asks a format's gate with (`Dialect.gate`): the `--baseline` given (None: not
+    given; a gate with a baseline of its own may take it), whether this run writes the baselines
+    (--update-baseline), runs only part of the project (--set/--row) and may be empty (--allow-empty)."""
+
+    baseline: Path | None = None
+    update: bool = False
+    partial: bool = False
+    allow_empty: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GateUpdate:
+    """What --update-baseline did to a format's own baseline: `written`, and the words for it (the front
+    end shows them as a problem when not written, else as news unless quiet)."""
+
+    written: bool
+    message: str
+
+
+class GateVerdict(Protocol):
+    """What a format's gate decided about one run: the reasons it fails (none: it passes), the lines the
+    text report prints, its part of `--json`'s "gate" object (under `key`), and what --update-baseline did."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def reasons(self) -> list[str]: ...
+
+    def lines(self) -> list[str]: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+    def update(self) -> GateUpdate | None: ...
+
+
+class DialectGate(Protocol):
+    """A format's gate of its own beside the generic one (`Dialect.gate`), made before the run so that an
+    unusable baseline stops it early. The generic gate judges `others(report)`; this one the rest."""
+
+    @property
+    def takes_baseline(self) -> bool:
+        """`--baseline` names this gate's baseline (the other results then keep `[baseline]`'s file)."""
+        ...
+
+    def others(self, report: IterationReport) -> IterationReport:
+        """`report` without this format's results."""
+        ...
+
+    def judge(self, report: IterationReport) -> GateVerdict:
+        """This format's results of `report` judged (with --update-baseline: its baseline written)."""
+        ...
+
+
 class Dialect:
     """One on-disk eval format, and everything about it the rest of workbench needs: the engine, reports,
     CLI and TUI reach a format only through this interface (never by its name). Subclasses set `name`,
@@ -234,6 +291,11 @@ class Dialect:
     def check(self, project: Project, config: Config) -> Checked:
         """What `workbench check` finds beyond loading (UiPath: rows against Workflow.json's schemas)."""
         return Checked()
+
+    def gate(self, project: Project, config: Config, ask: GateAsk) -> DialectGate | None:
+        """This format's own gate for a `workbench run` of `project` (None: its results are judged by the
+        generic gate alone). Raises WorkbenchError when its baseline can't be used."""
+        return None
 
     def digest(self, result: Result) -> str:
         """A compact account of why a result did not pass (the text report, the agent interface): by
