@@ -254,13 +254,9 @@ class Engine:
             default = evaluator.config.get("defaultEvaluationCriteria")
             if scorer.default_criterion_allowed and isinstance(default, dict) and default:
                 return _Plan(ref, evaluator, criterion=default)
-            present = ", ".join(repr(k) for k in row.criteria) or "none"
-            return _Plan(ref, evaluator, Score.error(
-                f"this row has no evaluationCriterias[{ref!r}] (criteria present: {present}); "
-                "keys are evaluator file base names"))
+            return _Plan(ref, evaluator, Score.error(dialect_for(eval_set.dialect).missing_criterion(row, ref)))
         if not isinstance(criterion, dict):
-            return _Plan(ref, evaluator, Score.error(f"evaluationCriterias[{ref!r}] must be an object such as "
-                                                     "{\"expectedOutput\": {...}}"))
+            return _Plan(ref, evaluator, Score.error(dialect_for(eval_set.dialect).malformed_criterion(ref)))
         return _Plan(ref, evaluator, criterion=criterion)
 
     # -- running -----------------------------------------------------------------------------------

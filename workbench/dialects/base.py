@@ -297,6 +297,15 @@ class Dialect:
         generic gate alone). Raises WorkbenchError when its baseline can't be used."""
         return None
 
+    def missing_criterion(self, row: Row, ref: str) -> str:
+        """Why `row` can't be scored by evaluator `ref`: it says nothing for it (and no default applies)."""
+        present = ", ".join(repr(k) for k in row.criteria) or "none"
+        return f"this row has no criterion for evaluator {ref!r} (criteria present: {present})"
+
+    def malformed_criterion(self, ref: str) -> str:
+        """Why the row's criterion for `ref` can't be used: it is not an object."""
+        return f"the criterion for evaluator {ref!r} must be an object"
+
     def digest(self, result: Result) -> str:
         """A compact account of why a result did not pass (the text report, the agent interface): by
         default the scorer's detail."""

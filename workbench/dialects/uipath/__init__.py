@@ -64,6 +64,14 @@ class UiPathDialect(Dialect):
     def evaluator_file(self, scope: str, ref: str) -> str:
         return f"{EVALS_DIR}/{scope}/{EVALUATORS_DIR}/{ref}.json"
 
+    def missing_criterion(self, row: Row, ref: str) -> str:
+        present = ", ".join(repr(k) for k in row.criteria) or "none"
+        return (f"this row has no evaluationCriterias[{ref!r}] (criteria present: {present}); "
+                "keys are evaluator file base names")
+
+    def malformed_criterion(self, ref: str) -> str:
+        return f"evaluationCriterias[{ref!r}] must be an object such as {{\"expectedOutput\": {{...}}}}"
+
     def missing_evaluator(self, project: Project, scope: str, ref: str) -> str:
         """Refs are evaluator file base names (seed 003 rule 1): an id used as a ref says so."""
         path = self.evaluator_file(scope, ref)
