@@ -33,7 +33,7 @@ async def _child(root: Path) -> dict[str, float]:
     started = time.perf_counter()
     app = make_app(config, watch=False, record=False)
     async with app.run_test(size=(150, 45)):
-        while len(app.tree.visible_rows()) < ROWS:
+        while len(app.sets_tree.visible_rows()) < ROWS:
             await asyncio.sleep(0.005)
         first_paint = time.perf_counter() - started
         while not app.state.running and app.iterations_done < 1 and time.perf_counter() - started < 60:
@@ -42,10 +42,10 @@ async def _child(root: Path) -> dict[str, float]:
         for _ in range(PRESSES):
             if not app.state.running:
                 break
-            line = app.tree.cursor_line
+            line = app.sets_tree.cursor_line
             pressed = time.perf_counter()
             app.post_message(events.Key("j", "j"))  # as the terminal driver would deliver it
-            while app.tree.cursor_line == line and time.perf_counter() - pressed < GIVE_UP_S:
+            while app.sets_tree.cursor_line == line and time.perf_counter() - pressed < GIVE_UP_S:
                 await asyncio.sleep(0.002)
             delays.append(time.perf_counter() - pressed)
             await asyncio.sleep(0.05)

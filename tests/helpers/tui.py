@@ -256,9 +256,9 @@ def steady_cursors(app: WorkbenchApp) -> None:
 async def to_first_row(app: WorkbenchApp, pilot: Pilot[Any]) -> None:
     """Put the cursor on the first row shown. The app opens on the first failing row once the first
     iteration ends; tests that walk the rows from the top start here."""
-    rows = app.tree.visible_rows()
+    rows = app.sets_tree.visible_rows()
     assert rows, "no row is shown"
-    app.tree.select_row(rows[0])
+    app.sets_tree.select_row(rows[0])
     await settle(pilot)
 
 
@@ -279,7 +279,7 @@ def plain(renderable: object) -> str:
 def shown_rows(app: WorkbenchApp) -> dict[str, str]:
     """{row id: its label as shown} for every row node in the sets tree, in order."""
     out: dict[str, str] = {}
-    for set_node in app.tree.root.children:
+    for set_node in app.sets_tree.root.children:
         for node in set_node.children:
             if node.data is not None and node.data.kind == "row":
                 out[node.data.key[2]] = plain(node.label)
@@ -289,7 +289,7 @@ def shown_rows(app: WorkbenchApp) -> dict[str, str]:
 def tree_lines(app: WorkbenchApp) -> list[str]:
     """Every node label of the sets tree, depth-first (sets, rows, problems)."""
     lines: list[str] = []
-    stack = list(reversed(app.tree.root.children))
+    stack = list(reversed(app.sets_tree.root.children))
     while stack:
         node = stack.pop()
         lines.append(plain(node.label))
@@ -312,7 +312,7 @@ def static_text(app: WorkbenchApp, selector: str) -> str:
 
 
 def selected_id(app: WorkbenchApp) -> str | None:
-    key = app.tree.selected_row
+    key = app.sets_tree.selected_row
     return key[2] if key else None
 
 

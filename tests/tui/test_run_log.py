@@ -68,7 +68,7 @@ async def test_a_row_without_output_says_so_until_it_writes(tmp_path: Path) -> N
         await wait_idle(app, pilot)
         await to_first_row(app, pilot)
         assert log_lines(app) == [log_lines(app)[0]] and log_lines(app)[0].startswith("── iteration 1")
-        app.tree.select_row(RowKey("default", "grading.json", "gone"))  # nothing to select: the pane says so
+        app.sets_tree.select_row(RowKey("default", "grading.json", "gone"))  # nothing to select: the pane says so
         app.query_one("#run-log", RunLog).show(RowKey("default", "grading.json", "never-ran"), app.state.logs, "x")
         assert log_lines(app) == [NO_OUTPUT]
 
@@ -85,7 +85,7 @@ async def test_lines_streamed_before_the_selection_arrives_are_shown_once(tmp_pa
         app.state.apply(RowStarted(key, "charlie"))
         for line in lines:
             app.state.apply(RowLog(key, line))  # streamed, not painted yet
-        app.tree.select_row(key)
+        app.sets_tree.select_row(key)
         await settle(pilot)  # the selection drew charlie's whole log
         result = Result(scope="default", set_file="grading.json", row_id="charlie", row_name="charlie",
                         evaluator="exact-match-evaluator", verdict=Verdict.PASS, score=1.0, detail="",

@@ -84,7 +84,7 @@ async def test_after_a_problem_file_is_fixed_the_selection_lands_on_a_row(tmp_pa
         await wait_idle(app, pilot)
         await pilot.press("home", "down")  # the file problem
         await settle(pilot)
-        assert app.tree.selected_problem is not None and "File problem" in static_text(app, "#detail-title")
+        assert app.sets_tree.selected_problem is not None and "File problem" in static_text(app, "#detail-title")
         broken.unlink()
         await press_and_wait(app, pilot, "R")
         await settle(pilot)

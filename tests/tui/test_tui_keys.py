@@ -57,12 +57,12 @@ async def test_enter_focuses_the_detail_and_escape_returns_to_the_rows(tmp_path:
         await wait_idle(app, pilot)
         await settle(pilot)
         await to_first_row(app, pilot)  # the app opens on the first failing row
-        assert app.focused is app.tree
+        assert app.focused is app.sets_tree
         await pilot.press("j", "enter")
         assert app.focused is app.detail
         assert app.detail.row is not None and app.detail.row[1].id == "bravo"
         await pilot.press("escape")
-        assert app.focused is app.tree
+        assert app.focused is app.sets_tree
         assert selected_id(app) == "bravo"
 
 
@@ -97,7 +97,7 @@ async def test_r_on_a_set_reruns_that_set_only(tmp_path: Path) -> None:
         await settle(pilot)
         await to_first_row(app, pilot)  # the app opens on the first failing row
         await pilot.press("k")  # from the first row up to its set
-        assert app.tree.selected_row is None and app.tree.selected_set == ("default", "first.json")
+        assert app.sets_tree.selected_row is None and app.sets_tree.selected_set == ("default", "first.json")
         await press_and_wait(app, pilot, "r")
         assert sorted(target.calls) == ["a", "a", "b"]
 
@@ -124,11 +124,11 @@ async def test_f_shows_failures_only_until_every_shown_row_passes(tmp_path: Path
         assert "[failures only]" in status_text(app)
         target.outputs["bravo"] = PASS  # one fixed, one still failing: the filter stays on
         await press_and_wait(app, pilot, "R")
-        assert app.tree.failures_only
+        assert app.sets_tree.failures_only
         assert list(shown_rows(app)) == ["delta"]
         target.outputs["delta"] = PASS  # every shown row passes: it turns itself off
         await press_and_wait(app, pilot, "R")
-        assert not app.tree.failures_only
+        assert not app.sets_tree.failures_only
         assert list(shown_rows(app)) == ALL
         assert "[failures only]" not in status_text(app)
 
@@ -139,7 +139,7 @@ async def test_f_toggles_back_and_refuses_when_nothing_fails(tmp_path: Path) -> 
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(app, pilot)
         await pilot.press("f")
-        assert not app.tree.failures_only and list(shown_rows(app)) == ALL
+        assert not app.sets_tree.failures_only and list(shown_rows(app)) == ALL
         target.outputs.clear()
         await press_and_wait(app, pilot, "R")
         await pilot.press("f")
@@ -175,7 +175,7 @@ async def test_slash_filters_rows_by_name_and_escape_clears(tmp_path: Path) -> N
         assert "[filter: Ha]" in status_text(app)
         await pilot.press("escape")
         assert list(shown_rows(app)) == ALL
-        assert not box.display and app.focused is app.tree
+        assert not box.display and app.focused is app.sets_tree
         assert "[filter:" not in status_text(app)
 
 
@@ -186,7 +186,7 @@ async def test_slash_then_enter_keeps_the_filter_and_returns_to_the_rows(tmp_pat
         await pilot.press("slash", "e", "l", "t", "enter")
         await settle(pilot)
         assert list(shown_rows(app)) == ["delta"]
-        assert app.focused is app.tree and selected_id(app) == "delta"
+        assert app.focused is app.sets_tree and selected_id(app) == "delta"
         await pilot.press("slash", "escape")
         assert list(shown_rows(app)) == ALL
 
@@ -223,7 +223,7 @@ async def test_e_without_a_row_opens_nothing(tmp_path: Path, monkeypatch: pytest
         await settle(pilot)
         await to_first_row(app, pilot)  # the app opens on the first failing row
         await pilot.press("k", "e")
-        assert app.tree.selected_row is None
+        assert app.sets_tree.selected_row is None
         assert not record.exists()
 
 

@@ -15,7 +15,7 @@ from .host import WorkbenchHost
 
 
 def case_from_run(app: WorkbenchHost) -> None:
-    key = app.tree.selected_row
+    key = app.sets_tree.selected_row
     iteration = app.history_pane.selected_iteration
     if key is None:
         app.notify("Select a row, then press c to turn its recorded run into a scripted case", severity="warning")

@@ -23,7 +23,7 @@ def rerun_rows(app: WorkbenchHost, keys: frozenset[RowKey], what: str) -> None:
 
 def rerun_selected(app: WorkbenchHost) -> None:
     """`r`: the selected row, or every row of the selected set."""
-    tree = app.tree
+    tree = app.sets_tree
     key = tree.selected_row
     if key is not None:
         rerun_rows(app, frozenset({key}), key[1])
@@ -51,7 +51,7 @@ def rerun_failures(app: WorkbenchHost) -> None:
 
 def toggle_failures(app: WorkbenchHost) -> None:
     """`f`: show failing rows only (refused while nothing fails)."""
-    tree = app.tree
+    tree = app.sets_tree
     tree.failures_only = not tree.failures_only
     if tree.failures_only and not app.state.any_failing():
         tree.failures_only = False
@@ -61,13 +61,13 @@ def toggle_failures(app: WorkbenchHost) -> None:
 
 
 def jump_to_failure(app: WorkbenchHost, *, forward: bool) -> None:
-    if app.tree.jump_to_failure(forward=forward) is None:
+    if app.sets_tree.jump_to_failure(forward=forward) is None:
         app.notify("No failing rows")
 
 
 def edit_selected(app: WorkbenchHost) -> None:
     """`e`: suspend the TUI and open the row's file in $EDITOR at the row."""
-    key = app.tree.selected_row
+    key = app.sets_tree.selected_row
     found = app.state.find_row(key) if key else None
     if found is None:
         app.notify("Select a row to open its eval-set file", severity="warning")
@@ -89,7 +89,7 @@ def edit_selected(app: WorkbenchHost) -> None:
 
 def copy_selected(app: WorkbenchHost, field: str, what: str) -> None:
     """`y` (actual) / palette (expected): the selected result's value as JSON on the clipboard."""
-    result = app.detail.current_result if app.tree.selected_row else None
+    result = app.detail.current_result if app.sets_tree.selected_row else None
     value = None if result is None else getattr(result, field)
     if value is None:
         app.notify(f"No {what} to copy for the selected row", severity="warning")

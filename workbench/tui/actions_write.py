@@ -18,7 +18,7 @@ from .writeback_screens import AcceptScreen, AddRowScreen
 
 
 def accept_selected(app: WorkbenchHost) -> None:
-    key = app.tree.selected_row
+    key = app.sets_tree.selected_row
     found = app.state.find_row(key) if key else None
     project = app.state.project
     if key is None or found is None or project is None:
@@ -42,9 +42,10 @@ def accept_selected(app: WorkbenchHost) -> None:
 def bulk_accept(app: WorkbenchHost) -> None:
     """`A`: walk the failing rows shown (every one, or those the filters leave), one diff at a time."""
     project, state = app.state.project, app.state
-    failing = {key for key in app.tree.visible_rows() if (found := state.find_row(key)) and state.is_failing(*found)}
+    failing = {key for key in app.sets_tree.visible_rows()
+               if (found := state.find_row(key)) and state.is_failing(*found)}
     if project is None or not failing:
-        app.notify("No failing rows to accept" + (" among the rows shown" if app.tree.filtering else ""))
+        app.notify("No failing rows to accept" + (" among the rows shown" if app.sets_tree.filtering else ""))
         return
     results = [result for result in state.results.values() if result.row_key in failing]
     app.run_worker(_preview_then_walk(app, project, results), group="bulk-accept", exclusive=True,
@@ -69,7 +70,7 @@ def add_row(app: WorkbenchHost) -> None:
     if project is None or not project.sets:
         app.notify("There is no eval set to add a row to", severity="warning")
         return
-    selected = app.tree.selected_set
+    selected = app.sets_tree.selected_set
     eval_set = next((s for s in project.sets if (s.scope, s.file_name) == selected), project.sets[0])
     session = app.session
     screen = AddRowScreen(lambda: session.config, project, eval_set, session.engine.runner_factory)

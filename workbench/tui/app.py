@@ -134,7 +134,7 @@ class WorkbenchApp(App[None]):
         yield Footer(compact=True)
 
     @property
-    def tree(self) -> SetsTree:
+    def sets_tree(self) -> SetsTree:
         return self.query_one("#sets", SetsTree)
 
     @property
@@ -150,7 +150,7 @@ class WorkbenchApp(App[None]):
         return self.watcher.stopped
 
     def on_mount(self) -> None:
-        self.tree.border_title = "Eval sets"
+        self.sets_tree.border_title = "Eval sets"
         self.detail.border_title = "Row detail"
         self.query_one("#filter", NameFilter).display = False
         self._show_selection_filter()
@@ -160,10 +160,13 @@ class WorkbenchApp(App[None]):
             self.notify(text, severity="warning", timeout=8)
         repaint.render_status(self)
         self.history_pane.reload(self.session.history)
-        self.tree.focus()
+        self.sets_tree.focus()
         # SIGTERM / SIGHUP (`kill`, a closed terminal) quit like `q`, so no target is left running.
-        self._remove_signal_handlers = on_stop_signals(lambda _signum: self.call_later(self.action_quit))
+        self._remove_signal_handlers = on_stop_signals(self._stop_signalled)
         self._start()
+
+    def _stop_signalled(self, _signum: int) -> None:
+        self.call_later(self.action_quit)
 
     def _show_selection_filter(self) -> None:
         """Launched with --tag / --type: only those rows run, so the tree shows only them (as `/` would)."""
@@ -172,7 +175,7 @@ class WorkbenchApp(App[None]):
             box = self.query_one("#filter", NameFilter)
             box.value = text
             box.display = True
-            self.tree.name_filter = text
+            self.sets_tree.name_filter = text
 
     @work(group="start", exit_on_error=False, description="loading the project")
     async def _start(self) -> None:
@@ -271,8 +274,8 @@ class WorkbenchApp(App[None]):
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
-        self.tree.name_filter = event.value.strip()
-        self.tree.rebuild()
+        self.sets_tree.name_filter = event.value.strip()
+        self.sets_tree.rebuild()
         repaint.render_status(self)
 
     @on(Input.Submitted, "#filter")
@@ -280,7 +283,7 @@ class WorkbenchApp(App[None]):
         self.query_one("#filter", NameFilter).close()
 
     def action_focus_rows(self) -> None:
-        self.tree.focus()
+        self.sets_tree.focus()
 
     # -- actions -------------------------------------------------------------------------------------
 
@@ -347,10 +350,10 @@ class WorkbenchApp(App[None]):
         self.push_screen(HelpScreen(list(self.BINDINGS)))
 
     def action_expand_all(self) -> None:
-        self.tree.root.expand_all()
+        self.sets_tree.root.expand_all()
 
     def action_collapse_all(self) -> None:
-        for node in self.tree.root.children:
+        for node in self.sets_tree.root.children:
             node.collapse()
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

@@ -15,6 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
@@ -24,7 +25,7 @@ from ..textsafe import one_line, printable
 from .writeback_screens import diff_text
 
 
-def outcome_message(outcomes: list[FileOutcome]) -> tuple[str, str]:
+def outcome_message(outcomes: list[FileOutcome]) -> tuple[str, SeverityLevel]:
     """What the walk wrote, as a notification (text, severity)."""
     written = [o for o in outcomes if o.written is not None]
     refused = [o for o in outcomes if o.written is None]

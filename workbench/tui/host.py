@@ -4,7 +4,9 @@ type against this instead of importing `app.py` (which imports them)."""
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar, overload
+
+from textual.widget import Widget
 
 from ..config import Config
 from ..progress import IterationSummary
@@ -13,6 +15,8 @@ from .detail_pane import RowDetail
 from .history_pane import HistoryPane
 from .sets_pane import SetsTree
 from .state import RunState
+
+QueryType = TypeVar("QueryType", bound=Widget)
 
 
 class WorkbenchHost(Protocol):
@@ -24,7 +28,7 @@ class WorkbenchHost(Protocol):
     iterations_done: int  # iterations finished in this session
 
     @property
-    def tree(self) -> SetsTree: ...
+    def sets_tree(self) -> SetsTree: ...
 
     @property
     def detail(self) -> RowDetail: ...
@@ -39,7 +43,14 @@ class WorkbenchHost(Protocol):
     def notify(self, message: str, *, title: str = "", severity: Any = "information",
                timeout: float | None = None, markup: bool = False) -> None: ...
 
-    def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
+    @overload
+    def query_one(self, selector: str) -> Widget: ...
+
+    @overload
+    def query_one(self, selector: type[QueryType]) -> QueryType: ...
+
+    @overload
+    def query_one(self, selector: str, expect_type: type[QueryType]) -> QueryType: ...
 
     def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
 

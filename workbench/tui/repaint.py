@@ -27,7 +27,7 @@ def row_label(state: RunState, key: RowKey) -> str:
 def apply_changes(app: WorkbenchHost) -> None:
     """Repaint only what changed since the last repaint: the tree's shape or some rows, the log, the status."""
     changes = app.state.drain()
-    tree = app.tree
+    tree = app.sets_tree
     if changes.structure:
         tree.rebuild()
         app.query_one("#evaluators-table", EvaluatorsTable).show(app.state.project)
@@ -43,7 +43,7 @@ def apply_changes(app: WorkbenchHost) -> None:
 
 
 def render_status(app: WorkbenchHost) -> None:
-    tree, summary = app.tree, app.last_summary
+    tree, summary = app.sets_tree, app.last_summary
     app.query_one("#status", StatusBar).render_status(
         project=app.config.root.name, watching=app.watching, paused=app.session.paused,
         running=app.state.running, done=app.state.done_rows, total=app.state.total_rows,
@@ -55,8 +55,8 @@ def render_status(app: WorkbenchHost) -> None:
 
 def show_selected(app: WorkbenchHost) -> None:
     """The detail and the log follow the tree's cursor (a row, or a file problem)."""
-    key = app.tree.selected_row
-    problem = app.tree.selected_problem
+    key = app.sets_tree.selected_row
+    problem = app.sets_tree.selected_problem
     if problem is not None:
         text = Text("File problem\n", "bold yellow")
         text.append(f"{printable(problem.file)}\n\n", "bold")
@@ -81,7 +81,7 @@ def after_iteration(app: WorkbenchHost, message: IterationDone) -> None:
     if message.summary.stalled_for:
         app.notify(f"Stalled: no improvement in passes for {message.summary.stalled_for} iterations",
                    severity="warning", timeout=6)
-    tree = app.tree
+    tree = app.sets_tree
     if tree.failures_only:
         shown = [app.state.find_row(key) for key in tree.visible_rows()]
         if all(found is None or not app.state.is_failing(*found) for found in shown):

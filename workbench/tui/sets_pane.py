@@ -107,9 +107,9 @@ class SetsTree(Settling, Tree[NodeRef]):
     def _restore_cursor(self, data: NodeRef | None) -> None:
         target = None
         if data is not None and data.kind == "row":
-            target = self._rows.get(data.key)  # type: ignore[arg-type]
+            target = self._rows.get(RowKey(*data.key))
         elif data is not None and data.kind == "set":
-            target = self._sets.get(data.key)  # type: ignore[arg-type]
+            target = self._sets.get((data.key[0], data.key[1]))
         if target is None:
             target = next(iter(self._rows.values()), None)
         self.defer(self._restored, target)
@@ -176,7 +176,7 @@ class SetsTree(Settling, Tree[NodeRef]):
     def selected_row(self) -> RowKey | None:
         node = self.cursor_node
         if node is not None and node.data is not None and node.data.kind == "row":
-            return node.data.key  # type: ignore[return-value]
+            return RowKey(*node.data.key)
         return None
 
     @property
@@ -194,7 +194,7 @@ class SetsTree(Settling, Tree[NodeRef]):
         if node is None or node.data is None:
             return None
         if node.data.kind in ("set", "row"):
-            return node.data.key[:2]  # type: ignore[return-value]
+            return node.data.key[0], node.data.key[1]
         return None
 
     def visible_rows(self) -> list[RowKey]:

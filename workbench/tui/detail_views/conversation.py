@@ -56,9 +56,12 @@ def _marks_by_turn(result: Result | None) -> dict[int | None, list[dict[str, Any
 
 def transcript_blocks(spec: dict[str, Any], result: Result | None) -> list[tuple[Text, bool]]:
     """(block, whether something failed there) for the setup, every turn and the outcome."""
-    transcript = result.actual if result is not None and isinstance(result.actual, dict) else {}
-    records = transcript.get("turns") if isinstance(transcript.get("turns"), list) else []
-    stopped = transcript.get("stopped") if isinstance(transcript.get("stopped"), dict) else {}
+    actual = result.actual if result is not None else None
+    transcript: dict[str, Any] = actual if isinstance(actual, dict) else {}
+    turns_run = transcript.get("turns")
+    records: list[Any] = turns_run if isinstance(turns_run, list) else []
+    stopped_at = transcript.get("stopped")
+    stopped: dict[str, Any] = stopped_at if isinstance(stopped_at, dict) else {}
     ran = result is not None and bool(transcript)
     marks = _marks_by_turn(result)
     blocks: list[tuple[Text, bool]] = []
@@ -67,7 +70,8 @@ def transcript_blocks(spec: dict[str, Any], result: Result | None) -> list[tuple
         note = f"stopped here: {stopped.get('error')}" if stopped.get("turn") == 0 else None
         record = transcript.get("setup") if isinstance(transcript.get("setup"), dict) else None
         blocks.append((turn_block("Setup workflow", {"setup": setup["workflow"]}, record, [], note), bool(note)))
-    turns = spec.get("conversation") if isinstance(spec.get("conversation"), list) else []
+    conversation = spec.get("conversation")
+    turns: list[Any] = conversation if isinstance(conversation, list) else []
     for number, turn in enumerate(turns, 1):
         turn = turn if isinstance(turn, dict) else {}
         record = records[number - 1] if number <= len(records) else None

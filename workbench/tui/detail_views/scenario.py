@@ -11,8 +11,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
 
-from ...scoring.scenario_align import ALLOWED, EXTRA, FORBIDDEN, MATCHED, MISSING, Alignment, align
-from ...scoring.scenario_expect import folded
+from ...dialects.scenarios.align import ALLOWED, EXTRA, FORBIDDEN, MATCHED, MISSING, Alignment, align
+from ...dialects.scenarios.expect import folded
 from ...textsafe import one_line
 from ..json_view import render_json
 from .base import DetailContext, DetailView
