@@ -2,10 +2,11 @@
 what history recorded for one row of one iteration — its output, trace and inputs — without running
 anything again.
 
-`plan_script_case` makes `evals/<name>.script.json` (a scripted replay of the run); `plan_set_row`
-appends a row with the recorded inputs and output to an eval set, as `add-row` does. Both plan
-first (the front-end shows the preview), then `write_case` / `writing.write_plan` write. Refusals
-(unknown iteration or row, a name or file that exists) are `Refused`: exit 1, nothing written.
+`plan_script_case` makes a new case file of the format that makes cases from runs
+(`Dialect.case_from_run`: scripted replays, `evals/<name>.script.json`); `plan_set_row` appends a row
+with the recorded inputs and output to a set workbench writes (`Dialect.row_sets`), as `add-row` does.
+Both plan first (the front-end shows the preview), then `write_case` / `writing.write_plan` write.
+Refusals (unknown iteration or row, a name or file that exists) are `Refused`: exit 1, nothing written.
 """
 
 from __future__ import annotations
@@ -14,16 +15,14 @@ import contextlib
 import os
 import tempfile
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import jsonio
 from ..config import Config
-from ..dialects.base import EVALS_DIR, LoadContext
-from ..dialects.replays.from_run import NotACase, case_from_result
-from ..dialects.replays.script import SUFFIX, TOOL_CALL
-from ..dialects.replays.tools import load_toolbox
+from ..dialects import all_dialects, dialect_for
+from ..dialects.base import NewCase
+from ..errors import WorkbenchError
 from ..history import HistoryStore
 from ..model import EvalSet, Project, Result, RowKey, results_by_row
 from ..writeback import WritebackError
@@ -44,17 +43,6 @@ class RecordedRow:
     @property
     def where(self) -> str:
         return f"row {self.result.label!r} of {self.result.set_file} in iteration {self.iteration}"
-
-
-@dataclass(frozen=True, slots=True)
-class NewCase:
-    """A scripted case to create, before anything is written."""
-
-    name: str
-    path: Path
-    display: str
-    text: str
-    notes: list[str] = field(default_factory=list)
 
 
 def recorded_row(config: Config, iteration: int, row_ref: str | RowKey) -> RecordedRow:
@@ -84,44 +72,17 @@ def recorded_row(config: Config, iteration: int, row_ref: str | RowKey) -> Recor
     return RecordedRow(iteration, groups[0][0])
 
 
-def _check_case_name(name: str) -> None:
-    if not name.strip() or name.startswith(".") or any(ch in name for ch in "/\\\x00") or len(name) > 200:
-        raise Refused(f"{name!r} can't name a case file; use letters, digits, '-' or '_' (e.g. --name refund-held)")
-
-
-def _tool_notes(project: Project, config: Config, doc: dict[str, object]) -> list[str]:
-    """A note per tool the case calls that the project's tools file doesn't define."""
-    ctx = LoadContext(project.root, Project(root=project.root), config)
-    toolbox = load_toolbox(ctx)
-    script = doc.get("script")
-    called = {step["toolName"] for step in script if isinstance(step, dict) and step.get("type") == TOOL_CALL} \
-        if isinstance(script, list) else set()
-    missing = sorted(name for name in called if toolbox.get(name) is None)
-    if not missing:
-        return []
-    return [f"{toolbox.source} has no tool {', '.join(missing)}; add {'it' if len(missing) == 1 else 'them'} "
-            "(with an inputSchema) or the case fails"]
-
-
 def plan_script_case(config: Config, project: Project, recorded: RecordedRow, name: str | None = None) -> NewCase:
-    """`evals/<name>.script.json` for the recorded run (name: the row's id by default). Refused when the
-    file or a case of that name exists, or the run can't be a case."""
+    """The new case file for the recorded run (name: the row's id by default), from the format that makes
+    cases from runs. Refused when the file or a case of that name exists, or the run can't be a case."""
     name = name if name is not None else recorded.result.row_id
-    _check_case_name(name)
-    display = f"{EVALS_DIR}/{name}{SUFFIX}"
-    path = project.root / EVALS_DIR / f"{name}{SUFFIX}"
-    if path.exists() or path.is_symlink():
-        raise Refused(f"{display} already exists; choose another --name")
-    for eval_set in project.sets:
-        if eval_set.dialect == "replays" and any(row.name == name or row.id == name for row in eval_set.rows):
-            raise Refused(f"a case named {name!r} already exists in {EVALS_DIR}/; choose another --name")
-    description = f"Recorded from {recorded.where}."
+    maker = next((dialect for dialect in all_dialects() if dialect.makes_cases_from_runs), None)
+    if maker is None:
+        raise Refused("no eval format here makes cases from recorded runs")
     try:
-        doc, notes = case_from_result(recorded.result, description=description)
-    except NotACase as exc:
+        return maker.case_from_run(project, config, recorded.result, name, recorded.where)
+    except WorkbenchError as exc:
         raise Refused(str(exc)) from None
-    notes += _tool_notes(project, config, doc)
-    return NewCase(name, path, display, jsonio.dumps(doc, indent=True) + "\n", notes)
 
 
 def write_case(case: NewCase) -> Path:
@@ -156,9 +117,10 @@ def plan_set_row(project: Project, recorded: RecordedRow, set_name: str, name: s
         eval_set: EvalSet = find_set(project, set_name)
     except WritebackError as exc:
         raise Refused(str(exc)) from None
-    if eval_set.dialect != "uipath":
-        raise Refused(f"{eval_set.stem} is not a UiPath eval set (evals/<scope>/eval-sets/*.json), which is where "
-                      "rows are added; use --script for a scripted case")
+    if not dialect_for(eval_set.dialect).row_sets:
+        where = " or ".join(d.expects for d in all_dialects() if d.row_sets) or "no format's sets"
+        raise Refused(f"{eval_set.stem} is not an eval set rows are added to ({where}); use --script for a "
+                      "scripted case")
     result = recorded.result
     name = name if name is not None else result.label
     if not name.strip():

@@ -2,9 +2,9 @@
 
 The settings, every file the project's formats define (each dialect reports its own), the results
 that can only be ERRORs (a ref with no evaluator file, a row with no criterion for it, an unsupported
-evaluator type), and — for UiPath projects with a `Workflow.json` — every row's `inputs` and
-`expectedOutput` against its declared `input.schema` / `output.schema`. Loading reports the contract
-findings as warnings beside the rows; here they are errors, because such a row cannot pass.
+evaluator type), and what each format checks beyond loading (`Dialect.check`: for UiPath projects with a
+`Workflow.json`, every row's `inputs` and `expectedOutput` against its declared schemas). Loading reports
+those findings as warnings beside the rows; here they are errors, because such a row cannot pass.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config, ConfigError, load_config, resolve_runner_kind
+from ..dialects import all_dialects
 from ..dialects.base import relative
-from ..dialects.uipath.contract import as_warnings, contract_problems, read_contract, structural
 from ..engine import Engine
 from ..model import EvalSet, Problem, Project, Row
 from ..project import load_project
@@ -66,20 +66,12 @@ def check_project(root: Path) -> CheckReport:
     project = load_project(root, config)
     report = CheckReport(root, sets=len(project.sets), rows=sum(len(s.rows) for s in project.sets),
                          evaluators=len(project.evaluators))
-    contract, workflow_problems = read_contract(root, config.runner.workflow)
-    findings: list[Problem] = []
-    if contract is not None:
-        report.workflow = contract.file
-        findings = contract_problems(project, contract)
-        for side, schema in (("input", contract.input), ("output", contract.output)):
-            if schema is None:
-                findings.append(Problem(contract.file, f"declares no {side}.schema, so rows' "
-                                        f"{'inputs' if side == 'input' else 'expectedOutput'} keys can't be "
-                                        "checked; declare it first (the property names and their casing)",
-                                        "warning"))
-    twins = set(as_warnings(findings))  # what loading already added as warnings
-    report.problems = [*problems, *workflow_problems, *(p for p in project.problems if p not in twins),
-                       *_evaluator_problems(project), *_row_errors(config, project), *findings]
+    checked = [dialect.check(project, config) for dialect in all_dialects()]  # each format's own checks
+    report.workflow = next((c.against for c in checked if c.against is not None), None)
+    twins = {p for c in checked for p in c.replaces}  # what loading already added as warnings
+    report.problems = [*problems, *(p for c in checked for p in c.file_problems),
+                       *(p for p in project.problems if p not in twins), *_evaluator_problems(project),
+                       *_row_errors(config, project), *(p for c in checked for p in c.findings)]
     report.reuse = explain_now(config, project)
     return report
 
@@ -119,7 +111,8 @@ def _row_errors(config: Config, project: Project) -> list[Problem]:
         evaluators = project.evaluators_of(eval_set.scope)
         for ref in eval_set.evaluator_refs:
             evaluator = evaluators.get(ref)
-            if evaluator is None or not structural(evaluator):
+            scorer = scorer_for(evaluator.type_id) if evaluator is not None else None
+            if scorer is None or not scorer.structural:
                 continue
             for row in eval_set.rows:
                 criterion = row.criteria.get(ref)

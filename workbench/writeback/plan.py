@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..dialects.uipath import SETS_DIR
-from ..project import EVALS_DIR, MAX_FILE_BYTES
+from ..dialects import all_dialects
+from ..project import MAX_FILE_BYTES
 from .atomic import check_replaceable, read_bytes, replace_atomically
 from .errors import ConcurrentChange, WritebackError
 from .lock import writing_lock
@@ -69,12 +69,13 @@ class WritePlan:
 
 
 def checked_target(root: Path, path: Path) -> Path:
-    """The real file behind `path`, provided it is an eval set: `<root>/evals/<scope>/eval-sets/*.json`."""
-    evals = (root / EVALS_DIR).resolve()
+    """The real file behind `path`, provided it is a set workbench writes (`Dialect.is_row_set`: for
+    UiPath, `<root>/evals/<scope>/eval-sets/*.json`)."""
     real = Path(os.path.realpath(path))
-    if real.suffix != ".json" or real.parent.name != SETS_DIR or real.parent.parent.parent != evals:
-        raise WritebackError(f"{path} is not an eval set under {EVALS_DIR}/<scope>/{SETS_DIR}/; "
-                             "workbench only writes there")
+    writers = [dialect for dialect in all_dialects() if dialect.row_sets]
+    if not any(dialect.is_row_set(root, real) for dialect in writers):
+        where = " or ".join(dialect.row_sets for dialect in writers) or "no format's folder"
+        raise WritebackError(f"{path} is not an eval set under {where}; workbench only writes there")
     return real
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ...runners.base import RunOutcome
 from ..base import EVALS_DIR, Dialect, LoadContext, RowRun, Scaffolded
-from .files import SUFFIX, ConversationLoader, eval_files
+from .files import DIALECT, SUFFIX, ConversationLoader, eval_files
 from .player import play
 from .scorer import ConversationScorer
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 class ConversationsDialect(Dialect):
-    name = "conversations"
+    name = DIALECT
     title = "conversation evals"
     expects = f"{EVALS_DIR}/**/*{SUFFIX}"
     markers = (EVALS_DIR,)

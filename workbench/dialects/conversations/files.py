@@ -1,6 +1,7 @@
-"""Finding and reading conversation eval files: any `*.eval.json` under `evals/` outside the UiPath
-folders (`eval-sets/`, `evaluators/`, `eval-files/`). A file holds one eval object, an array of them,
-or `{"evals": [...]}`; it is one set, each eval a row scored by the evaluator named `conversation`."""
+"""Finding and reading conversation eval files: any `*.eval.json` under `evals/` outside the folders
+other formats hold their files in (`Dialect.folders`: UiPath's `eval-sets/`, `evaluators/`,
+`eval-files/`). A file holds one eval object, an array of them, or `{"evals": [...]}`; it is one set,
+each eval a row scored by the evaluator named `conversation`."""
 
 from __future__ import annotations
 
@@ -11,20 +12,26 @@ from typing import Any
 
 from ...compare import type_name
 from ...model import EvalSet, EvaluatorDef, Row, unique_ids
+from .. import all_dialects
 from ..base import UNREADABLE, LoadContext, relative
-from ..uipath import EVAL_FILES_DIR, EVALUATORS_DIR, SETS_DIR
 from .rules import EVAL_TYPES, eval_problems
 from .scorer import CONVERSATION_TYPE
 
 SUFFIX = ".eval.json"
 EVALUATOR_REF = "conversation"
-_NOT_OURS = (SETS_DIR, EVALUATORS_DIR, EVAL_FILES_DIR)
+DIALECT = "conversations"
+
+
+def _not_ours() -> set[str]:
+    """The folders other formats keep their files in: not walked into."""
+    return {folder for dialect in all_dialects() if dialect.name != DIALECT for folder in dialect.folders}
 
 
 def eval_files(evals: Path, on_error: Any = None) -> Iterator[Path]:
     """The conversation files under `evals/`, in a stable order; links to folders are not followed."""
+    not_ours = _not_ours()
     for folder, dirs, files in os.walk(evals, onerror=on_error):
-        dirs[:] = sorted(d for d in dirs if d not in _NOT_OURS and not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if d not in not_ours and not d.startswith("."))
         for name in sorted(files):
             if name.endswith(SUFFIX) and not name.startswith("."):
                 yield Path(folder) / name
@@ -66,7 +73,7 @@ class ConversationLoader:
                 continue
             rows.append(self.row(path, index, spec, ids[index] or f"#{index}"))
         self.ctx.project.sets.append(EvalSet(scope=scope, path=path, id=None, name=None,
-                                             evaluator_refs=[EVALUATOR_REF], rows=rows, dialect="conversations",
+                                             evaluator_refs=[EVALUATOR_REF], rows=rows, dialect=DIALECT,
                                              short_name=short_name(path)))
         key = (scope, EVALUATOR_REF)
         if key not in self.ctx.project.evaluators:

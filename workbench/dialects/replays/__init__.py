@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...model import EvalSet, EvaluatorDef, Row
+from ...model import EvalSet, EvaluatorDef, Project, Result, Row
 from ...runners.base import RunOutcome
-from ..base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, RowRun, Scaffolded
+from ..base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, NewCase, RowRun, Scaffolded
 from .executor import LIVE_FAILED, RUN_STATUS, replay_case
 from .expect import EXPECT_TYPE, ReplayExpect
+from .from_run import new_case
 from .script import SUFFIX, Case, StepError, case_name, parse_case
 from .tools import Toolbox, load_toolbox, tools_path
 
@@ -94,6 +95,10 @@ class ReplaysDialect(Dialect):
 
     def scorers(self) -> tuple[Scorer, ...]:
         return (ReplayExpect(),)
+
+    def case_from_run(self, project: Project, config: Config, result: Result, name: str, where: str) -> NewCase:
+        """`evals/<name>.script.json`: the run's tool calls, approvals and outputs as steps (`from_run.py`)."""
+        return new_case(project, config, result, name, where, self.name)
 
     def present(self, root: Path, config: Config | None) -> bool:
         return bool(script_files(root)) or tools_path(root, config).is_file()

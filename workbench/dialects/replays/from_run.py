@@ -11,15 +11,22 @@ row) completed with its output, which becomes the final `assistant.output`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ... import jsonio
 from ...compare import strict_equal
-from ...model import Result
+from ...errors import WorkbenchError
+from ...model import Project, Result
 from ...output_paths import MISSING
 from ...scoring.common import as_text
 from ...trace import TOOL_CALL as TRACE_TOOL_CALL
+from ..base import EVALS_DIR, LoadContext, NewCase
 from .executor import APPROVAL_DECIDED, APPROVAL_REQUESTED, ARTIFACT_EVENT, OUTPUT_EVENT, RUN_STATUS
-from .script import APPROVAL_DECIDE, ARTIFACT_WRITE, ASSISTANT_OUTPUT, STATUSES, TOOL_CALL
+from .script import APPROVAL_DECIDE, ARTIFACT_WRITE, ASSISTANT_OUTPUT, STATUSES, SUFFIX, TOOL_CALL
+from .tools import load_toolbox
+
+if TYPE_CHECKING:
+    from ...config import Config
 
 FILES_NOTE = ("files a tool wrote while it ran are not carried over (only artifact.write steps of a replay "
               "are); the case gives each call's recorded output as its result")
@@ -135,4 +142,44 @@ def case_from_result(result: Result, *, description: str) -> tuple[dict[str, Any
     return doc, builder.notes
 
 
-__all__ = ["FILES_NOTE", "NotACase", "case_from_result"]
+def _check_case_name(name: str) -> None:
+    if not name.strip() or name.startswith(".") or any(ch in name for ch in "/\\\x00") or len(name) > 200:
+        raise WorkbenchError(f"{name!r} can't name a case file; use letters, digits, '-' or '_' "
+                             "(e.g. --name refund-held)", exit_code=1)
+
+
+def _tool_notes(project: Project, config: Config, doc: dict[str, object]) -> list[str]:
+    """A note per tool the case calls that the project's tools file doesn't define."""
+    ctx = LoadContext(project.root, Project(root=project.root), config)
+    toolbox = load_toolbox(ctx)
+    script = doc.get("script")
+    called = {step["toolName"] for step in script if isinstance(step, dict) and step.get("type") == TOOL_CALL} \
+        if isinstance(script, list) else set()
+    missing = sorted(name for name in called if toolbox.get(name) is None)
+    if not missing:
+        return []
+    return [f"{toolbox.source} has no tool {', '.join(missing)}; add {'it' if len(missing) == 1 else 'them'} "
+            "(with an inputSchema) or the case fails"]
+
+
+def new_case(project: Project, config: Config, result: Result, name: str, where: str, dialect: str) -> NewCase:
+    """`evals/<name>.script.json` for the run `result` recorded. Raises WorkbenchError (exit 1) when the
+    file or a case of that name (a row of a `dialect` set) exists, or the run can't be a case."""
+    _check_case_name(name)
+    display = f"{EVALS_DIR}/{name}{SUFFIX}"
+    path = project.root / EVALS_DIR / f"{name}{SUFFIX}"
+    if path.exists() or path.is_symlink():
+        raise WorkbenchError(f"{display} already exists; choose another --name", exit_code=1)
+    for eval_set in project.sets:
+        if eval_set.dialect == dialect and any(row.name == name or row.id == name for row in eval_set.rows):
+            raise WorkbenchError(f"a case named {name!r} already exists in {EVALS_DIR}/; choose another --name",
+                                 exit_code=1)
+    try:
+        doc, notes = case_from_result(result, description=f"Recorded from {where}.")
+    except NotACase as exc:
+        raise WorkbenchError(str(exc), exit_code=1) from None
+    notes += _tool_notes(project, config, doc)
+    return NewCase(name, path, display, jsonio.dumps(doc, indent=True) + "\n", notes)
+
+
+__all__ = ["FILES_NOTE", "NotACase", "case_from_result", "new_case"]

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...compare import type_name
 from ...model import EvalSet, EvaluatorDef, Project, Row, unique_ids
-from ..base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, Scaffolded
+from ..base import EVALS_DIR, UNREADABLE, Checked, Dialect, LoadContext, Scaffolded
+from .check import workflow_check
 from .contract import contract_warnings
 from .layout import EVAL_FILES_DIR, EVALUATORS_DIR, SETS_DIR
 
@@ -53,6 +54,8 @@ class UiPathDialect(Dialect):
     markers = (EVALS_DIR, "Workflow.json")
     init_name = "uipath"
     init_help = "the evals/ files Studio Web seeds (an exact-match evaluator and an empty eval set)"
+    folders = (SETS_DIR, EVALUATORS_DIR, EVAL_FILES_DIR)
+    row_sets = f"{EVALS_DIR}/<scope>/{SETS_DIR}/"
 
     def scaffold(self, root: Path) -> Scaffolded:
         from .scaffold import init_project
@@ -86,6 +89,17 @@ class UiPathDialect(Dialect):
         if ids:
             hint += f" (their ids: {', '.join(ids)})"
         return f"no evaluator file {path}{hint}"
+
+    def is_row_set(self, root: Path, real: Path) -> bool:
+        """`<root>/evals/<scope>/eval-sets/*.json`, nothing else (the real path: no link leads out)."""
+        evals = (root / EVALS_DIR).resolve()
+        return real.suffix == ".json" and real.parent.name == SETS_DIR and real.parent.parent.parent == evals
+
+    def row_ids(self, entries: list[Any]) -> list[str | None]:
+        return row_ids(entries)
+
+    def check(self, project: Project, config: Config) -> Checked:
+        return workflow_check(project, config)
 
     def present(self, root: Path, config: Config | None) -> bool:
         return (root / EVALS_DIR).is_dir()
