@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from helpers.cli import run_json
@@ -72,109 +73,103 @@ def _verdicts(report: IterationReport) -> dict[str, str]:
     return {r.row_id: r.verdict.value for r in report.results}
 
 
-def test_expectation_edit_rescores_without_running(tmp_path: Path) -> None:
-    root = _project(tmp_path)
+def _after_start(root: Path, body: Callable[[Loop, list[str]], Awaitable[None]]) -> None:
+    """Open a Loop on `root`, run its start iteration, then hand `body` the loop and the rows that ran."""
 
     async def go() -> None:
         async with Loop(root) as loop:
             await loop.iterate("start")
-            assert sorted(_runs(root)) == ["r0", "r1", "r2"]
-            _edit_set(root, lambda doc: doc["evaluations"][1]["evaluationCriterias"]["exact-match-evaluator"]
-                      .update(expectedOutput={"double": 99}))
-            report = await loop.iterate("change", SET_FILE)
-            assert _runs(root) == []
-            assert _verdicts(report) == {"r0": "PASS", "r1": "FAIL", "r2": "PASS"}
-            assert all(r.reused for r in report.results)
-            assert report.reused_rows == 3 and report.ran_rows == 0
-            assert report.results[0].to_json()["reused"] is True
+            await body(loop, _runs(root))
 
     asyncio.run(go())
+
+
+def test_expectation_edit_rescores_without_running(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+
+    async def body(loop: Loop, first: list[str]) -> None:
+        assert sorted(first) == ["r0", "r1", "r2"]
+        _edit_set(root, lambda doc: doc["evaluations"][1]["evaluationCriterias"]["exact-match-evaluator"]
+                  .update(expectedOutput={"double": 99}))
+        report = await loop.iterate("change", SET_FILE)
+        assert _runs(root) == []
+        assert _verdicts(report) == {"r0": "PASS", "r1": "FAIL", "r2": "PASS"}
+        assert all(r.reused for r in report.results)
+        assert report.reused_rows == 3 and report.ran_rows == 0
+        assert report.results[0].to_json()["reused"] is True
+
+    _after_start(root, body)
 
 
 def test_evaluator_edit_rescores_without_running(tmp_path: Path) -> None:
     root = _project(tmp_path)
 
-    async def go() -> None:
-        async with Loop(root) as loop:
-            await loop.iterate("start")
-            _runs(root)
-            path = root / "evals/default/evaluators/exact-match-evaluator.json"
-            path.write_text(json.dumps(evaluator("missing.path")))
-            report = await loop.iterate("change", "evals/default/evaluators/exact-match-evaluator.json")
-            assert _runs(root) == []
-            assert set(_verdicts(report).values()) == {"FAIL"}  # the new path is in no output
+    async def body(loop: Loop, first: list[str]) -> None:
+        path = root / "evals/default/evaluators/exact-match-evaluator.json"
+        path.write_text(json.dumps(evaluator("missing.path")))
+        report = await loop.iterate("change", "evals/default/evaluators/exact-match-evaluator.json")
+        assert _runs(root) == []
+        assert set(_verdicts(report).values()) == {"FAIL"}  # the new path is in no output
 
-    asyncio.run(go())
+    _after_start(root, body)
 
 
 def test_a_new_row_runs_alone_and_an_inputs_edit_reruns_that_row(tmp_path: Path) -> None:
     root = _project(tmp_path)
 
-    async def go() -> None:
-        async with Loop(root) as loop:
-            await loop.iterate("start")
-            _runs(root)
-            _edit_set(root, lambda doc: doc["evaluations"].append(row("r3", {"x": 3}, {"double": 6})))
-            report = await loop.iterate("change", SET_FILE)
-            assert _runs(root) == ["r3"]
-            assert report.reused_rows == 3 and report.ran_rows == 1
-            _edit_set(root, lambda doc: doc["evaluations"][0].update(inputs={"x": 10}))
-            report = await loop.iterate("change", SET_FILE)
-            assert _runs(root) == ["r0"]
-            assert _verdicts(report)["r0"] == "FAIL"
+    async def body(loop: Loop, first: list[str]) -> None:
+        _edit_set(root, lambda doc: doc["evaluations"].append(row("r3", {"x": 3}, {"double": 6})))
+        report = await loop.iterate("change", SET_FILE)
+        assert _runs(root) == ["r3"]
+        assert report.reused_rows == 3 and report.ran_rows == 1
+        _edit_set(root, lambda doc: doc["evaluations"][0].update(inputs={"x": 10}))
+        report = await loop.iterate("change", SET_FILE)
+        assert _runs(root) == ["r0"]
+        assert _verdicts(report)["r0"] == "FAIL"
 
-    asyncio.run(go())
+    _after_start(root, body)
 
 
 def test_a_target_edit_or_a_settings_edit_reruns_everything(tmp_path: Path) -> None:
     root = _project(tmp_path)
 
-    async def go() -> None:
-        async with Loop(root) as loop:
-            await loop.iterate("start")
-            _runs(root)
-            (root / "target.py").write_text(COUNTING_TARGET + "\n# edited\n")
-            await loop.iterate("change", "target.py")
-            assert sorted(_runs(root)) == ["r0", "r1", "r2"]
-            toml = root / "workbench.toml"
-            toml.write_text(toml.read_text().replace("timeout = 20", "timeout = 21"))
-            await loop.iterate("change", "workbench.toml", SET_FILE)
-            assert sorted(_runs(root)) == ["r0", "r1", "r2"]
-            await loop.iterate("manual")  # R
-            assert sorted(_runs(root)) == ["r0", "r1", "r2"]
+    async def body(loop: Loop, first: list[str]) -> None:
+        (root / "target.py").write_text(COUNTING_TARGET + "\n# edited\n")
+        await loop.iterate("change", "target.py")
+        assert sorted(_runs(root)) == ["r0", "r1", "r2"]
+        toml = root / "workbench.toml"
+        toml.write_text(toml.read_text().replace("timeout = 20", "timeout = 21"))
+        await loop.iterate("change", "workbench.toml", SET_FILE)
+        assert sorted(_runs(root)) == ["r0", "r1", "r2"]
+        await loop.iterate("manual")  # R
+        assert sorted(_runs(root)) == ["r0", "r1", "r2"]
 
-    asyncio.run(go())
+    _after_start(root, body)
 
 
 def test_a_cancelled_code_change_is_not_forgotten(tmp_path: Path) -> None:
     """A target edit whose iteration was cancelled by an evals/ edit must still re-run every row."""
     root = _project(tmp_path)
 
-    async def go() -> None:
-        async with Loop(root) as loop:
-            await loop.iterate("start")
-            _runs(root)
-            (root / "target.py").write_text(COUNTING_TARGET + "\n# edited\n")
-            loop.session.request(Trigger("change", ("target.py",)))
-            report = await loop.iterate("change", SET_FILE)  # cancels the one above
-            assert report.reused_rows == 0
-            assert sorted(_runs(root)) == ["r0", "r1", "r2"]
+    async def body(loop: Loop, first: list[str]) -> None:
+        (root / "target.py").write_text(COUNTING_TARGET + "\n# edited\n")
+        loop.session.request(Trigger("change", ("target.py",)))
+        report = await loop.iterate("change", SET_FILE)  # cancels the one above
+        assert report.reused_rows == 0
+        assert sorted(_runs(root)) == ["r0", "r1", "r2"]
 
-    asyncio.run(go())
+    _after_start(root, body)
 
 
 def test_reuse_can_be_turned_off(tmp_path: Path) -> None:
     root = _project(tmp_path, "\n[cache]\nreuse = false\n")
 
-    async def go() -> None:
-        async with Loop(root) as loop:
-            await loop.iterate("start")
-            _runs(root)
-            report = await loop.iterate("change", SET_FILE)
-            assert sorted(_runs(root)) == ["r0", "r1", "r2"]
-            assert report.reused_rows == 0
+    async def body(loop: Loop, first: list[str]) -> None:
+        report = await loop.iterate("change", SET_FILE)
+        assert sorted(_runs(root)) == ["r0", "r1", "r2"]
+        assert report.reused_rows == 0
 
-    asyncio.run(go())
+    _after_start(root, body)
 
 
 def test_run_reuse_rescores_one_shot_runs_until_something_outside_evals_changes(tmp_path: Path) -> None:
