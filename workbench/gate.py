@@ -1,12 +1,17 @@
-"""The CI gate: does this iteration pass, given the pass-rate minimum and the baseline checks?"""
+"""The CI gate: does this iteration pass, given the pass-rate minimum and the baseline checks, and the
+gates of their own that formats bring (`Dialect.gate`: scenarios')?"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .baseline import BaselineCheck
 from .events import IterationReport
+
+if TYPE_CHECKING:
+    from .dialects.base import GateVerdict
 
 
 @dataclass(slots=True)
@@ -57,3 +62,10 @@ def evaluate_gate(report: IterationReport, settings: GateSettings, check: Baseli
             reasons.append(f"{len(check.token_increases)} using more tokens than the baseline by more than "
                            f"{settings.max_token_increase:.0%}")
     return GateOutcome(not reasons, rate, reasons)
+
+
+def joined_gate(report: IterationReport, outcome: GateOutcome, verdicts: Iterable[GateVerdict]) -> GateOutcome:
+    """`outcome` (the generic gate over the results no format judges itself) joined with the formats' own
+    gates: it passes when none has a reason to fail; the pass rate is the whole run's."""
+    reasons = [*outcome.reasons, *(reason for verdict in verdicts for reason in verdict.reasons)]
+    return GateOutcome(not reasons, pass_rate(report), reasons)

@@ -31,13 +31,14 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # A format's own section sits with the settings (its package's settings.py), found by settings/discovery.py.
     ("settings", ("workbench.config", "workbench.options", "workbench.settings",
                   "workbench.dialects.conversations.settings", "workbench.dialects.scenarios.settings")),
+    # baseline.py reads and writes the committed baseline files (its own and a format's gate's), below the gate.
     ("loading, running and scoring rows", ("workbench.dialects", "workbench.project", "workbench.scaffold",
                                            "workbench.runners", "workbench.worker_main", "workbench.scoring",
                                            "workbench.dialects.replays", "workbench.watching", "workbench.writeback",
                                            "workbench.cluster", "workbench.project_files",
-                                           "workbench.file_digests")),
-    ("iterations", ("workbench.engine", "workbench.session", "workbench.history", "workbench.baseline",
-                    "workbench.gate", "workbench.scenario_gate", "workbench.progress", "workbench.reuse",
+                                           "workbench.file_digests", "workbench.baseline")),
+    ("iterations", ("workbench.engine", "workbench.session", "workbench.history",
+                    "workbench.gate", "workbench.progress", "workbench.reuse",
                     "workbench.fingerprint", "workbench.iteration_reuse",
                     "workbench.writeback.add_row")),
     ("use cases", ("workbench.actions",)),

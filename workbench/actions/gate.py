@@ -21,17 +21,18 @@ from ..baseline import (
     write_baseline,
 )
 from ..config import Config
+from ..dialects import all_dialects
+from ..dialects.base import DialectGate, GateAsk, GateVerdict
 from ..engine import Engine, RowFilter, RunnerFactory
 from ..errors import WorkbenchError
 from ..events import EventSink, IterationReport, Trigger
-from ..gate import GateOutcome, GateSettings, evaluate_gate
+from ..gate import GateOutcome, GateSettings, evaluate_gate, joined_gate
 from ..history import HistoryError, HistoryStore, read_identity
 from ..iteration_reuse import ReusePolicy
 from ..model import Project, RowKey
 from ..reuse import ReuseBook, outcomes_from_results
 from ..runners import RunOutcome, make_runner
 from .checks import check_runnable
-from .scenarios import ScenarioFlags, ScenarioGateRun, prepare_scenarios
 from .signals import run_until_stopped
 
 
@@ -46,19 +47,22 @@ class GateRequest:
     update_baseline: bool = False
     record: bool = True  # keep the run in .workbench/ history
     reuse: bool = False  # re-score rows whose recorded run is proven unchanged (run --reuse)
-    scenarios: ScenarioFlags = field(default_factory=ScenarioFlags)  # the scenario gate's flags (seed 000)
+    baseline_flag: Path | None = None  # --baseline as given: a format's own gate may take it for its baseline
 
     @property
     def partial(self) -> bool:
         return bool(self.sets or self.rows)
+
+    def ask(self) -> GateAsk:
+        """What the formats' own gates are asked with."""
+        return GateAsk(self.baseline_flag, self.update_baseline, self.partial, self.settings.allow_empty)
 
 
 def gate_request(config: Config, *, sets: tuple[str, ...] = (), rows: tuple[str, ...] = (),
                  min_pass_rate: float | None = None, max_slowdown: float | None = None,
                  max_token_increase: float | None = None, allow_empty: bool = False,
                  baseline_path: str | None = None, update_baseline: bool = False,
-                 record: bool = True, reuse: bool = False,
-                 max_token_regression: float | None = None) -> GateRequest:
+                 record: bool = True, reuse: bool = False) -> GateRequest:
     """A request from command-line values; each one left as None falls back to `[baseline]`."""
     settings = GateSettings(
         min_pass_rate=min_pass_rate if min_pass_rate is not None else config.baseline.min_pass_rate,
@@ -68,8 +72,8 @@ def gate_request(config: Config, *, sets: tuple[str, ...] = (), rows: tuple[str,
         allow_empty=allow_empty,
     )
     path = Path(baseline_path) if baseline_path else configured_baseline(config)
-    flags = ScenarioFlags(Path(baseline_path) if baseline_path else None, min_pass_rate, max_token_regression)
-    return GateRequest(settings, path, sets, rows, update_baseline, record, reuse, flags)
+    flag = Path(baseline_path) if baseline_path else None
+    return GateRequest(settings, path, sets, rows, update_baseline, record, reuse, flag)
 
 
 @dataclass(slots=True)
@@ -89,13 +93,13 @@ class GateRun:
     check: BaselineCheck | None = None  # None without a baseline file (or with --update-baseline)
     history_problem: str | None = None  # why the run was not recorded
     baseline_update: BaselineUpdate | None = None
-    scenarios: ScenarioGateRun | None = None  # the scenario gate, in a project with scenarios
+    verdicts: list[GateVerdict] = field(default_factory=list)  # the formats' own gates (Dialect.gate)
 
     @property
     def passed(self) -> bool:
         """Exit 0? With --update-baseline: the baselines were written; otherwise the gate passed."""
-        scenario_update = self.scenarios.update if self.scenarios is not None else None
-        updates = [update.written for update in (self.baseline_update, scenario_update) if update is not None]
+        updates = [update.written for update in (self.baseline_update, *(v.update() for v in self.verdicts))
+                   if update is not None]
         return all(updates) if updates else self.gate.passed
 
     def json_fields(self) -> dict[str, Any]:
@@ -110,8 +114,8 @@ class GateRun:
             }
         if self.baseline_update is not None:
             fields["baseline_written"] = self.baseline_update.written
-        if self.scenarios is not None:
-            fields["gate"]["scenarios"] = self.scenarios.to_json()
+        for verdict in self.verdicts:
+            fields["gate"][verdict.key] = verdict.to_json()
         return fields
 
 
@@ -119,9 +123,8 @@ def run_gate(config: Config, request: GateRequest, on_event: EventSink | None = 
              runner_factory: RunnerFactory = make_runner) -> GateRun:
     """One headless iteration judged as a CI gate. Events stream to `on_event` while it runs."""
     project = check_runnable(config, watching=False)
-    scenarios = prepare_scenarios(project, request.scenarios, update=request.update_baseline,
-                                  partial=request.partial)
-    if scenarios is not None:  # --baseline names the scenario baseline; other results keep [baseline]'s file
+    gates = dialect_gates(project, config, request.ask())
+    if any(gate.takes_baseline for gate in gates):  # --baseline names that one; the rest keep [baseline]'s file
         request = replace(request, baseline_path=configured_baseline(config))
     baseline = None if request.update_baseline else load_baseline(request.baseline_path)
     selection = RowFilter(sets=request.sets, rows=request.rows).narrowed(config.overrides.tags,
@@ -136,8 +139,22 @@ def run_gate(config: Config, request: GateRequest, on_event: EventSink | None = 
     history_problem = record_run(config, report, partial=request.partial) if request.record else None
     policy.book.numbered(report.number, {r.row_key for r in report.results})
     policy.book.save()
-    judged = report if scenarios is None else scenarios.others(report)  # scenarios have a gate of their own
-    settings = request.settings if scenarios is None else replace(request.settings, allow_empty=True)
+    return judge_run(request, report, baseline, gates, history_problem)
+
+
+def dialect_gates(project: Project, config: Config, ask: GateAsk) -> list[DialectGate]:
+    """The gates of their own of the formats in `project` (raising when one's baseline can't be used)."""
+    return [gate for dialect in all_dialects() if (gate := dialect.gate(project, config, ask)) is not None]
+
+
+def judge_run(request: GateRequest, report: IterationReport, baseline: Baseline | None, gates: list[DialectGate],
+              history_problem: str | None = None) -> GateRun:
+    """The gate over `report`: the generic one (pass rate, `[baseline]`'s file) over the results no format
+    judges itself, joined with the formats' own gates; with --update-baseline, the baselines blessed."""
+    judged = report
+    for gate in gates:  # a format with a gate of its own judges its results there
+        judged = gate.others(judged)
+    settings = request.settings if not gates else replace(request.settings, allow_empty=True)
     check = None
     if baseline is not None:
         check = compare_with_baseline(
@@ -145,13 +162,13 @@ def run_gate(config: Config, request: GateRequest, on_event: EventSink | None = 
             slowdown=settings.max_slowdown if settings.max_slowdown is not None else DEFAULT_SLOWDOWN,
             token_increase=(settings.max_token_increase if settings.max_token_increase is not None
                             else DEFAULT_TOKEN_INCREASE))
-    gate = evaluate_gate(judged, settings, check)
-    blessing = request.update_baseline and (scenarios is None or bool(judged.results))
-    update = bless_as_baseline(request.baseline_path, judged, gate) if blessing else None
-    run = GateRun(request, report, gate, check, history_problem, update)
-    if scenarios is not None:
-        run.gate, run.scenarios = scenarios.judge(report, gate, allow_empty=request.settings.allow_empty,
-                                                  update=request.update_baseline)
+    outcome = evaluate_gate(judged, settings, check)
+    blessing = request.update_baseline and (not gates or bool(judged.results))
+    update = bless_as_baseline(request.baseline_path, judged, outcome) if blessing else None
+    run = GateRun(request, report, outcome, check, history_problem, update)
+    if gates:
+        run.verdicts = [gate.judge(report) for gate in gates]
+        run.gate = joined_gate(report, outcome, run.verdicts)
     return run
 
 

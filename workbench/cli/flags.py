@@ -84,8 +84,10 @@ def click_option(options: list[Option]) -> Callable[[F], F]:
     if first.flag_value is not None:
         return click.option(first.flag, is_flag=True, expose_value=False, callback=_remember(options),
                             help=help_text)
-    if first.dest is not None:
-        return click.option(first.flag, first.dest, type=SettingType(facts), metavar=first.metavar, help=help_text)
+    if first.dest is not None:  # the command gets the value; a merged declaration without a dest keeps it too
+        kept = [option for option in options if option.dest is None]
+        return click.option(first.flag, first.dest, type=SettingType(facts), metavar=first.metavar, help=help_text,
+                            callback=_remember(kept) if kept else None)
     return click.option(first.flag, type=SettingType(facts), metavar=first.metavar, expose_value=False,
                         callback=_remember(options), help=help_text)
 

@@ -54,7 +54,7 @@ from .common import (
 @row_filter_options
 def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], as_json: bool, quiet: bool,
                 junit_path: str | None, allow_empty: bool, min_pass_rate: float | None, max_slowdown: float | None,
-                max_token_increase: float | None, max_token_regression: float | None, baseline_path: str | None,
+                max_token_increase: float | None, baseline_path: str | None,
                 update_baseline: bool, no_history: bool, reuse: bool, explain_reuse: bool) -> None:
     """Run every row of every eval set once and score it.
 
@@ -74,7 +74,7 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
     request = gate_request(config, sets=sets, rows=rows, min_pass_rate=min_pass_rate, max_slowdown=max_slowdown,
                            max_token_increase=max_token_increase, allow_empty=allow_empty,
                            baseline_path=baseline_path, update_baseline=update_baseline, record=not no_history,
-                           reuse=reuse, max_token_regression=max_token_regression)
+                           reuse=reuse)
     reporter = TextReporter(results=not as_json, quiet=quiet)
     try:
         run = run_gate(config, request, reporter)
@@ -110,15 +110,16 @@ def _print_gate(run: GateRun) -> None:
         click.echo(f"against the baseline {run.request.baseline_path.name}:")
         for regression in check.regressions:
             click.echo(f"  {regression.describe()}")
-    for line in run.scenarios.lines() if run.scenarios is not None else ():
-        click.echo(line)
-    shown = check is not None or settings.min_pass_rate < 1.0 or not run.report.results or run.scenarios is not None
+    for verdict in run.verdicts:  # the formats' own gates
+        for line in verdict.lines():
+            click.echo(line)
+    shown = check is not None or settings.min_pass_rate < 1.0 or not run.report.results or bool(run.verdicts)
     if not gate.passed and shown:
         click.echo("gate failed: " + "; ".join(gate.reasons))
 
 
 def _print_baseline_update(run: GateRun, quiet: bool) -> None:
-    _print_scenario_baseline_update(run, quiet)
+    _print_format_baseline_updates(run, quiet)
     update = run.baseline_update
     if update is None:
         return
@@ -129,13 +130,10 @@ def _print_baseline_update(run: GateRun, quiet: bool) -> None:
                    f"pass rate {run.gate.pass_rate:.1%})")
 
 
-def _print_scenario_baseline_update(run: GateRun, quiet: bool) -> None:
-    update = run.scenarios.update if run.scenarios is not None else None
-    if update is None or run.scenarios is None:
-        return
-    if not update.written:
-        click.echo(f"workbench: scenario baseline NOT updated ({update.path.name} left as it was): {update.reason}",
-                   err=True)
-    elif not quiet:
-        gate = run.scenarios.gate
-        click.echo(f"scenario baseline written: {update.path} ({gate.total} scenarios, pass rate {gate.pass_rate:.1%})")
+def _print_format_baseline_updates(run: GateRun, quiet: bool) -> None:
+    """What --update-baseline did to the formats' own baselines (a refusal always, on stderr)."""
+    for update in filter(None, (verdict.update() for verdict in run.verdicts)):
+        if not update.written:
+            click.echo(f"workbench: {update.message}", err=True)
+        elif not quiet:
+            click.echo(update.message)

@@ -9,7 +9,6 @@ from .contains import Contains
 from .exact_match import ExactMatch
 from .json_similarity import JsonSimilarity
 from .llm_judge import SemanticSimilarityJudge, StrictJsonSimilarityJudge
-from ..dialects.scenarios.expect import ScenarioExpect
 from .tool_calls import ToolCallArgs, ToolCallCount, ToolCallOrder, ToolCallOutput
 
 SCORERS: dict[str, Scorer] = {
@@ -27,7 +26,6 @@ SCORERS: dict[str, Scorer] = {
         SemanticSimilarityJudge(),
         StrictJsonSimilarityJudge(),
         Assertions(),
-        ScenarioExpect(),
     )
 }
 

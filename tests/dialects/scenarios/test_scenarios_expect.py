@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
+from workbench.dialects.scenarios.expect import SCENARIO_EXPECT, judge
+from workbench.dialects.scenarios.match import maximum_matching
+from workbench.dialects.scenarios.spec import ExpectError, ResponseError, parse_expect
 from workbench.model import EvaluatorDef, Verdict
 from workbench.scoring import ScoreInput, scorer_for
 from workbench.scoring.base import CriterionError
-from workbench.scoring.scenario_expect import SCENARIO_EXPECT, judge
-from workbench.scoring.scenario_match import maximum_matching
-from workbench.scoring.scenario_spec import ExpectError, ResponseError, parse_expect
 
 
 def act(kind: str, **payload: Any) -> dict[str, Any]:

@@ -11,8 +11,7 @@ from helpers.scenarios import run_scenarios, scenario, scenario_project
 
 from workbench.baseline import BaselineError
 from workbench.dialects.scenarios import ScenarioSettings
-from workbench.model import Result, Verdict
-from workbench.scenario_gate import (
+from workbench.dialects.scenarios.gate import (
     ScenarioBaseline,
     ScenarioEntry,
     ScenarioRun,
@@ -23,6 +22,7 @@ from workbench.scenario_gate import (
     scenario_runs,
     update_scenario_baseline,
 )
+from workbench.model import Result, Verdict
 
 PASS, FAIL, ERROR = Verdict.PASS, Verdict.FAIL, Verdict.ERROR
 

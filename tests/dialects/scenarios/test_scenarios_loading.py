@@ -11,9 +11,9 @@ import pytest
 from helpers.scenarios import load, run_scenarios, scenario, scenario_project
 
 from workbench.dialects.scenarios import ScenarioSettings
+from workbench.dialects.scenarios.expect import SCENARIO_EXPECT
 from workbench.model import Verdict
 from workbench.project import ProjectError, load_project
-from workbench.scoring.scenario_expect import SCENARIO_EXPECT
 
 NONE = {"mode": "none"}
 SIGNUP = scenario("agent-fills-signup", "I am Ana, ana@example.org", {"actions": [{"type": "form_fill"}]},

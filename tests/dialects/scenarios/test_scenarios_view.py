@@ -12,7 +12,7 @@ from helpers.paths import EXAMPLES
 from helpers.tui import SIZE, FakeTarget, app_for, selected_id, settle, static_text, to_first_row, wait_idle
 
 from workbench.config import load_config
-from workbench.scoring.scenario_align import ALLOWED, EXTRA, FORBIDDEN, MATCHED, MISSING, align
+from workbench.dialects.scenarios.align import ALLOWED, EXTRA, FORBIDDEN, MATCHED, MISSING, align
 from workbench.tui.detail_views import view_for
 from workbench.tui.detail_views.scenario import ScenarioView
 

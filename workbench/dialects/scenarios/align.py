@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .scenario_expect import Evaluation, evaluate, why_missing
-from .scenario_match import describe, mismatch
-from .scenario_spec import ExpectBlock, ExpectError, Response, ResponseError, parse_expect, read_response
+from .expect import Evaluation, evaluate, why_missing
+from .match import describe, mismatch
+from .spec import ExpectBlock, ExpectError, Response, ResponseError, parse_expect, read_response
 
 MATCHED, MISSING, EXTRA, ALLOWED, FORBIDDEN = "matched", "missing", "extra", "allowed", "forbidden"
 

@@ -19,11 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..model import EvaluatorDef
-from .base import CriterionError, Score, ScoreInput, Scorer
-from .common import boolean, fold, show
-from .scenario_match import describe, maximum_matching, mismatch
-from .scenario_spec import (
+from ...model import EvaluatorDef
+from ...scoring.base import CriterionError, Score, ScoreInput, Scorer
+from ...scoring.common import boolean, fold, show
+from .match import describe, maximum_matching, mismatch
+from .spec import (
     ActualAction,
     ExpectBlock,
     ExpectedAction,

@@ -19,12 +19,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from . import jsonio
-from .baseline import BaselineError
-from .dialects.scenarios import DIALECT, ScenarioSettings
-from .model import Project, Result, Verdict, results_by_row, row_verdict
-from .trace import trace_tokens
-from .writeback.atomic import write_atomically
+from ... import jsonio
+from ...baseline import BaselineError
+from ...model import Project, Result, Verdict, results_by_row, row_verdict
+from ...trace import trace_tokens
+from ...writeback.atomic import write_atomically
+from .settings import DIALECT, ScenarioSettings
 
 SCENARIO_BASELINE_VERSION = 1
 

@@ -1,10 +1,12 @@
 """The scenario part of the CI gate run (seed 000): in a project with scenarios, `workbench run` judges
 them with their own gate — pass-rate minimum (default 0.95), newly failing and token regressions against
 `.appilots/eval-baseline.json` — beside the results of every other format, which keep `[baseline]`'s
-gate and file.
+gate and file. `ScenariosDialect.gate` makes it; the generic gate (`actions/gate.py`) asks it through the
+`DialectGate` interface.
 
-The command line's `--baseline` and `--max-token-regression` set the scenario gate when the project has
-scenarios; `--min-pass-rate` sets both gates. Nothing here prints.
+`--baseline` names the scenario baseline when the project has scenarios; `--min-pass-rate` sets both
+gates and `--max-token-regression` this one (they are settings of `[scenarios]`, laid over it when the
+project loads). Nothing here prints.
 """
 
 from __future__ import annotations
@@ -13,11 +15,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..dialects.scenarios import DIALECT, ScenarioSettings
-from ..events import IterationReport
-from ..gate import GateOutcome, pass_rate
-from ..model import Project
-from ..scenario_gate import (
+from ...events import IterationReport
+from ...model import Project
+from ..base import GateAsk, GateUpdate
+from .gate import (
     ScenarioBaseline,
     ScenarioBaselineUpdate,
     ScenarioGate,
@@ -26,75 +27,82 @@ from ..scenario_gate import (
     scenario_runs,
     update_scenario_baseline,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class ScenarioFlags:
-    """`--baseline`, `--min-pass-rate`, `--max-token-regression` as given (None: not given)."""
-
-    baseline: Path | None = None
-    min_pass_rate: float | None = None
-    max_token_regression: float | None = None
+from .settings import DIALECT, SECTION, ScenarioSettings
 
 
 @dataclass(slots=True)
 class ScenarioGateRun:
-    """What the scenario gate decided, and whether `--update-baseline` wrote its file."""
+    """What the scenario gate decided, and whether `--update-baseline` wrote its file (a `GateVerdict`)."""
 
     gate: ScenarioGate
     root: Path
-    update: ScenarioBaselineUpdate | None = None
+    written: ScenarioBaselineUpdate | None = None
+
+    @property
+    def key(self) -> str:
+        return SECTION
+
+    @property
+    def reasons(self) -> list[str]:
+        return self.gate.reasons
 
     def lines(self) -> list[str]:
         return self.gate.lines(self.root)
 
     def to_json(self) -> dict[str, Any]:
         doc = self.gate.to_json(self.root)
-        if self.update is not None:
-            doc["baseline_written"] = self.update.written
+        if self.written is not None:
+            doc["baseline_written"] = self.written.written
         return doc
+
+    def update(self) -> GateUpdate | None:
+        written = self.written
+        if written is None:
+            return None
+        if not written.written:
+            return GateUpdate(False, f"scenario baseline NOT updated ({written.path.name} left as it was): "
+                                     f"{written.reason}")
+        return GateUpdate(True, f"scenario baseline written: {written.path} ({self.gate.total} scenarios, "
+                                f"pass rate {self.gate.pass_rate:.1%})")
 
 
 @dataclass(slots=True)
 class ScenarioPart:
-    """A run's scenarios, prepared before it starts (so an unusable baseline stops it early)."""
+    """A run's scenarios, prepared before it starts (so an unusable baseline stops it early): a `DialectGate`."""
 
     project: Project
     settings: ScenarioSettings
     baseline: ScenarioBaseline | None
+    ask: GateAsk
+    takes_baseline: bool = True  # --baseline names the scenario baseline
 
     def others(self, report: IterationReport) -> IterationReport:
         """The report without the scenario results: what the other formats' gate judges."""
         sets = {(s.scope, s.file_name) for s in self.project.sets if s.dialect == DIALECT}
         return replace(report, results=[r for r in report.results if (r.scope, r.set_file) not in sets])
 
-    def judge(self, report: IterationReport, outcome: GateOutcome, *, allow_empty: bool,
-              update: bool) -> tuple[GateOutcome, ScenarioGateRun]:
-        """The scenario gate over `report`, and `outcome` (the other results' gate) joined with it. With
-        `update`, the baseline is written instead of compared with (a partial run keeps the entries of
-        the scenarios it did not run)."""
+    def judge(self, report: IterationReport) -> ScenarioGateRun:
+        """The scenario gate over `report`. With --update-baseline, the baseline is written instead of
+        compared with (a partial run keeps the entries of the scenarios it did not run)."""
+        update = self.ask.update
         runs = scenario_runs(report.results, self.project)
         gate = evaluate_scenario_gate(runs, self.settings, None if update else self.baseline,
-                                      allow_empty=allow_empty)
+                                      allow_empty=self.ask.allow_empty)
         written = update_scenario_baseline(runs, self.settings, self.baseline) if update else None
-        reasons = [*outcome.reasons, *gate.reasons]
-        joined = GateOutcome(not reasons, pass_rate(report), reasons)
-        return joined, ScenarioGateRun(gate, self.project.root, written)
+        return ScenarioGateRun(gate, self.project.root, written)
 
 
-def prepare_scenarios(project: Project, flags: ScenarioFlags, *, update: bool,
-                      partial: bool) -> ScenarioPart | None:
+def prepare_scenarios(project: Project, ask: GateAsk) -> ScenarioPart | None:
     """The scenario part of this run, or None when the project has no scenarios. Raises BaselineError
     when the scenario baseline can't be read (unless a full run is about to replace it), ConfigError
     when a settings file puts it outside the project."""
     settings = project.extras.get(DIALECT)
     if not isinstance(settings, ScenarioSettings) or not any(s.dialect == DIALECT for s in project.sets):
         return None
-    settings = settings.with_flags(baseline=flags.baseline, min_pass_rate=flags.min_pass_rate,
-                                   max_token_regression=flags.max_token_regression)
+    settings = settings.with_flags(baseline=ask.baseline)
     settings.check_baseline(project.root)
-    baseline = None if update and not partial else load_scenario_baseline(settings.baseline)
-    return ScenarioPart(project, settings, baseline)
+    baseline = None if ask.update and not ask.partial else load_scenario_baseline(settings.baseline)
+    return ScenarioPart(project, settings, baseline, ask)
 
 
-__all__ = ["ScenarioFlags", "ScenarioGateRun", "ScenarioPart", "prepare_scenarios"]
+__all__ = ["ScenarioGateRun", "ScenarioPart", "prepare_scenarios"]

@@ -19,15 +19,16 @@ from typing import TYPE_CHECKING, Any
 from ... import jsonio
 from ...compare import type_name
 from ...model import EvalSet, EvaluatorDef, Row
-from ...scoring.scenario_expect import SCENARIO_EXPECT
-from ...scoring.scenario_spec import ExpectError, parse_expect
-from ..base import MAX_FILE_BYTES, Dialect, LoadContext, Scaffolded, relative
-from .settings import APPILOTS_DIR, RC_FILE, ScenarioSettings, resolve_settings
+from ..base import MAX_FILE_BYTES, Dialect, DialectGate, GateAsk, LoadContext, Scaffolded, relative
+from .expect import SCENARIO_EXPECT, ScenarioExpect
+from .settings import APPILOTS_DIR, DIALECT, RC_FILE, ScenarioSettings, resolve_settings
+from .spec import ExpectError, parse_expect
 
 if TYPE_CHECKING:
     from ...config import Config
+    from ...model import Project
+    from ...scoring.base import Scorer
 
-DIALECT = "appilots"
 SCOPE = "scenarios"
 EXPECT_REF = "expect"
 KIND = "scenario"
@@ -42,6 +43,16 @@ class ScenariosDialect(Dialect):
     view = "workbench.tui.detail_views.scenario:ScenarioView"
     init_name = "appilots"
     init_help = f"{APPILOTS_DIR}/scenarios/example.json (one scenario: given a screen, when the user says X)"
+
+    def scorers(self) -> tuple[Scorer, ...]:
+        return (ScenarioExpect(),)
+
+    def gate(self, project: Project, config: Config, ask: GateAsk) -> DialectGate | None:
+        """The scenario gate (pass-rate minimum, newly failing, token regressions against the scenario
+        baseline), when the project has scenarios."""
+        from .gate_run import prepare_scenarios
+
+        return prepare_scenarios(project, ask)
 
     def scaffold(self, root: Path) -> Scaffolded:
         from . import scaffold

@@ -14,10 +14,10 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from ..compare import strict_equal
-from ..output_paths import MISSING
-from .common import show
-from .scenario_spec import FORM_FILL, ActualAction, ExpectedAction
+from ...compare import strict_equal
+from ...output_paths import MISSING
+from ...scoring.common import show
+from .spec import FORM_FILL, ActualAction, ExpectedAction
 
 # Payload keys that usually name what an action acts on, tried first when describing one.
 _NAMING_KEYS = ("id", "target", "elementId", "buttonId", "fieldId", "screen", "route", "name", "to")

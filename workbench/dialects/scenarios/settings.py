@@ -30,6 +30,7 @@ from ...settings.fields import did_you_mean, field_of
 if TYPE_CHECKING:
     from ...config import Config
 
+DIALECT = "appilots"  # the format's name (`EvalSet.dialect`), also its key in `Project.extras`
 APPILOTS_DIR = ".appilots"
 RC_FILE = ".appilotsrc"
 DEFAULT_MIN_PASS_RATE = 0.95
@@ -65,9 +66,8 @@ RC_KEYS = {"scenariosDir": "dir", "baselinePath": "baseline", "minPassRate": "mi
 OPTIONS = (
     Option("--dir", (f"{SECTION}.dir",), "PATH", path=True),
     Option("--model", (f"{SECTION}.model",), "ID"),
-    Option("--min-pass-rate", (f"{SECTION}.min_pass_rate",), "RATE", dest="min_pass_rate", commands=("run",)),
-    Option("--max-token-regression", (f"{SECTION}.max_token_regression",), "FRACTION", dest="max_token_regression",
-           commands=("run",)),
+    Option("--min-pass-rate", (f"{SECTION}.min_pass_rate",), "RATE", commands=("run",)),
+    Option("--max-token-regression", (f"{SECTION}.max_token_regression",), "FRACTION", commands=("run",)),
 )
 
 
@@ -203,12 +203,13 @@ def resolve_settings(root: Path, config: Config | None) -> tuple[ScenarioSetting
         return default
 
     toml = config.section(ScenariosConfig) if config is not None else None
-    dir_flag = config is not None and f"{SECTION}.dir" in config.overrides.settings
-    folder = pick("dir", "scenariosDir", toml.dir if toml else None, f"{out_dir}/scenarios", dir_flag)
+    flags = config.overrides.settings if config is not None else {}
+    folder = pick("dir", "scenariosDir", toml.dir if toml else None, f"{out_dir}/scenarios", f"{SECTION}.dir" in flags)
     baseline = pick("baseline", "baselinePath", toml.baseline if toml else None, f"{out_dir}/eval-baseline.json")
-    min_rate = pick("min_pass_rate", "minPassRate", toml.min_pass_rate if toml else None, DEFAULT_MIN_PASS_RATE)
+    min_rate = pick("min_pass_rate", "minPassRate", toml.min_pass_rate if toml else None, DEFAULT_MIN_PASS_RATE,
+                    f"{SECTION}.min_pass_rate" in flags)
     max_tokens = pick("max_token_regression", "maxTokenRegression", toml.max_token_regression if toml else None,
-                      DEFAULT_MAX_TOKEN_REGRESSION)
+                      DEFAULT_MAX_TOKEN_REGRESSION, f"{SECTION}.max_token_regression" in flags)
     settings = ScenarioSettings(
         dir=root / Path(folder).expanduser(), baseline=root / Path(baseline).expanduser(),
         min_pass_rate=float(min_rate), max_token_regression=float(max_tokens),
@@ -230,5 +231,5 @@ def _baseline_origin(root: Path, config: Config | None, source: str, value: str,
     return f"the default scenario baseline {value}"
 
 
-__all__ = ["APPILOTS_DIR", "DEFAULT_MAX_TOKEN_REGRESSION", "DEFAULT_MIN_PASS_RATE", "OPTIONS", "RC_FILE", "RC_KEYS",
-           "SECTIONS", "RcValues", "ScenarioSettings", "ScenariosConfig", "read_rc", "resolve_settings"]
+__all__ = ["APPILOTS_DIR", "DEFAULT_MAX_TOKEN_REGRESSION", "DEFAULT_MIN_PASS_RATE", "DIALECT", "OPTIONS", "RC_FILE",
+           "RC_KEYS", "SECTIONS", "RcValues", "ScenarioSettings", "ScenariosConfig", "read_rc", "resolve_settings"]

@@ -18,8 +18,8 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
-from .. import jsonio
-from ..compare import type_name
+from ... import jsonio
+from ...compare import type_name
 
 MODES = ("any", "first", "exact", "none")
 FORM_FILL = "form_fill"
