@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -30,3 +32,14 @@ def process_alive(pid: int) -> bool:
     except OSError:
         return True  # no /proc (macOS): os.kill said it exists
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def survivors(pids: Iterable[int], grace_s: float = 10.0) -> list[int]:
+    """The pids still running after a grace period for SIGKILLed processes to be torn down (a hang guard:
+    it returns as soon as they are all gone)."""
+    deadline = time.monotonic() + grace_s
+    alive = [pid for pid in pids if process_alive(pid)]
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+        alive = [pid for pid in alive if process_alive(pid)]
+    return alive

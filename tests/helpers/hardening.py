@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from helpers.checks import process_alive
+from helpers.checks import survivors as survivors  # re-exported: the hardening tests import their pid checks here
 from helpers.project import make_project
 from workbench.config import Config, load_config
 from workbench.engine import Engine, RowFilter
@@ -57,16 +57,6 @@ def run_iteration(config: Config, selection: RowFilter | None = None) -> Iterati
 def recorded_pids(root: Path) -> list[int]:
     path = root / "pids.txt"
     return [int(word) for word in path.read_text().split()] if path.exists() else []
-
-
-def survivors(pids: Sequence[int], grace_s: float = 10.0) -> list[int]:
-    """The pids still running after a grace period for SIGKILLed processes to be torn down."""
-    deadline = time.monotonic() + grace_s
-    alive = [pid for pid in pids if process_alive(pid)]
-    while alive and time.monotonic() < deadline:
-        time.sleep(0.05)
-        alive = [pid for pid in alive if process_alive(pid)]
-    return alive
 
 
 def kill_all(pids: Sequence[int]) -> None:

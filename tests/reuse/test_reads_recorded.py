@@ -7,7 +7,6 @@ from the warm parent (zygote_main.py), and a Python `kind = "worker"` (started t
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import py_compile
@@ -16,11 +15,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers.runners import rows_in_turn
 
 import workbench
 from workbench.config import Config
-from workbench.runners import RunOutcome, RunRequest, make_runner
-from workbench.runners.preload import PreloadRunner
 from workbench.runners.read_audit import UNBOUNDED
 from workbench.runners.worker import WorkerRunner
 
@@ -73,27 +71,11 @@ def project(tmp_path: Path, kind: str, body: str = BODY, *, env: dict[str, str] 
     return config
 
 
-def run_rows(config: Config, inputs: list[dict[str, object]]) -> list[RunOutcome]:
-    """The rows one after another on one runner (a worker serves them all from one process)."""
-    async def go() -> list[RunOutcome]:
-        runner = make_runner(config)
-        try:
-            outcomes = [await runner.run(RunRequest(row, f"r{i}", f"row {i}", "set.json", "default"))
-                        for i, row in enumerate(inputs)]
-            if isinstance(runner, PreloadRunner):
-                assert runner.fallback_reason is None, runner.fallback_reason
-            return outcomes
-        finally:
-            await runner.aclose()
-
-    return asyncio.run(go())
-
-
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_file_read_and_a_folder_listed_outside_the_project_are_recorded(tmp_path: Path, kind: str) -> None:
     config = project(tmp_path, kind)
     outside = tmp_path / "outside"
-    [outcome] = run_rows(config, [{"outside": str(outside)}])
+    [outcome] = rows_in_turn(config, [{"outside": str(outside)}])
     assert outcome.error is None, outcome.error
     assert outcome.output == {"data": "outside data", "names": ["a.txt"]}  # stdout untouched by the recording
     assert str(outside / "data.txt") in outcome.reads
@@ -106,7 +88,7 @@ def test_a_file_read_and_a_folder_listed_outside_the_project_are_recorded(tmp_pa
 def test_a_read_through_a_symlinked_folder_keeps_the_path_through_the_link(tmp_path: Path, kind: str) -> None:
     config = project(tmp_path, kind)
     (config.root / "linked").symlink_to(tmp_path / "outside", target_is_directory=True)
-    [outcome] = run_rows(config, [{"outside": "linked"}])  # relative to the cwd, the project root
+    [outcome] = rows_in_turn(config, [{"outside": "linked"}])  # relative to the cwd, the project root
     assert outcome.error is None, outcome.error
     root = os.path.realpath(config.root)  # the cwd, as the target's os.getcwd() gives it
     assert f"{root}/linked/data.txt" in outcome.reads
@@ -126,7 +108,7 @@ def test_reads_at_start_up_belong_to_every_row(tmp_path: Path, kind: str) -> Non
     body = "import extlib\n" + BODY
     config = project(tmp_path, kind, body, env={"PYTHONPATH": str(lib), "PYTHONDONTWRITEBYTECODE": ""})
     settings.write_text("x")
-    outcomes = run_rows(config, [{"outside": str(tmp_path / "outside")}] * 2)
+    outcomes = rows_in_turn(config, [{"outside": str(tmp_path / "outside")}] * 2)
     for outcome in outcomes:
         assert outcome.error is None, outcome.error
         assert str(settings) in outcome.reads
@@ -168,7 +150,7 @@ def run(inputs):
     outside = tmp_path / "outside"
     (outside / "t.txt").write_text("t")
     (outside / "f.txt").write_text("f")
-    [outcome] = run_rows(config, [{"outside": str(outside)}])
+    [outcome] = rows_in_turn(config, [{"outside": str(outside)}])
     assert outcome.error is None, outcome.error
     assert outcome.output["relative"] == "a" and outcome.output["thread"] == "t"
     for name in ("folder/a.txt", "t.txt", "f.txt"):
@@ -199,7 +181,7 @@ def run(inputs, trace=None):
     config = project(tmp_path, kind, body)
     outside = tmp_path / "outside"
     (outside / "updated.txt").write_text("old")
-    [outcome] = run_rows(config, [{"outside": str(outside)}])
+    [outcome] = rows_in_turn(config, [{"outside": str(outside)}])
     assert outcome.error is None, outcome.error
     package = str(Path(workbench.__file__).parent)
     assert not [path for path in outcome.reads if path.startswith(package)]
@@ -223,7 +205,7 @@ def run(inputs):
     return _run(inputs)
 '''
     config = project(tmp_path, kind, body)
-    [outcome] = run_rows(config, [{"outside": str(tmp_path / "outside")}])
+    [outcome] = rows_in_turn(config, [{"outside": str(tmp_path / "outside")}])
     assert outcome.error is None, outcome.error
     assert outcome.reads[-1] == UNBOUNDED
     assert outcome.reads.count(UNBOUNDED) == 1
@@ -249,7 +231,7 @@ def run(inputs):
 '''
     config = project(tmp_path, "preload", body)
     outside = tmp_path / "outside"
-    [outcome] = run_rows(config, [{"outside": str(outside)}])
+    [outcome] = rows_in_turn(config, [{"outside": str(outside)}])
     assert outcome.error is None, outcome.error
     assert outcome.output["mine"] == ""
     assert str(outside / "data.txt") in outcome.reads
@@ -259,7 +241,7 @@ def test_a_command_that_is_not_python_reads_nothing_known(tmp_path: Path) -> Non
     config = project(tmp_path, "preload")
     data = tmp_path / "outside" / "data.txt"
     config.runner.command = ["/bin/sh", "-c", 'cat "$0" > /dev/null; echo 1', str(data)]
-    [outcome] = run_rows(config, [{}])
+    [outcome] = rows_in_turn(config, [{}])
     assert outcome.output == 1
     assert outcome.reads == ()
 
@@ -268,7 +250,7 @@ def test_a_worker_that_is_not_python_reads_nothing_known(tmp_path: Path) -> None
     config = project(tmp_path, "worker")
     reply = json.dumps({"id": 1, "output": 1})
     config.runner.command = ["/bin/sh", "-c", f"read line; echo '{reply}'; cat > /dev/null"]
-    [outcome] = run_rows(config, [{}])
+    [outcome] = rows_in_turn(config, [{}])
     assert outcome.output == 1
     assert outcome.reads == ()
 
@@ -289,9 +271,9 @@ def run(inputs):
 '''
     config = project(tmp_path, "worker", body)
     config.runner.command = [sys.executable, *command]
-    [audited] = run_rows(config, [{}])
+    [audited] = rows_in_turn(config, [{}])
     monkeypatch.setattr(WorkerRunner, "audited_argv", lambda self, reads: None)
-    [plain] = run_rows(config, [{}])
+    [plain] = rows_in_turn(config, [{}])
     assert audited.error is None, audited.error
     assert audited.output == plain.output
     assert str(config.root / "target.py") in audited.reads and plain.reads == ()

@@ -9,7 +9,6 @@ the runner API (forked, fresh, `kind = "python"`, a Python worker), then the CLI
 
 from __future__ import annotations
 
-import asyncio
 import glob
 import json
 import os
@@ -23,10 +22,10 @@ from typing import Any
 import pytest
 from helpers.project import evaluator, make_project, row
 from helpers.rescoring import run_reuse
+from helpers.runners import rows_in_turn
 
 from workbench.config import Config
-from workbench.runners import RunOutcome, RunRequest, make_runner
-from workbench.runners.preload import PreloadRunner
+from workbench.runners import RunOutcome
 from workbench.runners.read_audit import UNSEEN
 
 KINDS = ("preload", "fresh", "python", "worker")
@@ -100,23 +99,8 @@ def project(tmp_path: Path, kind: str, *, trust: bool = False) -> Config:
     return config
 
 
-def run_rows(config: Config, rows: list[dict[str, Any]]) -> list[RunOutcome]:
-    async def go() -> list[RunOutcome]:
-        runner = make_runner(config)
-        try:
-            outcomes = [await runner.run(RunRequest(inputs, f"r{i}", f"row {i}", "set.json", "default"))
-                        for i, inputs in enumerate(rows)]
-            if isinstance(runner, PreloadRunner):
-                assert runner.fallback_reason is None, runner.fallback_reason
-            return outcomes
-        finally:
-            await runner.aclose()
-
-    return asyncio.run(go())
-
-
 def one(config: Config, inputs: dict[str, Any]) -> RunOutcome:
-    [outcome] = run_rows(config, [inputs])
+    [outcome] = rows_in_turn(config, [inputs])
     assert outcome.error is None, outcome.error
     return outcome
 

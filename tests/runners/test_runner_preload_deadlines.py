@@ -9,13 +9,13 @@ fallback gave them the verdict a fresh run gives.
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
+from helpers.checks import survivors
 
 from workbench.config import Config
 from workbench.runners import RunOutcome, RunRequest, make_runner, warm_parent
@@ -55,17 +55,6 @@ def run_rows(config: Config, rows: list[dict[str, object]], logs: list[str]) -> 
             await runner.aclose()
 
     return asyncio.run(go())
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
-    except OSError:
-        return False
 
 
 # -- the import scan ------------------------------------------------------------------------------------
@@ -176,10 +165,7 @@ def test_a_fork_hook_that_blocks_in_the_child_is_killed_with_the_parent(
     assert [o.output for o in outcomes] == ["fresh"], [o.error for o in outcomes]
     hung = [int(pid) for pid in pids.read_text().split()]
     assert hung
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(map(_alive, hung)):
-        time.sleep(0.05)
-    assert not any(map(_alive, hung)), "a child stuck in its at-fork hook outlived the run"
+    assert not survivors(hung, 10), "a child stuck in its at-fork hook outlived the run"
 
 
 def test_rows_in_flight_when_the_parent_is_stopped_run_again_as_fresh_processes(

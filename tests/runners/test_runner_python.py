@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import textwrap
 from pathlib import Path
 
 import pytest
+from helpers.runners import cancel_once_started
 
 from workbench.config import Config, ConfigError, RunnerConfig, load_config
 from workbench.engine import Engine
@@ -218,16 +218,7 @@ def stuck(inputs):
 '''
     config = make_config(tmp_path, "agentpkg.agent:stuck", timeout=60)
     write_agent(tmp_path, source)
-    runner = make_runner(config)
-    task = asyncio.ensure_future(runner.run(request({})))
     pid_file = tmp_path / "pid.txt"
-    for _ in range(600):
-        if pid_file.exists() and pid_file.read_text():
-            break
-        await asyncio.sleep(0.05)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    await runner.aclose()
+    await cancel_once_started(make_runner(config), request({}), pid_file)
     pid = int(pid_file.read_text())
     assert not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import textwrap
 from pathlib import Path
 
 import pytest
+from helpers.checks import survivors
+from helpers.runners import cancel_once_started
 
 from workbench.config import Config, ConfigError, RunnerConfig
 from workbench.engine import Engine
@@ -64,18 +65,6 @@ def request(inputs: dict, row_id: str = "r1") -> RunRequest:
     return RunRequest(inputs=inputs, row_id=row_id, row_name=row_id, set_file="set.json", scope="default")
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie still answers kill(0); it is dead for our purposes.
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
-    except OSError:
-        return False
-
-
 async def run_rows(config: Config, rows: list[dict]) -> list:
     runner = make_runner(config)
     try:
@@ -124,12 +113,7 @@ async def test_a_hung_row_times_out_and_its_process_group_is_killed(tmp_path: Pa
     _, hung, after = await run_rows(config, [{"n": 0}, {"act": "hang", "pidfile": str(pidfile)}, {"n": 5}])
     assert hung.error and "timed out after 5s" in hung.error
     assert after.ok and after.output["double"] == 10
-    grandchild = int(pidfile.read_text())
-    for _ in range(300):  # a 30 s hang guard: it stops as soon as the process is gone
-        if not alive(grandchild):
-            break
-        await asyncio.sleep(0.1)
-    assert not alive(grandchild)
+    assert not survivors([int(pidfile.read_text())], 30)
 
 
 async def test_stray_stdout_text_is_logged_not_fatal(tmp_path: Path) -> None:
@@ -225,32 +209,14 @@ async def test_engine_streams_results_and_logs_and_leaves_no_process_behind(tmp_
     assert sum(isinstance(e, ResultReady) for e in events) == 8
     assert any(isinstance(e, RowLog) and e.line == "row 3 on stderr" and e.key[2] == "row-3" for e in events)
     pids = {r.actual["pid"] for r in report.results}
-    for _ in range(300):  # a 30 s hang guard
-        if not any(alive(pid) for pid in pids):
-            break
-        await asyncio.sleep(0.1)
-    assert not any(alive(pid) for pid in pids)
+    assert not survivors(pids, 30)
 
 
 async def test_cancelling_mid_row_kills_the_workers(tmp_path: Path) -> None:
     pidfile = tmp_path / "grandchild.pid"
     config = make_config(tmp_path, concurrency=1, timeout=60)
-    runner = make_runner(config)
-    task = asyncio.ensure_future(runner.run(request({"act": "hang", "pidfile": str(pidfile)})))
-    for _ in range(600):
-        if pidfile.exists() and pidfile.read_text():
-            break
-        await asyncio.sleep(0.05)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    await runner.aclose()
-    grandchild = int(pidfile.read_text())
-    for _ in range(300):  # a 30 s hang guard: it stops as soon as the process is gone
-        if not alive(grandchild):
-            break
-        await asyncio.sleep(0.1)
-    assert not alive(grandchild)
+    await cancel_once_started(make_runner(config), request({"act": "hang", "pidfile": str(pidfile)}), pidfile)
+    assert not survivors([int(pidfile.read_text())], 30)
 
 
 
