@@ -154,7 +154,9 @@ def test_2_another_interpreter_for_python_reruns_the_rows(tmp_path: Path) -> Non
     assert "program" in why["r"]
 
 
-def test_2_an_edited_executable_outside_the_project_reruns_the_rows(tmp_path: Path) -> None:
+def tool_project_run_once(tmp_path: Path) -> tuple[Path, str, Path]:
+    """An executable outside the project (tmp_path/bin/agent: the echo target behind a #! line) as the command,
+    run once with --reuse; returns the tool, its text and the project root."""
     tool = tmp_path / "bin" / "agent"
     tool.parent.mkdir()
     script = f"#!{sys.executable}\n" + ECHO_TARGET
@@ -162,6 +164,11 @@ def test_2_an_edited_executable_outside_the_project_reruns_the_rows(tmp_path: Pa
     tool.chmod(0o755)
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))], command=[str(tool)])
     run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    return tool, script, root
+
+
+def test_2_an_edited_executable_outside_the_project_reruns_the_rows(tmp_path: Path) -> None:
+    tool, script, root = tool_project_run_once(tmp_path)
     tool.write_text(script.replace('"x": inputs.get("x")', '"x": 2 * inputs.get("x")'))
     _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("FAIL", False)}
@@ -484,9 +491,15 @@ def test_10_a_code_edit_in_a_scenarios_folder_that_holds_code_reruns(tmp_path: P
 
 # -- 11. rows whose last run was an ERROR ------------------------------------------------------------------
 
-def test_11_a_row_whose_last_run_was_an_error_runs_again(tmp_path: Path) -> None:
+def failing_flag(tmp_path: Path) -> Path:
+    """While this file exists the echo target fails (FAIL_FLAG names it), so the row's run is an ERROR."""
     flag = tmp_path / "fail.flag"
     flag.touch()
+    return flag
+
+
+def test_11_a_row_whose_last_run_was_an_error_runs_again(tmp_path: Path) -> None:
+    flag = failing_flag(tmp_path)
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))],
                         extra=f"[runner.env]\nRUNS_LOG = {json.dumps(str(runs_log(tmp_path)))}\n"
                               f"FAIL_FLAG = {json.dumps(str(flag))}\n")
@@ -509,8 +522,7 @@ def test_11_a_row_whose_last_run_was_an_error_runs_again(tmp_path: Path) -> None
 
 
 def test_11_run_reuse_reruns_an_error_too(tmp_path: Path) -> None:
-    flag = tmp_path / "fail.flag"
-    flag.touch()
+    flag = failing_flag(tmp_path)
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))])
     env = env_for(tmp_path, FAIL_FLAG=str(flag))
     _, doc = run_json("run", str(root), "--reuse", env=env)
@@ -576,13 +588,7 @@ def test_a_copy_of_the_project_with_its_state_runs_its_rows(tmp_path: Path) -> N
 
 
 def test_a_same_size_edit_of_the_program_with_its_mtime_put_back_is_seen(tmp_path: Path) -> None:
-    tool = tmp_path / "bin" / "agent"
-    tool.parent.mkdir()
-    script = f"#!{sys.executable}\n" + ECHO_TARGET
-    tool.write_text(script)
-    tool.chmod(0o755)
-    root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))], command=[str(tool)])
-    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    tool, script, root = tool_project_run_once(tmp_path)
     before = tool.stat()
     tool.write_text(script.replace('"x": inputs.get("x")', '"x": inputs.get("y")'))  # same size
     os.utime(tool, ns=(before.st_atime_ns, before.st_mtime_ns))
