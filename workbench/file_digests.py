@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import jsonio
-from .regular_files import UnreadableFile, open_regular
+from .regular_files import UnreadableFile, open_regular, special_kind
 from .safe_paths import real_folder
 from .writeback.atomic import write_atomically
 
@@ -46,13 +46,8 @@ def changed_since(info: os.stat_result, moment_ns: int) -> bool:
 
 
 def _special(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "special:fifo"
-    if stat.S_ISSOCK(mode):
-        return "special:socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "special:device"
-    return "special:other"
+    special = special_kind(mode)
+    return f"special:{special[0] if special else 'other'}"
 
 
 class FileDigests:

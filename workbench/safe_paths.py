@@ -22,6 +22,8 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
+from .regular_files import special_kind
+
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -48,15 +50,8 @@ def link_target(parent_fd: int, name: str) -> str:
 
 
 def _kind(mode: int) -> str:
-    if stat.S_ISREG(mode):
-        return "a file"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a folder"
+    special = special_kind(mode)
+    return "a file" if stat.S_ISREG(mode) else special[1] if special else "not a folder"
 
 
 def _lstat_at(parent_fd: int, name: str) -> os.stat_result | None:
