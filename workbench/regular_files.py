@@ -22,16 +22,19 @@ class UnreadableFile(OSError):
     """The path is not a regular file, or is larger than workbench reads."""
 
 
+# What a path that is neither a regular file nor a folder is: (a tag for fingerprints, words for errors).
+_SPECIAL_KINDS = ((stat.S_ISFIFO, "fifo", "a named pipe (FIFO)"), (stat.S_ISSOCK, "socket", "a socket"),
+                  (stat.S_ISCHR, "device", "a device"), (stat.S_ISBLK, "device", "a device"))
+
+
+def special_kind(mode: int) -> tuple[str, str] | None:
+    """(tag, words) of a FIFO, socket or device; None for anything else (a file, a folder, a link)."""
+    return next(((tag, words) for test, tag, words in _SPECIAL_KINDS if test(mode)), None)
+
+
 def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
+    special = special_kind(mode)
+    return "a folder" if stat.S_ISDIR(mode) else special[1] if special else "not a regular file"
 
 
 def _too_large(limit: int) -> UnreadableFile:
