@@ -90,25 +90,26 @@ def test_a_backtracking_pattern_in_a_conversation_is_an_error_naming_file_and_pa
     assert checked == {json.dumps({"matches": BACKTRACKING}): "ERROR", json.dumps({"contains": "aaa"}): "PASS"}
 
 
-def test_a_backtracking_pattern_in_a_tools_file_is_an_error_naming_file_and_pattern(tmp_path: Path) -> None:
-    schema = {"type": "object", "properties": {"q": {"type": "string", "pattern": BACKTRACKING}}}
+def tools_pattern_result(tmp_path: Path, pattern: str) -> dict[str, Any]:
+    """The one result of a replay whose tool's input schema constrains its argument by `pattern`, called with
+    the evil text."""
+    schema = {"type": "object", "properties": {"q": {"type": "string", "pattern": pattern}}}
     tools = [{"name": "search", "inputSchema": schema, "approval": "never"}]
     replay_project(tmp_path, {"evil": case(call("search", {"q": EVIL_TEXT}, result={"hits": 0}), say("done"))},
                    tools=tools)
     _proc, doc = run_json("run", str(tmp_path), "--no-history", timeout=BOUND_S)
-    result = only_result(doc)
+    return only_result(doc)
+
+
+def test_a_backtracking_pattern_in_a_tools_file_is_an_error_naming_file_and_pattern(tmp_path: Path) -> None:
+    result = tools_pattern_result(tmp_path, BACKTRACKING)
     assert result["verdict"] == "ERROR", result["detail"]
     assert "tools.json: tool 'search'" in result["detail"]
     assert f"inputSchema.properties.q.pattern {BACKTRACKING!r} ran longer than" in result["detail"]
 
 
 def test_the_issues_pattern_in_a_tools_file_decides_at_once(tmp_path: Path) -> None:
-    schema = {"type": "object", "properties": {"q": {"type": "string", "pattern": NESTED}}}
-    tools = [{"name": "search", "inputSchema": schema, "approval": "never"}]
-    replay_project(tmp_path, {"evil": case(call("search", {"q": EVIL_TEXT}, result={"hits": 0}), say("done"))},
-                   tools=tools)
-    _proc, doc = run_json("run", str(tmp_path), "--no-history", timeout=BOUND_S)
-    result = only_result(doc)
+    result = tools_pattern_result(tmp_path, NESTED)
     assert result["verdict"] == "FAIL", result["detail"]
     assert "does not match" in result["detail"] and "inputSchema.properties.q.pattern" in result["detail"]
 

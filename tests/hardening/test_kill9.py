@@ -56,6 +56,22 @@ def wait_for_pids(root: Path, count: int, proc: subprocess.Popen[bytes]) -> list
     return pids
 
 
+def kill_9_once_running(root: Path, args: list[str], pids: int) -> list[int]:
+    """Start `workbench <args>`, SIGKILL it once its targets have recorded `pids` pids, and return the pids
+    still running after the grace period (every recorded one is killed afterwards, whatever happened)."""
+    proc = subprocess.Popen([sys.executable, "-m", "workbench", *args], env=cli_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_for_pids(root, pids, proc)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        return survivors(recorded_pids(root))
+    finally:
+        kill_all(recorded_pids(root))
+        if proc.poll() is None:
+            proc.kill()
+
+
 def history_numbers(root: Path) -> list[int]:
     proc = run_workbench("history", str(root), "--json")
     assert_polite(proc)
@@ -76,18 +92,8 @@ def test_kill_9_during_run_leaves_history_consistent_files_intact_and_no_target_
     add_hanging_row(root)
     (root / "pids.txt").unlink()
     evals_before = tree_digest(root / "evals")
-    proc = subprocess.Popen([sys.executable, "-m", "workbench", "run", str(root)], env=cli_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        hang_pids = 2 if kind in ("command", "uip") else 1  # per-row processes, or a pool's workers
-        wait_for_pids(root, hang_pids + 1, proc)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-        left = survivors(recorded_pids(root))
-    finally:
-        kill_all(recorded_pids(root))
-        if proc.poll() is None:
-            proc.kill()
+    hang_pids = 2 if kind in ("command", "uip") else 1  # per-row processes, or a pool's workers
+    left = kill_9_once_running(root, ["run", str(root)], hang_pids + 1)
     assert not left, f"targets outlived a SIGKILLed workbench: {left}"
     assert history_numbers(root) == [1]  # the interrupted iteration is absent, the earlier one intact
     assert integrity(root) == "ok"
@@ -102,17 +108,8 @@ def test_kill_9_during_watch_leaves_history_consistent_and_no_target_running(tmp
     assert run_workbench("run", str(root)).returncode == 0
     add_hanging_row(root)
     (root / "pids.txt").unlink()
-    proc = subprocess.Popen([sys.executable, "-m", "workbench", "watch", str(root), "--plain"], env=cli_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        wait_for_pids(root, 4, proc)  # the two quick rows and the hanging one with its grandchild
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-        left = survivors(recorded_pids(root))
-    finally:
-        kill_all(recorded_pids(root))
-        if proc.poll() is None:
-            proc.kill()
+    # the two quick rows and the hanging one with its grandchild
+    left = kill_9_once_running(root, ["watch", str(root), "--plain"], 4)
     assert not left, f"targets outlived a SIGKILLed watch: {left}"
     assert history_numbers(root) == [1]
     assert integrity(root) == "ok"

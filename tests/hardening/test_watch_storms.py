@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers.hardening import FixedRunner
 from helpers.project import EXACT, make_project, row
-from helpers.watch import WAIT_S, watching
+from helpers.watch import WAIT_S, WatchHarness, watching
 
 pytestmark = pytest.mark.hardening
 
@@ -53,14 +53,20 @@ async def test_thousands_of_events_in_a_second_run_a_bounded_number_of_iteration
     assert [r.verdict.value for r in last.results] == ["PASS"], "the last iteration did not see the final file"
 
 
+async def delete_and_remake_evals(root: Path, loop: WatchHarness) -> None:
+    """Delete the watched project's evals/, wait for the notice that it is gone, write the project again and
+    wait for an iteration with results."""
+    shutil.rmtree(root / "evals")
+    await loop.until(lambda: any("no eval files in" in n for n in loop.notices), "a notice that evals/ is gone")
+    done = len(loop.reports)
+    make_project(root, sets={"s": set_document(1)})
+    await loop.until(lambda: len(loop.reports) > done and loop.reports[-1].results, "an iteration again")
+
+
 async def test_deleting_and_recreating_evals_while_watching_recovers(tmp_path: Path) -> None:
     root = make_project(tmp_path, sets={"s": set_document(1)})
     async with watching(root, record=False, runner_factory=FixedRunner.factory({"r": {"v": 1}})) as loop:
-        shutil.rmtree(root / "evals")
-        await loop.until(lambda: any("no eval files in" in n for n in loop.notices), "a notice that evals/ is gone")
-        done = len(loop.reports)
-        make_project(tmp_path, sets={"s": set_document(1)})
-        await loop.until(lambda: len(loop.reports) > done and loop.reports[-1].results, "an iteration again")
+        await delete_and_remake_evals(root, loop)
         assert [r.verdict.value for r in loop.reports[-1].results] == ["PASS"]
         assert not loop.task.done()  # type: ignore[union-attr]
 
@@ -69,11 +75,7 @@ async def test_deleting_a_watched_evals_folder_and_recreating_it_recovers(tmp_pa
     """With `[watch] paths = ["evals"]` the folder being watched is itself deleted and made again."""
     root = make_project(tmp_path, sets={"s": set_document(1)}, config={"watch": {"paths": ["evals"]}})
     async with watching(root, record=False, runner_factory=FixedRunner.factory({"r": {"v": 1}})) as loop:
-        shutil.rmtree(root / "evals")
-        await loop.until(lambda: any("no eval files in" in n for n in loop.notices), "a notice that evals/ is gone")
-        done = len(loop.reports)
-        make_project(tmp_path, sets={"s": set_document(1)})
-        await loop.until(lambda: len(loop.reports) > done and loop.reports[-1].results, "an iteration again")
+        await delete_and_remake_evals(root, loop)
         deadline = time.monotonic() + WAIT_S
         while not (loop.reports[-1].results and loop.reports[-1].results[0].verdict.value == "FAIL"):
             # saved again until seen: the new folder's watch may not have been live at the first save
