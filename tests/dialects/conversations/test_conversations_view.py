@@ -7,6 +7,8 @@ from __future__ import annotations
 import itertools
 import runpy
 import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -14,16 +16,7 @@ import pytest
 from helpers.conversations import ScriptedTarget
 from helpers.paths import EXAMPLES
 from helpers.project import make_project, row
-from helpers.tui import (
-    pinned_clock,
-    screen_text,
-    selected_id,
-    settle,
-    shown_rows,
-    static_text,
-    status_text,
-    wait_idle,
-)
+from helpers.tui import pinned_clock, screen_text, selected_id, settle, shown_rows, static_text, status_text, wait_idle
 
 from workbench.config import load_config
 from workbench.dialects.conversations import player
@@ -76,18 +69,26 @@ async def select(app: WorkbenchApp, pilot: Any, row_id: str) -> None:
     assert selected_id(app) == row_id
 
 
+@asynccontextmanager
+async def showing(support_bot: tuple[Any, ScriptedTarget], row_id: str,
+                  size: tuple[int, int]) -> AsyncIterator[tuple[WorkbenchApp, Any]]:
+    """The app on the support bot, its first iteration done and the row `row_id` selected: (app, pilot)."""
+    config, target = support_bot
+    app = app_on(config, target)
+    async with app.run_test(size=size) as pilot:
+        await wait_idle(app, pilot)
+        await select(app, pilot, row_id)
+        yield app, pilot
+
+
 def turn_texts(app: WorkbenchApp) -> list[str]:
     return [static_text(app, f"#{w.id}") if w.id else w.content.plain  # type: ignore[union-attr]
             for w in app.query(".conversation-turn") if w.display]
 
 
 async def test_the_transcript_shows_each_turn_with_its_assertions_marked(support_bot: tuple[Any, Any]) -> None:
-    config, target = support_bot
-    app = app_on(config, target)
-    async with app.run_test(size=(150, 60)) as pilot:
-        await wait_idle(app, pilot)
-        await select(app, pilot, "order-refund")
-        assert isinstance(app.detail.view, ConversationView)
+    async with showing(support_bot, "order-refund", (150, 60)) as (app, _pilot):
+        assert isinstance(app.main.detail.view, ConversationView)
         turns = turn_texts(app)
         assert turns[0].startswith("Setup workflow")
         assert "flow  onboarding completed" in turns[0]
@@ -106,26 +107,18 @@ async def test_the_transcript_shows_each_turn_with_its_assertions_marked(support
 
 
 async def test_the_first_failing_turn_is_scrolled_into_view(support_bot: tuple[Any, Any]) -> None:
-    config, target = support_bot
-    app = app_on(config, target)
-    async with app.run_test(size=SMALL) as pilot:
-        await wait_idle(app, pilot)
-        await select(app, pilot, "order-refund")
+    async with showing(support_bot, "order-refund", SMALL) as (app, _pilot):
         failing = [w for w in app.query(".conversation-turn") if "1 failed" in w.content.plain]  # type: ignore[attr-defined]
         assert failing
-        detail = app.detail
+        detail = app.main.detail
         assert detail.scroll_y > 0
         top, bottom = detail.region.y, detail.region.bottom
         assert top <= failing[0].region.y < bottom
 
 
 async def test_before_a_run_the_turns_and_assertions_show_as_written(support_bot: tuple[Any, Any]) -> None:
-    config, target = support_bot
-    target.answer = lambda request: (_ for _ in ()).throw(RuntimeError("the bot is down"))
-    app = app_on(config, target)
-    async with app.run_test(size=(150, 60)) as pilot:
-        await wait_idle(app, pilot)
-        await select(app, pilot, "greeting")
+    support_bot[1].answer = lambda request: (_ for _ in ()).throw(RuntimeError("the bot is down"))
+    async with showing(support_bot, "greeting", (150, 60)) as (app, _pilot):
         turns = turn_texts(app)
         assert turns[0].startswith("Turn 1") and "stopped here: the target raised RuntimeError: the bot is down" \
             in turns[0]
@@ -147,11 +140,7 @@ def test_snapshot_of_a_failing_conversation(support_bot: tuple[Any, Any], snap_c
 
 
 async def test_screen_text_names_the_failing_assertion_beside_its_turn(support_bot: tuple[Any, Any]) -> None:
-    config, target = support_bot
-    app = app_on(config, target)
-    async with app.run_test(size=(150, 70)) as pilot:
-        await wait_idle(app, pilot)
-        await select(app, pilot, "order-refund")
+    async with showing(support_bot, "order-refund", (150, 70)) as (app, _pilot):
         screen = screen_text(app)
         assert "Turn 2" in screen and "✘ tools: called \"issueRefund\"" in screen
 
