@@ -24,6 +24,14 @@ def verdict_of(tmp_path: Path, turns: list[dict], answers: list[Any] | Any, **fi
     return result
 
 
+
+def passes_or_says(result: Result, where: str, message: str | None) -> None:
+    """No message: the result passed. A message: it failed, saying `where` + `message` in its detail."""
+    if message is None:
+        assert result.verdict is Verdict.PASS, result.detail
+    else:
+        assert result.verdict is Verdict.FAIL and f"{where}{message}" in result.detail
+
 # -- response ----------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("assertion", "holds"), [
@@ -105,11 +113,7 @@ def test_called_with_params_uses_every_match_operator(tmp_path: Path, params: di
     ({"call_order": ["createTicket", "lookupUser"]}, "expected createTicket → lookupUser in that order"),
 ])
 def test_called_not_called_and_call_order(tmp_path: Path, assertion: dict, message: str | None) -> None:
-    result = verdict_of(tmp_path, [turn("go", tools=[assertion])], CALLS)
-    if message is None:
-        assert result.verdict is Verdict.PASS, result.detail
-    else:
-        assert result.verdict is Verdict.FAIL and f"turn 1 · tools: {message}" in result.detail
+    passes_or_says(verdict_of(tmp_path, [turn("go", tools=[assertion])], CALLS), "turn 1 · tools: ", message)
 
 
 def test_tool_assertions_see_only_their_own_turns_calls(tmp_path: Path) -> None:
@@ -208,11 +212,7 @@ def test_each_returned_scope_replaces_its_own_and_the_others_are_kept(tmp_path: 
 ])
 def test_workflow_entered_completed_and_params(tmp_path: Path, assertion: dict, message: str | None) -> None:
     answer = {"reply": "ok", "workflows": [{"name": "onboarding", "entered": True, "input": {"userId": "u1"}}]}
-    result = verdict_of(tmp_path, [turn("x", workflow=[assertion])], answer)
-    if message is None:
-        assert result.verdict is Verdict.PASS, result.detail
-    else:
-        assert result.verdict is Verdict.FAIL and f"turn 1 · workflow: {message}" in result.detail
+    passes_or_says(verdict_of(tmp_path, [turn("x", workflow=[assertion])], answer), "turn 1 · workflow: ", message)
 
 
 def test_workflows_from_trace_events_count_and_outcome_sees_every_turn(tmp_path: Path) -> None:
