@@ -34,6 +34,13 @@ def check(expect: dict[str, Any], output: dict[str, Any]) -> tuple[bool, str]:
     return result.ok, "\n".join(result.lines)
 
 
+def failure_lines(expect: dict[str, Any], output: dict[str, Any]) -> list[str]:
+    """The lines of a check that must fail (the test fails here if it passed)."""
+    ok, detail = check(expect, output)
+    assert not ok, detail
+    return detail.splitlines()
+
+
 SIGNUP = response(fill(("email", "jane@example.com"), ("name", "Jane Doe"), ("newsletter", False)),
                   act("click", id="btn-submit-signup", source="voice"))
 
@@ -174,9 +181,7 @@ def test_exact_missing_action_and_wrong_order() -> None:
     expect = {"mode": "exact", "actions": [act("click", id="a"), act("click", id="b")]}
     ok, detail = check(expect, response(act("click", id="b")))
     assert not ok and detail == "mode exact: 1 actual action for 2 expected (missing: click a)"
-    ok, detail = check(expect, response(act("click", id="b"), act("click", id="a")))
-    assert not ok
-    assert detail.splitlines() == [
+    assert failure_lines(expect, response(act("click", id="b"), act("click", id="a"))) == [
         'mode exact: action 1 click b does not match: click: payload.id is "b", expected "a"',
         'mode exact: action 2 click a does not match: click: payload.id is "a", expected "b"',
         "mode exact: the listed actions are all there, in another order",
@@ -229,9 +234,8 @@ def test_reply_must_contain_needs_at_least_one() -> None:
 
 def test_reply_must_not_contain_names_each_forbidden_text() -> None:
     expect = {"mode": "none", "replyMustNotContain": ["1234-5678-9012", "9012", "cvv"]}
-    ok, detail = check(expect, response(reply="Saved the card ending in 9012 (CVV kept)"))
-    assert not ok
-    assert detail.splitlines() == ['reply contains forbidden "9012"', 'reply contains forbidden "cvv"']
+    assert failure_lines(expect, response(reply="Saved the card ending in 9012 (CVV kept)")) == [
+        'reply contains forbidden "9012"', 'reply contains forbidden "cvv"']
     assert check(expect, response(reply="I never keep card numbers."))[0]
 
 
@@ -278,9 +282,7 @@ def test_any_of_passes_when_one_alternative_matches() -> None:
 
 
 def test_any_of_fails_with_every_alternative_explained() -> None:
-    ok, detail = check(CONFIRM_OR_ASK, response(reply="Deleting now."))
-    assert not ok
-    assert detail.splitlines() == [
+    assert failure_lines(CONFIRM_OR_ASK, response(reply="Deleting now.")) == [
         "no alternative of anyOf matched (2):",
         "  anyOf[0]: mode exact: 0 actual actions for 1 expected (missing: confirm delete)",
         '  anyOf[1]: reply contains none of "tem certeza" or "are you sure": "Deleting now."',
