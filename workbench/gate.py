@@ -1,17 +1,18 @@
 """The CI gate: does this iteration pass, given the pass-rate minimum and the baseline checks, and the
-gates of their own that formats bring (`Dialect.gate`: scenarios')?"""
+gates of their own that formats bring (`Dialect.gate`: scenarios')? What decides lives here, without
+I/O; `actions/gate.py` runs the iteration, records it and blesses the baselines."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from .baseline import BaselineCheck
+from .baseline import DEFAULT_SLOWDOWN, DEFAULT_TOKEN_INCREASE, Baseline, BaselineCheck, compare_with_baseline
 from .events import IterationReport
 
 if TYPE_CHECKING:
-    from .dialects.base import GateVerdict
+    from .dialects.base import DialectGate, GateVerdict
 
 
 @dataclass(slots=True)
@@ -62,6 +63,26 @@ def evaluate_gate(report: IterationReport, settings: GateSettings, check: Baseli
             reasons.append(f"{len(check.token_increases)} using more tokens than the baseline by more than "
                            f"{settings.max_token_increase:.0%}")
     return GateOutcome(not reasons, rate, reasons)
+
+
+def judge_generic(report: IterationReport, settings: GateSettings, baseline: Baseline | None,
+                  gates: Sequence[DialectGate] = ()) -> tuple[IterationReport, BaselineCheck | None, GateOutcome]:
+    """The generic gate over the results of `report` no format judges itself (`gates`: the formats' own),
+    compared with `baseline` (`[baseline]`'s file) when there is one: (those results, the comparison,
+    the outcome). Beside a format's gate, no result of its own is not "nothing ran"."""
+    judged = report
+    for gate in gates:
+        judged = gate.others(judged)
+    if gates:
+        settings = replace(settings, allow_empty=True)
+    check = None
+    if baseline is not None:
+        check = compare_with_baseline(
+            judged.results, baseline,
+            slowdown=settings.max_slowdown if settings.max_slowdown is not None else DEFAULT_SLOWDOWN,
+            token_increase=(settings.max_token_increase if settings.max_token_increase is not None
+                            else DEFAULT_TOKEN_INCREASE))
+    return judged, check, evaluate_gate(judged, settings, check)
 
 
 def joined_gate(report: IterationReport, outcome: GateOutcome, verdicts: Iterable[GateVerdict]) -> GateOutcome:

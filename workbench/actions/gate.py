@@ -10,23 +10,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..baseline import (
-    DEFAULT_SLOWDOWN,
-    DEFAULT_TOKEN_INCREASE,
-    Baseline,
-    BaselineCheck,
-    compare_with_baseline,
-    configured_baseline,
-    load_baseline,
-    write_baseline,
-)
+from ..baseline import Baseline, BaselineCheck, configured_baseline, load_baseline, write_baseline
 from ..config import Config
 from ..dialects import all_dialects
 from ..dialects.base import DialectGate, GateAsk, GateVerdict
 from ..engine import Engine, RowFilter, RunnerFactory
 from ..errors import WorkbenchError
 from ..events import EventSink, IterationReport, Trigger
-from ..gate import GateOutcome, GateSettings, evaluate_gate, joined_gate
+from ..gate import GateOutcome, GateSettings, joined_gate, judge_generic
 from ..history import HistoryError, HistoryStore, read_identity
 from ..iteration_reuse import ReusePolicy
 from ..model import Project, RowKey
@@ -149,20 +140,9 @@ def dialect_gates(project: Project, config: Config, ask: GateAsk) -> list[Dialec
 
 def judge_run(request: GateRequest, report: IterationReport, baseline: Baseline | None, gates: list[DialectGate],
               history_problem: str | None = None) -> GateRun:
-    """The gate over `report`: the generic one (pass rate, `[baseline]`'s file) over the results no format
-    judges itself, joined with the formats' own gates; with --update-baseline, the baselines blessed."""
-    judged = report
-    for gate in gates:  # a format with a gate of its own judges its results there
-        judged = gate.others(judged)
-    settings = request.settings if not gates else replace(request.settings, allow_empty=True)
-    check = None
-    if baseline is not None:
-        check = compare_with_baseline(
-            judged.results, baseline,
-            slowdown=settings.max_slowdown if settings.max_slowdown is not None else DEFAULT_SLOWDOWN,
-            token_increase=(settings.max_token_increase if settings.max_token_increase is not None
-                            else DEFAULT_TOKEN_INCREASE))
-    outcome = evaluate_gate(judged, settings, check)
+    """The gate over `report` (`gate.py` decides: the generic gate over the results no format judges
+    itself, joined with the formats' own gates); with --update-baseline, the baselines blessed."""
+    judged, check, outcome = judge_generic(report, request.settings, baseline, gates)
     blessing = request.update_baseline and (not gates or bool(judged.results))
     update = bless_as_baseline(request.baseline_path, judged, outcome) if blessing else None
     run = GateRun(request, report, outcome, check, history_problem, update)
