@@ -1,4 +1,4 @@
-"""Drive a runner through its API, as the engine would: rows one after another on one runner, or a row
+"""Drive a runner through its API, as the engine would: one row, rows one after another on one runner, or a row
 cancelled once its target has started."""
 
 from __future__ import annotations
@@ -45,3 +45,24 @@ async def cancel_once_started(runner: Runner, request: RunRequest, started: Path
     with pytest.raises(asyncio.CancelledError):
         await task
     await runner.aclose()
+
+
+def run_row(runner: Runner, inputs: dict[str, Any], *, row_id: str = "row-1", row_name: str = "row one",
+            set_file: str = "s.json", scope: str = "default", on_log: LogSink | None = None) -> RunOutcome:
+    """One row on `runner`, which is closed afterwards."""
+    async def go() -> RunOutcome:
+        try:
+            return await runner.run(RunRequest(inputs=inputs, row_id=row_id, row_name=row_name,
+                                               set_file=set_file, scope=scope), on_log)
+        finally:
+            await runner.aclose()
+
+    return asyncio.run(go())
+
+
+def row_error(runner: Runner, inputs: dict[str, Any]) -> str:
+    """The error of one row on `runner` that must fail (the test fails here if it did not)."""
+    outcome = run_row(runner, inputs)
+    assert not outcome.ok, outcome.output
+    assert outcome.error is not None
+    return outcome.error

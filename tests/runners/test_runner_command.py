@@ -7,38 +7,19 @@ import sys
 import time
 
 import pytest
-from helpers.checks import process_alive
+from helpers.checks import survivors
 from helpers.project import COMMAND_CONFIG, TARGET, make_project, row
+from helpers.runners import row_error, run_row
 
 from workbench.config import load_config
 from workbench.engine import Engine
 from workbench.events import Trigger
-from workbench.runners import RunRequest
 from workbench.runners.command import CommandRunner
 
 
 def command_runner(root, **runner):
     make_project(root, config={**COMMAND_CONFIG, **runner})
     return CommandRunner(load_config(root))
-
-
-def run_row(runner, inputs, *, row_id="row-1", row_name="row one", set_file="s.json", scope="default",
-            on_log=None):
-    async def go():
-        try:
-            return await runner.run(RunRequest(inputs=inputs, row_id=row_id, row_name=row_name,
-                                               set_file=set_file, scope=scope), on_log)
-        finally:
-            await runner.aclose()
-
-    return asyncio.run(go())
-
-
-def wait_until_gone(pids, seconds=30.0):  # a hang guard: returns once they are gone
-    deadline = time.monotonic() + seconds
-    while any(process_alive(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    return [p for p in pids if process_alive(p)]
 
 
 def test_inputs_go_in_as_json_on_stdin_and_stdout_is_the_output(tmp_path):
@@ -95,21 +76,19 @@ def test_stderr_is_the_rows_log_and_streams_line_by_line(tmp_path):
 
 
 def test_a_non_zero_exit_is_an_error_with_the_code_stderr_tail_and_stdout(tmp_path):
-    outcome = run_row(command_runner(tmp_path), {"stderr": "Traceback: KeyError 'score'", "exit": 3})
-    assert not outcome.ok
-    assert outcome.error.startswith("the target exited with code 3")
-    assert "Traceback: KeyError 'score'" in outcome.error
-    assert "stdout began: '{\"partial\": true}\\n'" in outcome.error
+    error = row_error(command_runner(tmp_path), {"stderr": "Traceback: KeyError 'score'", "exit": 3})
+    assert error.startswith("the target exited with code 3")
+    assert "Traceback: KeyError 'score'" in error
+    assert "stdout began: '{\"partial\": true}\\n'" in error
 
 
 def test_stdout_that_is_not_json_is_an_error_showing_its_first_200_characters(tmp_path):
     text = "Hello! " + "x" * 193 + "BEYOND-200" + "y" * 50
-    outcome = run_row(command_runner(tmp_path), {"stdout": text, "stderr": "log line"})
-    assert not outcome.ok
-    assert "the target's stdout is not JSON" in outcome.error
-    assert "line 1, column 1" in outcome.error
-    assert repr(text[:200]) in outcome.error and "BEYOND" not in outcome.error
-    assert "log line" in outcome.error
+    error = row_error(command_runner(tmp_path), {"stdout": text, "stderr": "log line"})
+    assert "the target's stdout is not JSON" in error
+    assert "line 1, column 1" in error
+    assert repr(text[:200]) in error and "BEYOND" not in error
+    assert "log line" in error
 
 
 def test_json_followed_by_chatter_is_not_json(tmp_path):
@@ -118,15 +97,12 @@ def test_json_followed_by_chatter_is_not_json(tmp_path):
 
 
 def test_empty_stdout_is_an_error_that_says_what_to_print(tmp_path):
-    outcome = run_row(command_runner(tmp_path), {"stdout": ""})
-    assert not outcome.ok
-    assert "printed nothing on stdout" in outcome.error
+    assert "printed nothing on stdout" in row_error(command_runner(tmp_path), {"stdout": ""})
 
 
 def test_a_program_that_does_not_exist_is_an_error(tmp_path):
-    outcome = run_row(command_runner(tmp_path, command=["/no/such/program-xyz"]), {})
-    assert not outcome.ok
-    assert "could not start '/no/such/program-xyz'" in outcome.error
+    missing = "/no/such/program-xyz"
+    assert f"could not start '{missing}'" in row_error(command_runner(tmp_path, command=[missing]), {})
 
 
 def test_a_hanging_target_times_out_and_its_whole_process_group_dies(tmp_path):
@@ -139,7 +115,7 @@ def test_a_hanging_target_times_out_and_its_whole_process_group_dies(tmp_path):
     assert outcome.error.startswith("the target timed out after 5s; the process group was killed")
     pids = [int(p) for p in pidfile.read_text().split()]
     assert len(pids) == 2, "the target and its grandchild"
-    assert wait_until_gone(pids) == [], "the target or its grandchild outlived the timeout"
+    assert survivors(pids, 30) == [], "the target or its grandchild outlived the timeout"
 
 
 def _barrier_project(root, rows, meet):

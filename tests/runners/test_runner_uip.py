@@ -6,16 +6,15 @@ the envelope's PascalCased `Data` is never used; a Result other than Success is 
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 
 import pytest
-from helpers.checks import process_alive
+from helpers.checks import survivors
 from helpers.project import UIP_CONFIG, WORKFLOW_JSON, make_project
+from helpers.runners import row_error, run_row
 
 from workbench.config import load_config
-from workbench.runners import RunRequest, make_runner
+from workbench.runners import make_runner
 from workbench.runners.uip import UipError, UipRunner, raw_output_from_log, read_envelope
 
 RAW = {"grade": "PASS", "details": {"rawScore": 85, "band": "distinction"}, "items": [{"itemId": 1}]}
@@ -26,17 +25,6 @@ def uip_runner(root, **runner):
     runner_obj = make_runner(load_config(root))
     assert isinstance(runner_obj, UipRunner)
     return runner_obj
-
-
-def run_row(runner, inputs, *, row_id="row-1", row_name="row one", on_log=None):
-    async def go():
-        try:
-            return await runner.run(RunRequest(inputs=inputs, row_id=row_id, row_name=row_name,
-                                               set_file="s.json", scope="default"), on_log)
-        finally:
-            await runner.aclose()
-
-    return asyncio.run(go())
 
 
 # -- the command line --------------------------------------------------------------------------------------
@@ -110,11 +98,10 @@ def test_inputs_and_row_identity_reach_uip_as_data(tmp_path):
 
 
 def test_a_result_other_than_success_is_an_error_carrying_the_message(tmp_path):
-    outcome = run_row(uip_runner(tmp_path), {"fail": "Activity 'Http' failed: 404 Not Found"})
-    assert not outcome.ok
-    assert outcome.error.startswith("the run's Result is 'Failure', not 'Success': "
-                                    "Activity 'Http' failed: 404 Not Found")
-    assert "debug log (last lines)" in outcome.error
+    error = row_error(uip_runner(tmp_path), {"fail": "Activity 'Http' failed: 404 Not Found"})
+    assert error.startswith("the run's Result is 'Failure', not 'Success': "
+                            "Activity 'Http' failed: 404 Not Found")
+    assert "debug log (last lines)" in error
 
 
 def test_a_missing_response_line_is_an_error(tmp_path):
@@ -125,35 +112,28 @@ def test_a_missing_response_line_is_an_error(tmp_path):
 
 
 def test_output_that_is_not_json_is_an_error_showing_it(tmp_path):
-    outcome = run_row(uip_runner(tmp_path), {"not_json": "Error: not logged in"})
-    assert not outcome.ok
-    assert "uip printed output that is not JSON" in outcome.error
-    assert "Error: not logged in" in outcome.error
+    error = row_error(uip_runner(tmp_path), {"not_json": "Error: not logged in"})
+    assert "uip printed output that is not JSON" in error
+    assert "Error: not logged in" in error
 
 
 def test_success_with_a_non_zero_exit_is_an_error(tmp_path):
-    outcome = run_row(uip_runner(tmp_path), {"output": RAW, "exit": 2})
-    assert not outcome.ok
-    assert "uip reported Success but exited with code 2" in outcome.error
+    error = row_error(uip_runner(tmp_path), {"output": RAW, "exit": 2})
+    assert "uip reported Success but exited with code 2" in error
 
 
 def test_uip_that_cannot_be_started_is_an_error(tmp_path):
-    outcome = run_row(uip_runner(tmp_path, uip=["/no/such/uip-binary"]), {})
-    assert not outcome.ok
-    assert "could not start '/no/such/uip-binary'" in outcome.error
+    error = row_error(uip_runner(tmp_path, uip=["/no/such/uip-binary"]), {})
+    assert "could not start '/no/such/uip-binary'" in error
 
 
 def test_a_hanging_uip_times_out_and_its_process_group_dies(tmp_path):
     pidfile = tmp_path / "pids"
     # 5 s: the stand-in must start and write its pids before the timeout, also on a loaded machine.
-    outcome = run_row(uip_runner(tmp_path, timeout=5), {"hang": str(pidfile)})
-    assert not outcome.ok
-    assert outcome.error.startswith("uip timed out after 5s")
+    error = row_error(uip_runner(tmp_path, timeout=5), {"hang": str(pidfile)})
+    assert error.startswith("uip timed out after 5s")
     pids = [int(p) for p in pidfile.read_text().split()]
-    deadline = time.monotonic() + 30  # a hang guard: it stops as soon as they are gone
-    while any(process_alive(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert not any(process_alive(p) for p in pids)
+    assert not survivors(pids, 30)  # a hang guard: it stops as soon as they are gone
 
 
 # -- reading the log and the envelope ---------------------------------------------------------------------
