@@ -2,11 +2,11 @@
 
 - `mode` (default `any`): `any` — every listed action appears somewhere, extras allowed; `first` — the
   first actual action matches the first listed one, the others appear somewhere after it; `exact` —
-  one for one, in order, nothing extra; `none` — no actions at all. Matching rules: `scenario_match.py`.
+  one for one, in order, nothing extra; `none` — no actions at all. Matching rules: `match.py`.
 - `replyMustContain`: at least one appears in the reply; `replyMustNotContain`: none does (both
   ignore case and accents: "Tem certeza" is found in "tem CERTÉZA").
 - `forbidActionTypes`: any action of those types fails, whatever the mode.
-- `anyOf`: alternatives laid over the outer block (rule in `scenario_spec.py`); passes when one does.
+- `anyOf`: alternatives laid over the outer block (rule in `spec.py`); passes when one does.
 
 Boolean. The detail says exactly what failed (`mode exact: 3 actual actions for 2 expected (extra:
 click btn-cancel)`, `form_fill: no field 'email' (fields: name)`, `reply contains forbidden "9012"`).
