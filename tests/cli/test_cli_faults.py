@@ -10,10 +10,10 @@ import select
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from helpers.checks import wait_until
 from helpers.cli import cli_env, run_workbench
 from helpers.project import COMMAND_CONFIG, make_project, row
 
@@ -29,14 +29,6 @@ def _alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0] != "Z"
     except OSError:
         return False
-
-
-def _wait_for(predicate, what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not predicate():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.02)
 
 
 @pytest.fixture
@@ -80,7 +72,7 @@ def test_ctrl_c_at_the_accept_question_exits_130_and_writes_nothing(recorded: Pa
     os.close(follower)
     screen = bytearray()
     try:
-        _wait_for(lambda: b"Accept 2 rows" in _read_terminal(leader, screen), "the question")
+        wait_until(lambda: b"Accept 2 rows" in _read_terminal(leader, screen), "the question")
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=WAIT_S)
         _read_terminal(leader, screen)
@@ -125,13 +117,13 @@ def test_after_ctrl_c_a_child_that_left_its_process_group_is_stopped_too(tmp_pat
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     escaped = 0
     try:
-        _wait_for(lambda: pidfile.exists() and pidfile.read_text().strip(), "the escaped child's pid")
+        wait_until(lambda: pidfile.exists() and pidfile.read_text().strip(), "the escaped child's pid")
         escaped = int(pidfile.read_text())
         proc.send_signal(signal.SIGINT)
         _out, err = proc.communicate(timeout=WAIT_S)
         assert proc.returncode == 130, err
         assert "interrupted; every child process was stopped" in err
-        _wait_for(lambda: not _alive(escaped), "the escaped child to be gone")
+        wait_until(lambda: not _alive(escaped), "the escaped child to be gone")
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -143,7 +135,7 @@ def test_after_ctrl_c_a_child_that_left_its_process_group_is_stopped_too(tmp_pat
 def test_the_message_names_strays_that_could_not_be_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
     survivor = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
     try:
-        _wait_for(lambda: survivor.pid in (strays.stray_processes() or []), "the child to carry the mark")
+        wait_until(lambda: survivor.pid in (strays.stray_processes() or []), "the child to carry the mark")
         monkeypatch.setattr(strays, "kill", lambda pid: None)  # as if it could not be killed
         monkeypatch.setattr(strays, "SETTLE_S", 0.1)
         note = signals_module.children_note()

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from helpers import tui
-from helpers.checks import process_alive
+from helpers.checks import process_alive, wait_until
 from helpers.cli import run_workbench
 from helpers.paths import EXAMPLES
 from helpers.project import make_project, row
@@ -82,14 +82,6 @@ def untimed(value: object) -> object:
     if isinstance(value, list):
         return [untimed(v) for v in value]
     return value
-
-
-def wait_until(condition, what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.1)
 
 
 def cpus_free() -> float:
@@ -313,8 +305,9 @@ def test_a_file_change_cancels_every_row_running_on_the_cluster(tmp_path, kind):
     assert report.trigger.kind == "change"
     assert [r.verdict for r in report.results] == [Verdict.PASS, Verdict.PASS]
     started = [int(pid) for path in pids.glob("*.pids") for pid in path.read_text().split()]
-    wait_until(lambda: not any(process_alive(pid) for pid in started), "the hanging targets and children to be killed")
-    wait_until(lambda: cpus_free() == CPUS, "every CPU of the cluster to be free again")
+    wait_until(lambda: not any(process_alive(pid) for pid in started), "the hanging targets and children to be killed",
+               every=0.1)
+    wait_until(lambda: cpus_free() == CPUS, "every CPU of the cluster to be free again", every=0.1)
     status = cluster_status(on_cluster(load_config(root)))
     assert status is not None and status.rows_running == 0 and status.cpus_in_use == 0
 
@@ -363,7 +356,7 @@ def test_a_worker_killed_mid_row_makes_that_row_an_error(tmp_path, kind):
     assert by_row["killed mid-row"].verdict == Verdict.ERROR
     assert "the Ray worker running this row died" in by_row["killed mid-row"].detail
     assert by_row["fine"].verdict == Verdict.PASS
-    wait_until(lambda: cpus_free() == CPUS, "every CPU of the cluster to be free again")
+    wait_until(lambda: cpus_free() == CPUS, "every CPU of the cluster to be free again", every=0.1)
 
 
 @pytest.mark.parametrize("kind", list(KILLER_AS))

@@ -18,11 +18,11 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers.checks import wait_until
 from helpers.cli import cli_env
 from helpers.project import make_project, row
 
@@ -98,14 +98,6 @@ def kill_all(processes: dict[int, int]) -> None:
     for pid in still_running(processes):
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
-
-
-def wait_until(condition, what: str, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {seconds:g}s waiting for {what}")
-        time.sleep(0.05)
 
 
 def ship_folders() -> set[str]:

@@ -1,12 +1,15 @@
-"""Checks made from outside the code under test: did a folder change, is a process still running."""
+"""Checks made from outside the code under test: did a folder change, is a process still running, and a
+wait for something to come true that fails the test instead of hanging."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+
+import pytest
 
 
 def tree_digest(folder: Path) -> dict[str, str]:
@@ -43,3 +46,13 @@ def survivors(pids: Iterable[int], grace_s: float = 10.0) -> list[int]:
         time.sleep(0.05)
         alive = [pid for pid in alive if process_alive(pid)]
     return alive
+
+
+def wait_until(condition: Callable[[], bool], what: str, seconds: float = 60.0, *, every: float = 0.02) -> None:
+    """Poll `condition` every `every` s until it holds; after `seconds` fail the test naming `what` (a hang
+    guard, never a timing assertion)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {seconds:g}s waiting for {what}")
+        time.sleep(every)

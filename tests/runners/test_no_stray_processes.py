@@ -12,11 +12,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from helpers.checks import process_alive
+from helpers.checks import process_alive, wait_until
 from helpers.cli import run_workbench
 from helpers.project import eval_set, make_project, row
 from helpers.watch import watching
@@ -61,14 +60,6 @@ def answer(inputs):
 if __name__ == "__main__":
     print(json.dumps(answer(json.load(sys.stdin))))
 '''
-
-
-def wait_until(condition, what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.02)
 
 
 def gone(pid: int) -> bool:
