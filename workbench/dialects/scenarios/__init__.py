@@ -1,4 +1,12 @@
-"""Scenarios (seed 000): given a screen, when the user says X, expect these actions and this reply."""
+"""Scenarios (seed 000): given a screen, when the user says X, expect these actions and this reply.
+
+Everything about the format is here: `loader.py` (the `ScenariosDialect`: files -> rows), `settings.py`
+(`[scenarios]`, `.appilotsrc`, its flags), `spec.py` / `match.py` / `expect.py` (the expect block and the
+`ScenarioExpect` evaluator it registers), `align.py` (listed vs actual actions, for the TUI's view),
+`gate.py` (the scenario baseline and its gate) and `gate_run.py` (that gate in a `workbench run`:
+`ScenariosDialect.gate`), `scaffold.py` (`workbench init --format appilots`). Its TUI view is
+`tui/detail_views/scenario.py`.
+"""
 
 from __future__ import annotations
 
