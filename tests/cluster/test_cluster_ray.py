@@ -19,6 +19,7 @@ import socket
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import tui
@@ -255,14 +256,19 @@ def test_fifos_sockets_devices_and_links_leading_outside_are_not_shipped(tmp_pat
 
 # -- cancelling --------------------------------------------------------------------------------------
 
-HANGS_WHILE_FLAGGED = '''\
-import json
-import os
-import subprocess
-import sys
-import time
+def target(answer: str) -> str:
+    """A target file defining `answer`: a `kind = "python"` callable, or a command reading stdin."""
+    return ("import json\nimport os\nimport signal\nimport subprocess\nimport sys\nimport time\n\n\n" + answer
+            + '\n\nif __name__ == "__main__":\n    print(json.dumps(answer(json.load(sys.stdin))))\n')
 
 
+def runs_as(module: str) -> dict[str, dict[str, Any]]:
+    """The runner tables that run `module`'s `answer` as a command and as a Python callable."""
+    return {"command": {"kind": "command", "command": ["{python}", f"{module}.py"]},
+            "python": {"kind": "python", "callable": f"{module}:answer"}}
+
+
+HANGS_WHILE_FLAGGED = target('''\
 def answer(inputs):
     if os.path.exists("hang.flag"):
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
@@ -270,16 +276,8 @@ def answer(inputs):
             pids.write(f"{os.getpid()} {child.pid}")
         time.sleep(600)
     return {"n": inputs["n"]}
-
-
-if __name__ == "__main__":
-    print(json.dumps(answer(json.load(sys.stdin))))
-'''
-
-HANGING_AS = {
-    "command": {"kind": "command", "command": ["{python}", "hangs.py"]},
-    "python": {"kind": "python", "callable": "hangs:answer"},
-}
+''')
+HANGING_AS = runs_as("hangs")
 
 
 @pytest.mark.parametrize("kind", list(HANGING_AS))
@@ -314,14 +312,7 @@ def test_a_file_change_cancels_every_row_running_on_the_cluster(tmp_path, kind):
 
 # -- a worker dying mid-row --------------------------------------------------------------------------
 
-DIES_ONCE = '''\
-import json
-import os
-import signal
-import sys
-import time
-
-
+DIES_ONCE = target('''\
 def answer(inputs):
     marker = os.path.join(os.environ["MARKS"], f"{inputs['n']}.died")
     if inputs.get("die") and not os.path.exists(marker):
@@ -329,16 +320,8 @@ def answer(inputs):
         os.kill(os.getppid(), signal.SIGKILL)  # the Ray worker (task or actor) running this row
         time.sleep(60)
     return {"n": inputs["n"]}
-
-
-if __name__ == "__main__":
-    print(json.dumps(answer(json.load(sys.stdin))))
-'''
-
-KILLER_AS = {
-    "command": {"kind": "command", "command": ["{python}", "dies_once.py"]},
-    "python": {"kind": "python", "callable": "dies_once:answer"},
-}
+''')
+KILLER_AS = runs_as("dies_once")
 
 
 def killer_project(root: Path, marks: Path, kind: str) -> Path:
