@@ -33,23 +33,23 @@ async def _child(root: Path) -> dict[str, float]:
     started = time.perf_counter()
     app = make_app(config, watch=False, record=False)
     async with app.run_test(size=(150, 45)):
-        while len(app.sets_tree.visible_rows()) < ROWS:
+        while len(app.main.sets_tree.visible_rows()) < ROWS:
             await asyncio.sleep(0.005)
         first_paint = time.perf_counter() - started
-        while not app.state.running and app.iterations_done < 1 and time.perf_counter() - started < 60:
+        while not app.state.running and app.main.iterations_done < 1 and time.perf_counter() - started < 60:
             await asyncio.sleep(0.005)  # the iteration starts once the session has re-read the project
         delays = []
         for _ in range(PRESSES):
             if not app.state.running:
                 break
-            line = app.sets_tree.cursor_line
+            line = app.main.sets_tree.cursor_line
             pressed = time.perf_counter()
             app.post_message(events.Key("j", "j"))  # as the terminal driver would deliver it
-            while app.sets_tree.cursor_line == line and time.perf_counter() - pressed < GIVE_UP_S:
+            while app.main.sets_tree.cursor_line == line and time.perf_counter() - pressed < GIVE_UP_S:
                 await asyncio.sleep(0.002)
             delays.append(time.perf_counter() - pressed)
             await asyncio.sleep(0.05)
-        while app.iterations_done < 1:
+        while app.main.iterations_done < 1:
             await asyncio.sleep(0.02)
         total = time.perf_counter() - started
         app.exit()

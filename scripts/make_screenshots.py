@@ -27,7 +27,7 @@ BUG, FIX = "if score > 50:", "if score >= 50:"
 async def settle(app: WorkbenchApp, pilot, iterations: int) -> None:
     for _ in range(300):
         await pilot.pause(0.05)
-        if app.iterations_done >= iterations and not app.state.running:
+        if app.main.iterations_done >= iterations and not app.state.running:
             break
     await pilot.pause(0.2)
 

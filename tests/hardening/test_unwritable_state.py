@@ -206,7 +206,7 @@ async def test_the_tui_runs_without_history_and_says_so(tmp_path: Path) -> None:
         painted = screen_text(app)
         assert "History is off" in painted
         assert any("history is off" in n for n in notices) or "history is off" in painted
-    assert app.iterations_done == 2
+    assert app.main.iterations_done == 2
 
 
 def test_a_history_that_fills_up_mid_session_keeps_earlier_iterations(tmp_path, full_disk):

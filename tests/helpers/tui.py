@@ -233,7 +233,8 @@ async def wait_until(pilot: Pilot[Any], predicate: Callable[[], bool], what: str
 async def wait_idle(app: WorkbenchApp, pilot: Pilot[Any], iterations: int = 1, timeout: float = WAIT_S) -> None:
     """Wait until `iterations` iterations have finished, nothing runs or is queued, and the UI has
     applied every update (the last coalesced repaint included)."""
-    await wait_until(pilot, lambda: app.iterations_done >= iterations, f"{iterations} iteration(s) finished", timeout)
+    await wait_until(pilot, lambda: app.main.iterations_done >= iterations, f"{iterations} iteration(s) finished",
+                     timeout)
     await settled(app, pilot, timeout)
 
 
@@ -256,15 +257,15 @@ def steady_cursors(app: WorkbenchApp) -> None:
 async def to_first_row(app: WorkbenchApp, pilot: Pilot[Any]) -> None:
     """Put the cursor on the first row shown. The app opens on the first failing row once the first
     iteration ends; tests that walk the rows from the top start here."""
-    rows = app.sets_tree.visible_rows()
+    rows = app.main.sets_tree.visible_rows()
     assert rows, "no row is shown"
-    app.sets_tree.select_row(rows[0])
+    app.main.sets_tree.select_row(rows[0])
     await settle(pilot)
 
 
 async def press_and_wait(app: WorkbenchApp, pilot: Pilot[Any], *keys: str) -> None:
     """Press keys that start one iteration and wait for it to finish."""
-    done = app.iterations_done
+    done = app.main.iterations_done
     await pilot.press(*keys)
     await wait_idle(app, pilot, done + 1)
 
@@ -279,7 +280,7 @@ def plain(renderable: object) -> str:
 def shown_rows(app: WorkbenchApp) -> dict[str, str]:
     """{row id: its label as shown} for every row node in the sets tree, in order."""
     out: dict[str, str] = {}
-    for set_node in app.sets_tree.root.children:
+    for set_node in app.main.sets_tree.root.children:
         for node in set_node.children:
             if node.data is not None and node.data.kind == "row":
                 out[node.data.key[2]] = plain(node.label)
@@ -289,7 +290,7 @@ def shown_rows(app: WorkbenchApp) -> dict[str, str]:
 def tree_lines(app: WorkbenchApp) -> list[str]:
     """Every node label of the sets tree, depth-first (sets, rows, problems)."""
     lines: list[str] = []
-    stack = list(reversed(app.sets_tree.root.children))
+    stack = list(reversed(app.main.sets_tree.root.children))
     while stack:
         node = stack.pop()
         lines.append(plain(node.label))
@@ -312,7 +313,7 @@ def static_text(app: WorkbenchApp, selector: str) -> str:
 
 
 def selected_id(app: WorkbenchApp) -> str | None:
-    key = app.sets_tree.selected_row
+    key = app.main.sets_tree.selected_row
     return key[2] if key else None
 
 

@@ -18,7 +18,7 @@ async def test_a_failing_row_opens_at_its_first_difference_at_80x24(tmp_path: Pa
     async with app.run_test(size=SMALL) as pilot:
         await wait_idle(app, pilot)
         await settle(pilot)
-        detail = app.detail
+        detail = app.main.detail
         assert selected_id(app) == BOUNDARY
         assert detail.max_scroll_y > 0, "the body is taller than the pane, so it can scroll"
         assert detail.show_vertical_scrollbar
@@ -34,7 +34,7 @@ async def test_the_focused_detail_scrolls_with_the_keys_and_the_wheel(tmp_path: 
     async with app.run_test(size=SMALL) as pilot:
         await wait_idle(app, pilot)
         await settle(pilot)
-        detail = app.detail
+        detail = app.main.detail
         await pilot.press("enter")
         assert app.focused is detail
         await pilot.press("home")
@@ -61,8 +61,8 @@ async def test_another_row_starts_at_its_top(tmp_path: Path) -> None:
     async with app.run_test(size=SMALL) as pilot:
         await wait_idle(app, pilot)
         await settle(pilot)
-        assert app.detail.scroll_y > 0
+        assert app.main.detail.scroll_y > 0
         await pilot.press("k")  # a passing row: nothing to scroll to
         await settle(pilot)
-        assert app.detail.scroll_y == 0
+        assert app.main.detail.scroll_y == 0
         assert "score 40 fails" in static_text(app, "#detail-title")

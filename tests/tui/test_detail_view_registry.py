@@ -67,15 +67,15 @@ async def _the_detail_uses_turns_view(tmp_path: Path) -> None:
         assert app.state.project is not None
         next(s for s in app.state.project.sets if s.file_name == "talk.json").dialect = "turns"
         await settle(pilot)
-        assert selected_id(app) == "p1" and isinstance(app.detail.view, ExpectedActualView)
+        assert selected_id(app) == "p1" and isinstance(app.main.detail.view, ExpectedActualView)
         assert "PASS" in static_text(app, "#detail-meta")
         await pilot.press("j", "j")  # past talk.json's set line to its row
         await settle(pilot)
         assert selected_id(app) == "t1"
-        assert isinstance(app.detail.view, TurnsView)
+        assert isinstance(app.main.detail.view, TurnsView)
         assert static_text(app, "#turns") == "turns of t1 under exact-match-evaluator: FAIL"
         assert not app.query("#detail-meta")  # the default body is gone, not stacked under the new one
         await pilot.press("k", "k")
         await settle(pilot)
-        assert selected_id(app) == "p1" and isinstance(app.detail.view, ExpectedActualView)
+        assert selected_id(app) == "p1" and isinstance(app.main.detail.view, ExpectedActualView)
         assert "PASS" in static_text(app, "#detail-meta")

@@ -20,7 +20,6 @@ from helpers.tui import (
 
 from workbench.events import ResultReady, RowLog, RowStarted
 from workbench.model import Result, RowKey, Verdict
-from workbench.tui import repaint
 from workbench.tui.log_pane import NO_OUTPUT, RunLog
 
 
@@ -68,7 +67,7 @@ async def test_a_row_without_output_says_so_until_it_writes(tmp_path: Path) -> N
         await wait_idle(app, pilot)
         await to_first_row(app, pilot)
         assert log_lines(app) == [log_lines(app)[0]] and log_lines(app)[0].startswith("── iteration 1")
-        app.sets_tree.select_row(RowKey("default", "grading.json", "gone"))  # nothing to select: the pane says so
+        app.main.sets_tree.select_row(RowKey("default", "grading.json", "gone"))  # nothing to select: the pane says so
         app.query_one("#run-log", RunLog).show(RowKey("default", "grading.json", "never-ran"), app.state.logs, "x")
         assert log_lines(app) == [NO_OUTPUT]
 
@@ -85,13 +84,13 @@ async def test_lines_streamed_before_the_selection_arrives_are_shown_once(tmp_pa
         app.state.apply(RowStarted(key, "charlie"))
         for line in lines:
             app.state.apply(RowLog(key, line))  # streamed, not painted yet
-        app.sets_tree.select_row(key)
+        app.main.sets_tree.select_row(key)
         await settle(pilot)  # the selection drew charlie's whole log
         result = Result(scope="default", set_file="grading.json", row_id="charlie", row_name="charlie",
                         evaluator="exact-match-evaluator", verdict=Verdict.PASS, score=1.0, detail="",
                         log="\n".join(lines))
         app.state.apply(ResultReady(result, 1, 1))
-        repaint.apply_changes(app)  # the batched update arrives
+        app.main.apply_changes()  # the batched update arrives
         await settle(pilot)
         shown = log_lines(app)
         assert [line for line in shown if line.startswith("debug")] == lines, shown

@@ -21,7 +21,7 @@ from helpers.tui import (
 
 
 def detail_row(app) -> str | None:
-    return app.detail.row[1].id if app.detail.row is not None else None
+    return app.main.detail.row[1].id if app.main.detail.row is not None else None
 
 
 async def test_the_app_opens_on_the_first_failing_row(tmp_path: Path) -> None:
@@ -84,7 +84,7 @@ async def test_after_a_problem_file_is_fixed_the_selection_lands_on_a_row(tmp_pa
         await wait_idle(app, pilot)
         await pilot.press("home", "down")  # the file problem
         await settle(pilot)
-        assert app.sets_tree.selected_problem is not None and "File problem" in static_text(app, "#detail-title")
+        assert app.main.sets_tree.selected_problem is not None and "File problem" in static_text(app, "#detail-title")
         broken.unlink()
         await press_and_wait(app, pilot, "R")
         await settle(pilot)

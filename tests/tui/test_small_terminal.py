@@ -23,7 +23,6 @@ from textual.widgets import Button
 
 from workbench.events import Trigger
 from workbench.progress import IterationSummary
-from workbench.tui import repaint
 from workbench.tui.bulk_accept_screen import BulkAcceptScreen
 from workbench.tui.help_screen import HelpScreen
 from workbench.tui.writeback_screens import AcceptScreen, AddRowScreen
@@ -50,9 +49,9 @@ async def test_the_status_line_keeps_stalled_and_the_counts(tmp_path: Path) -> N
     async with app.run_test(size=SMALL) as pilot:
         await wait_idle(app, pilot)
         app.session.set_paused(True)
-        app.last_summary = IterationSummary(number=123, trigger=Trigger("change"), rows_passed=3, rows_total=5,
+        app.main.last_summary = IterationSummary(number=123, trigger=Trigger("change"), rows_passed=3, rows_total=5,
                                             duration_s=1.0, change=0, stalled_for=5)
-        repaint.render_status(app)
+        app.main.render_status()
         await settle(pilot)
         line = status_text(app)  # what an 80-column terminal shows
         assert "⚠ stalled: no gain in 5 iterations" in line and "3/5 rows pass" in line and "⏸ paused" in line

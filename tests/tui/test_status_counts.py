@@ -73,7 +73,8 @@ async def test_history_shows_rows_and_results(tmp_path: Path) -> None:
     async with app.run_test() as pilot:
         await wait_idle(app, pilot)
         await pilot.press("2")
-        await wait_until(pilot, lambda: not app.history_pane.busy and app.history_pane.infos, "history was read")
+        history = app.main.history_pane
+        await wait_until(pilot, lambda: not history.busy and history.infos, "history was read")
         await settle(pilot)
         table = app.query_one("#history-table", DataTable)
         labels = [str(column.label) for column in table.columns.values()]

@@ -66,6 +66,6 @@ async def test_a_sets_classification_metric_shows_on_its_line(tmp_path: Path) ->
     app = app_for(routing_project(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(app, pilot)
-        line = app.sets_tree.root.children[0].label.plain
+        line = app.main.sets_tree.root.children[0].label.plain
         # predicted billing twice, right once (1/2); technical twice, right both times (1): macro (1/2 + 1) / 2
         assert "3/4" in line and "precision (macro) 0.75 over 4 rows" in line

@@ -171,4 +171,4 @@ async def test_an_iteration_cancelled_without_a_replacement_stops_showing_as_run
         await settle(pilot)
         assert "running" not in status_text(app)
         assert not shown_rows(app)["charlie"].startswith("◐")
-        assert app.iterations_done == 0  # nothing was recorded or summarised
+        assert app.main.iterations_done == 0  # nothing was recorded or summarised

@@ -48,7 +48,7 @@ async def test_j_k_and_arrows_move_between_rows_and_the_detail_follows(tmp_path:
             seen.append(selected_id(app))
         assert seen == ["bravo", "charlie", "delta", "charlie", "bravo"]
         assert "bravo" in static_text(app, "#detail-title")
-        assert app.detail.row is not None and app.detail.row[1].id == "bravo"
+        assert app.main.detail.row is not None and app.main.detail.row[1].id == "bravo"
 
 
 async def test_enter_focuses_the_detail_and_escape_returns_to_the_rows(tmp_path: Path) -> None:
@@ -57,12 +57,12 @@ async def test_enter_focuses_the_detail_and_escape_returns_to_the_rows(tmp_path:
         await wait_idle(app, pilot)
         await settle(pilot)
         await to_first_row(app, pilot)  # the app opens on the first failing row
-        assert app.focused is app.sets_tree
+        assert app.focused is app.main.sets_tree
         await pilot.press("j", "enter")
-        assert app.focused is app.detail
-        assert app.detail.row is not None and app.detail.row[1].id == "bravo"
+        assert app.focused is app.main.detail
+        assert app.main.detail.row is not None and app.main.detail.row[1].id == "bravo"
         await pilot.press("escape")
-        assert app.focused is app.sets_tree
+        assert app.focused is app.main.sets_tree
         assert selected_id(app) == "bravo"
 
 
@@ -97,7 +97,7 @@ async def test_r_on_a_set_reruns_that_set_only(tmp_path: Path) -> None:
         await settle(pilot)
         await to_first_row(app, pilot)  # the app opens on the first failing row
         await pilot.press("k")  # from the first row up to its set
-        assert app.sets_tree.selected_row is None and app.sets_tree.selected_set == ("default", "first.json")
+        assert app.main.sets_tree.selected_row is None and app.main.sets_tree.selected_set == ("default", "first.json")
         await press_and_wait(app, pilot, "r")
         assert sorted(target.calls) == ["a", "a", "b"]
 
@@ -124,11 +124,11 @@ async def test_f_shows_failures_only_until_every_shown_row_passes(tmp_path: Path
         assert "[failures only]" in status_text(app)
         target.outputs["bravo"] = PASS  # one fixed, one still failing: the filter stays on
         await press_and_wait(app, pilot, "R")
-        assert app.sets_tree.failures_only
+        assert app.main.sets_tree.failures_only
         assert list(shown_rows(app)) == ["delta"]
         target.outputs["delta"] = PASS  # every shown row passes: it turns itself off
         await press_and_wait(app, pilot, "R")
-        assert not app.sets_tree.failures_only
+        assert not app.main.sets_tree.failures_only
         assert list(shown_rows(app)) == ALL
         assert "[failures only]" not in status_text(app)
 
@@ -139,7 +139,7 @@ async def test_f_toggles_back_and_refuses_when_nothing_fails(tmp_path: Path) -> 
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(app, pilot)
         await pilot.press("f")
-        assert not app.sets_tree.failures_only and list(shown_rows(app)) == ALL
+        assert not app.main.sets_tree.failures_only and list(shown_rows(app)) == ALL
         target.outputs.clear()
         await press_and_wait(app, pilot, "R")
         await pilot.press("f")
@@ -175,7 +175,7 @@ async def test_slash_filters_rows_by_name_and_escape_clears(tmp_path: Path) -> N
         assert "[filter: Ha]" in status_text(app)
         await pilot.press("escape")
         assert list(shown_rows(app)) == ALL
-        assert not box.display and app.focused is app.sets_tree
+        assert not box.display and app.focused is app.main.sets_tree
         assert "[filter:" not in status_text(app)
 
 
@@ -186,7 +186,7 @@ async def test_slash_then_enter_keeps_the_filter_and_returns_to_the_rows(tmp_pat
         await pilot.press("slash", "e", "l", "t", "enter")
         await settle(pilot)
         assert list(shown_rows(app)) == ["delta"]
-        assert app.focused is app.sets_tree and selected_id(app) == "delta"
+        assert app.focused is app.main.sets_tree and selected_id(app) == "delta"
         await pilot.press("slash", "escape")
         assert list(shown_rows(app)) == ALL
 
@@ -223,7 +223,7 @@ async def test_e_without_a_row_opens_nothing(tmp_path: Path, monkeypatch: pytest
         await settle(pilot)
         await to_first_row(app, pilot)  # the app opens on the first failing row
         await pilot.press("k", "e")
-        assert app.sets_tree.selected_row is None
+        assert app.main.sets_tree.selected_row is None
         assert not record.exists()
 
 
@@ -247,7 +247,7 @@ async def test_question_mark_and_f1_list_every_binding(tmp_path: Path) -> None:
             await pilot.press(key)
             assert isinstance(app.screen, HelpScreen)
             text = app.screen.plain_text
-            first_of_key = {binding.key: binding for binding in reversed(app.BINDINGS)}  # type: ignore[union-attr]
+            first_of_key = {binding.key: binding for binding in reversed(app.main.BINDINGS)}  # type: ignore[union-attr]
             for binding in first_of_key.values():  # a key bound twice (w: pause / resume) is listed once
                 assert (binding.tooltip or binding.description) in text, binding
             for shown in ("/", "?", "f1", "R", "N", "j k", "Enter", "Esc"):
@@ -286,14 +286,14 @@ async def test_left_and_right_switch_the_evaluator_in_the_detail(tmp_path: Path)
         await settle(pilot)
         assert shown_rows(app)["merit"].startswith("✘")  # one evaluator passes, the other fails
         await pilot.press("enter")
-        assert app.focused is app.detail
-        assert app.detail.current_ref == "grade" and "✔ PASS" in static_text(app, "#detail-meta")
+        assert app.focused is app.main.detail
+        assert app.main.detail.current_ref == "grade" and "✔ PASS" in static_text(app, "#detail-meta")
         await pilot.press("right")
-        assert app.detail.current_ref == "detail"
+        assert app.main.detail.current_ref == "detail"
         meta = static_text(app, "#detail-meta")
         assert "✘ FAIL" in meta and "detail" in meta
         assert "band" in static_text(app, "#detail-explanation")
         await pilot.press("right")  # wraps around
-        assert app.detail.current_ref == "grade"
+        assert app.main.detail.current_ref == "grade"
         await pilot.press("left")
-        assert app.detail.current_ref == "detail"
+        assert app.main.detail.current_ref == "detail"

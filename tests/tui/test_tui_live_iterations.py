@@ -50,7 +50,7 @@ async def test_a_live_iteration_updates_the_panes_as_rows_finish(tmp_path: Path)
         rows = shown_rows(app)
         assert rows["alpha"].startswith("✔") and rows["bravo"].startswith("✘")
         assert all(rows[name].startswith("◐") for name in ("charlie", "delta", "echo"))
-        assert "1/5" in app.sets_tree.root.children[0].label.plain  # the set's pass count so far
+        assert "1/5" in app.main.sets_tree.root.children[0].label.plain  # the set's pass count so far
         assert selected_id(app) == "alpha"
         await wait_until(pilot, lambda: "✔ PASS" in static_text(app, "#detail-meta"), "alpha's detail shows")
         log = app.query_one("#run-log", RunLog)
@@ -93,7 +93,7 @@ async def test_ten_thousand_rows_load_and_show(tmp_path: Path) -> None:
         rows = shown_rows(app)
         assert len(rows) == 10_000
         assert sum(label.startswith("✔") for label in rows.values()) == 10_000
-        assert "10000/10000" in app.sets_tree.root.children[0].label.plain
+        assert "10000/10000" in app.main.sets_tree.root.children[0].label.plain
         assert "10000/10000 rows pass" in status_text(app)
         await pilot.press("end")
         assert selected_id(app) == "r09999"

@@ -74,7 +74,7 @@ async def test_w_pauses_watching_and_changes_made_meanwhile_run_on_resume(tmp_pa
             set_file.write_text(json.dumps(doc, indent=2))
 
         await edit_until(pilot, fix_bravo, lambda: bool(app.session.pending_changes), "the paused watcher saw it")
-        assert app.iterations_done == 1  # remembered, not run
+        assert app.main.iterations_done == 1  # remembered, not run
         assert shown_rows(app)["bravo"].startswith("✘")
         await pilot.press("w")
         assert not app.session.paused

@@ -5,6 +5,7 @@ with `workbench add-row --from-run --script`); this screen only names, shows and
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import ClassVar
 
 from rich.text import Text
@@ -19,6 +20,7 @@ from ..actions.from_run import NewCase, RecordedRow, write_case
 from ..actions.writing import Refused
 from ..errors import WorkbenchError
 from ..textsafe import one_line, printable
+from .write_worker import write_in_thread
 
 Planner = Callable[[str], NewCase]  # the case for a name, or Refused
 
@@ -37,6 +39,7 @@ class CaseFromRunScreen(ModalScreen[bool]):
         self.recorded = recorded
         self.plan = plan
         self.case: NewCase | None = None
+        self.writing = False  # the case is being written (in a thread worker): cancel waits for it
 
     def compose(self) -> ComposeResult:
         with Vertical(id="case-from-run-box", classes="dialog"):
@@ -77,17 +80,25 @@ class CaseFromRunScreen(ModalScreen[bool]):
 
     @on(Button.Pressed, "#case-write")
     def action_confirm(self) -> None:
-        if self.case is None:
+        case = self.case
+        if case is None or self.writing:
             return
-        try:
-            write_case(self.case)
-        except Refused as exc:
-            self.app.notify(f"Not written: {exc}", severity="error", timeout=10)
-            self._replan(self.case.name)
-            return
-        self.app.notify(f"Added case {self.case.name!r} as {self.case.display}", timeout=4)
+        self.writing = True
+        self.query_one("#case-write", Button).disabled = True
+        write_in_thread(self, partial(write_case, case), done=lambda _path: self._written(case),
+                        refused=lambda exc: self._refused(case, exc), description="writing the new case")
+
+    def _written(self, case: NewCase) -> None:
+        self.writing = False
+        self.app.notify(f"Added case {case.name!r} as {case.display}", timeout=4)
         self.dismiss(True)
+
+    def _refused(self, case: NewCase, exc: Refused) -> None:
+        self.writing = False
+        self.app.notify(f"Not written: {exc}", severity="error", timeout=10)
+        self._replan(case.name)
 
     @on(Button.Pressed, "#case-cancel")
     def action_cancel(self) -> None:
-        self.dismiss(False)
+        if not self.writing:  # a write under way finishes first: its outcome is shown
+            self.dismiss(False)

@@ -1,5 +1,5 @@
 """The command palette's workbench commands (ctrl+p): the rare actions that have no key of their own,
-and a few with one. Each is (title, help, the app action it runs)."""
+and a few with one. Each is (title, help, the main screen's action it runs; `app.` names the app's)."""
 
 from __future__ import annotations
 
@@ -14,5 +14,5 @@ PALETTE: list[tuple[str, str, str]] = [
     ("copy: expected output", "Copy the selected row's expected output", "copy_expected"),
     ("write: case from run", "The selected row's run in the history's highlighted iteration as a scripted "
      "case (c)", "case_from_run"),
-    ("watch: pause or resume", "Pause or resume watching files (w)", "toggle_watch"),
+    ("watch: pause or resume", "Pause or resume watching files (w)", "app.toggle_watch"),
 ]

@@ -9,9 +9,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import Static, Tab, Tabs
 
-from ..model import EvalSet, Result, ResultKey, Row, RowKey
+from ..model import EvalSet, EvaluatorKey, Result, ResultKey, Row, RowKey
 from ..textsafe import one_line
 from .detail_views import DEFAULT_VIEW, DetailContext, DetailView, view_for
 from .labels import plain
@@ -28,6 +29,9 @@ class RowDetail(VerticalScroll, can_focus=True):
         Binding("right,]", "evaluator(1)", "Next evaluator", show=False),
         Binding("escape", "back", "Back to rows", show=False),
     ]
+
+    class BackToRows(Message):
+        """Esc: the user is done with the detail; the keys go back to the rows."""
 
     def __init__(self, state: RunState, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -123,7 +127,7 @@ class RowDetail(VerticalScroll, can_focus=True):
         self.refresh_detail()
 
     def action_back(self) -> None:
-        self.app.action_focus_rows()  # type: ignore[attr-defined]
+        self.post_message(self.BackToRows())
 
     def refresh_detail(self) -> None:
         if self.row is None:
@@ -145,7 +149,7 @@ class RowDetail(VerticalScroll, can_focus=True):
                    if (found := self.state.results.get(ResultKey(*key, r))) is not None}
         return DetailContext(
             project=project, eval_set=eval_set, row=row, ref=ref, result=results.get(ref) if ref else None,
-            evaluator=project.evaluators.get((eval_set.scope, ref)) if project and ref else None,
+            evaluator=project.evaluators.get(EvaluatorKey(eval_set.scope, ref)) if project and ref else None,
             results=results, running=self.state.status.get(key) == RUNNING)
 
     @staticmethod

@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import DataTable
 
-from ..model import Project
+from ..model import EvaluatorKey, Project
 from ..output_paths import describe_target
 from ..scoring import scorer_for
 from ..textsafe import one_line
@@ -25,14 +25,15 @@ class EvaluatorsTable(DataTable[Any]):
         self.clear()
         if project is None:
             return
-        used: dict[tuple[str, str], list[str]] = {}
+        used: dict[EvaluatorKey, list[str]] = {}
         for eval_set in project.sets:
             for ref in eval_set.evaluator_refs:
-                used.setdefault((eval_set.scope, ref), []).append(eval_set.file_name)
+                used.setdefault(EvaluatorKey(eval_set.scope, ref), []).append(eval_set.file_name)
         keys = sorted(set(project.evaluators) | set(project.broken_evaluators) | set(used))
-        for scope, ref in keys:
-            evaluator = project.evaluators.get((scope, ref))
-            users = ", ".join(used.get((scope, ref), [])) or "—"
+        for key in keys:
+            scope, ref = key
+            evaluator = project.evaluators.get(key)
+            users = ", ".join(used.get(key, [])) or "—"
             if evaluator is not None:
                 status = Text("ok", "green")
                 scorer = scorer_for(evaluator.type_id)
@@ -42,9 +43,9 @@ class EvaluatorsTable(DataTable[Any]):
                     status = Text(one_line(f"bad config: {problem}", 60), "bold yellow")
                 row = (plain(f"{ref}.json", 40), plain(scope), plain(evaluator.type_id, 40),
                        plain(describe_target(evaluator.target_output_key), 40), plain(users, 50), status)
-            elif (scope, ref) in project.broken_evaluators:
+            elif key in project.broken_evaluators:
                 row = (plain(f"{ref}.json", 40), plain(scope), plain("?"), plain("?"), plain(users, 50),
-                       Text(one_line(f"broken: {project.broken_evaluators[(scope, ref)]}", 60), "bold red"))
+                       Text(one_line(f"broken: {project.broken_evaluators[key]}", 60), "bold red"))
             else:
                 row = (plain(ref, 40), plain(scope), plain("—"), plain("—"), plain(users, 50),
                        Text("missing: no such evaluator file", "bold red"))

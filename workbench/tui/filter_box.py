@@ -5,10 +5,14 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import Input
 
 
 class NameFilter(Input):
+    class Closed(Message):
+        """The box closed (Enter or Esc): the keys go back to the rows."""
+
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "clear", "Clear the filter", show=False)]
 
     def __init__(self, **kwargs: Any) -> None:
@@ -21,7 +25,7 @@ class NameFilter(Input):
     def close(self) -> None:
         """Hide the box unless it holds a filter, and give the keys back to the rows."""
         self.display = bool(self.value.strip())
-        self.app.action_focus_rows()  # type: ignore[attr-defined]
+        self.post_message(self.Closed())
 
     def action_clear(self) -> None:
         self.value = ""

@@ -9,6 +9,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -38,28 +39,43 @@ class SetsTree(Settling, Tree[NodeRef]):
         """After a rebuild the cursor is on a row that still shows (or on nothing): the detail must follow
         even when the cursor's line number did not change (then Tree posts no NodeHighlighted)."""
 
+    class FiltersChanged(Message):
+        """The name filter or failures-only changed (the tree has rebuilt): the status line shows them."""
+
     moved_by_user = False  # the user moved the cursor: the app no longer moves it to the first failure
+    name_filter = reactive("", init=False)  # the filter box's text: tag:/type: words and a name part
+    failures_only = reactive(False, init=False)  # show failing rows only
 
     def __init__(self, state: RunState, **kwargs: object) -> None:
         super().__init__("eval sets", **kwargs)  # type: ignore[arg-type]
         self.show_root = False
         self.guide_depth = 3
         self.state = state
-        self.name_filter = ""
-        self._filter = ("", RowFilterText())  # the filter text and what it means (tag:/type: words, a name part)
-        self.failures_only = False
+        self._filter = RowFilterText()  # what `name_filter` means
         self._rows: dict[RowKey, TreeNode[NodeRef]] = {}
         self._row_position: dict[RowKey, int] = {}
         self._sets: dict[SetKey, TreeNode[NodeRef]] = {}
 
     # -- building ------------------------------------------------------------------------------------
 
+    def validate_name_filter(self, text: str) -> str:
+        return text.strip()
+
+    def watch_name_filter(self, text: str) -> None:
+        self._filter = RowFilterText.parse(text) if text else RowFilterText()
+        self._filters_changed()
+
+    def watch_failures_only(self) -> None:
+        self._filters_changed()
+
+    def _filters_changed(self) -> None:
+        self.rebuild()
+        self.post_message(self.FiltersChanged())
+
     def _wanted(self, key: RowKey, name: str) -> bool:
         if self.name_filter:
-            if self._filter[0] != self.name_filter:
-                self._filter = (self.name_filter, RowFilterText.parse(self.name_filter))
             found = self.state.find_row(key)
-            if not self._filter[1].matches(name, found[1] if found else None):
+            if not self._filter.matches(name, found[1] if found else None):
                 return False
         if self.failures_only:
             found = self.state.find_row(key)

@@ -4,10 +4,13 @@ changes made meanwhile were missed), then the status line says watching stopped 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import App
 from textual.timer import Timer
 
-from .host import WorkbenchHost
-from .repaint import render_status
+from ..session import Session
 
 WATCH_GROUP = "watch"
 MAX_RESTARTS = 3
@@ -15,8 +18,11 @@ PAUSED_REFRESH_S = 0.5  # while paused, the status line recounts the changes wai
 
 
 class WatchControl:
-    def __init__(self, app: WorkbenchHost) -> None:
-        self.app = app
+    def __init__(self, app: App[Any], session: Session, *, watching: bool, changed: Callable[[], None]) -> None:
+        self.app = app  # runs the watch worker and shows the notices
+        self.session = session
+        self.watching = watching  # this TUI watches files (`workbench open` without --no-watch)
+        self.changed = changed  # told after `stopped` or the pause changed (the status line shows them)
         self.restarts = 0
         self.stopped = False  # the watcher died and was not restarted: the status line says so
         self._paused_timer: Timer | None = None
@@ -24,7 +30,7 @@ class WatchControl:
     def start(self, *, initial: bool) -> None:
         """Watch (running everything first when `initial`); replaces a watcher already running."""
         self.stopped = False
-        self.app.run_worker(self.app.session.watch(initial=initial), group=WATCH_GROUP, exclusive=True,
+        self.app.run_worker(self.session.watch(initial=initial), group=WATCH_GROUP, exclusive=True,
                             exit_on_error=False, description="watching the project for changes")
 
     def ended(self) -> None:
@@ -38,12 +44,12 @@ class WatchControl:
             self.stopped = True
             self.app.notify("Watching stopped: file changes no longer re-run anything. Press w to restart "
                             "watching, R to re-run by hand", severity="error", timeout=30)
-        render_status(self.app)
+        self.changed()
 
     def toggle(self) -> None:
         """`w`: pause or resume watching; after the watcher stopped on errors, start it again."""
-        app, session = self.app, self.app.session
-        if not app.watching:
+        app, session = self.app, self.session
+        if not self.watching:
             app.notify("Not watching files in this session", severity="warning")
             return
         if self.stopped:
@@ -57,11 +63,10 @@ class WatchControl:
             if paused:
                 app.notify("Watching paused: changes are remembered until you resume (w)")
                 # the watcher only remembers changes while paused: recount them for the status line
-                self._paused_timer = app.set_interval(PAUSED_REFRESH_S, lambda: render_status(app))
+                self._paused_timer = app.set_interval(PAUSED_REFRESH_S, self.changed)
             else:
                 if self._paused_timer is not None:
                     self._paused_timer.stop()
                     self._paused_timer = None
                 app.notify("Watching resumed" + (f": running for {pending} changed file(s)" if pending else ""))
-        app.refresh_bindings()
-        render_status(app)
+        self.changed()

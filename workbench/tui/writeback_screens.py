@@ -5,6 +5,7 @@ CLI); these screens only ask, show and confirm."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -35,6 +36,7 @@ from ..model import EvalSet, Project
 from ..textsafe import one_line, printable
 from ..writeback import WritePlan
 from ..writeback.add_row import parse_criterion
+from .write_worker import write_in_thread
 
 
 def diff_text(plan: WritePlan) -> Text:
@@ -47,8 +49,14 @@ def diff_text(plan: WritePlan) -> Text:
     return text
 
 
+def accept_written(written: WritePlan) -> str:
+    """The notification once an accepted output is in its file."""
+    refs = ", ".join(change.label for change in written.changes) or "nothing"
+    return f"Accepted as expected ({refs}) in {written.display}"
+
+
 class AcceptScreen(ModalScreen[bool]):
-    """Confirm writing a row's actual output as its expected output. Dismisses True once written."""
+    """Confirm writing a row's actual output as its expected output. Dismisses True when confirmed."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y,enter", "confirm", "Write", show=False),
@@ -76,14 +84,7 @@ class AcceptScreen(ModalScreen[bool]):
 
     @on(Button.Pressed, "#accept-write")
     def action_confirm(self) -> None:
-        try:
-            written = write_plan(self.preview.plan)
-        except Refused as exc:
-            self.app.notify(f"Not written: {exc}", severity="error", timeout=10)
-            self.dismiss(False)
-            return
-        refs = ", ".join(change.label for change in written.changes) or "nothing"
-        self.app.notify(f"Accepted as expected ({refs}) in {written.display}", timeout=4)
+        """Confirmed: the caller writes (in a thread worker: `accept_written` / `accept_refused` say how it went)."""
         self.dismiss(True)
 
     @on(Button.Pressed, "#accept-cancel")
@@ -122,6 +123,7 @@ class AddRowScreen(ModalScreen[bool]):
         self.eval_set = eval_set
         self.runner_factory = runner_factory
         self.new_row: NewRow | None = None
+        self.writing = False  # the row is being written (in a thread worker): cancel waits for it
         self.asked = criteria_to_ask(project, eval_set)  # evaluators whose criterion the user types
 
     def compose(self) -> ComposeResult:
@@ -220,16 +222,25 @@ class AddRowScreen(ModalScreen[bool]):
 
     @on(Button.Pressed, "#add-append")
     def _append(self) -> None:
-        if self.new_row is None:
+        if self.new_row is None or self.writing:
             return
-        try:
-            written = write_plan(self.new_row.plan)
-        except Refused as exc:
-            self._status(f"not written: {exc}", "bold red")
-            return
+        self.writing = True
+        self.query_one("#add-append", Button).disabled = True
+        self._status("writing the row…", "cyan")
+        write_in_thread(self, partial(write_plan, self.new_row.plan), done=self._appended, refused=self._refused,
+                        description="appending the new row")
+
+    def _appended(self, written: WritePlan) -> None:
+        self.writing = False
         self.app.notify(f"Row appended to {written.display}", timeout=4)
         self.dismiss(True)
 
+    def _refused(self, exc: Refused) -> None:
+        self.writing = False
+        self.query_one("#add-append", Button).disabled = False
+        self._status(f"not written: {exc}", "bold red")
+
     @on(Button.Pressed, "#add-cancel")
     def action_cancel(self) -> None:
-        self.dismiss(False)
+        if not self.writing:  # a write under way finishes first: its outcome is shown here
+            self.dismiss(False)

@@ -50,7 +50,7 @@ async def test_the_tui_shows_a_replays_steps_and_where_it_stopped(tmp_path: Path
         await wait_idle(app, pilot)
         await to_first_row(app, pilot)  # the app opens on the first failing row
         assert selected_id(app) == "refund-approved"
-        assert isinstance(app.detail.view, ReplayView)
+        assert isinstance(app.main.detail.view, ReplayView)
         assert "Run completed" in static_text(app, "#replay-run")
         assert "✓ [2] approval.decide approved" in static_text(app, "#replay-steps")
         await pilot.press("j", "j")
@@ -77,7 +77,7 @@ async def test_c_on_the_history_tab_turns_the_rows_run_into_a_case_after_a_previ
         await to_first_row(app, pilot)  # the app opens on the first failing row
         await pilot.press("2", "j", "j")  # the history tab; the sets tree keeps the keys
         await settle(pilot)
-        assert selected_id(app) == "refund-held" and app.history_pane.selected_iteration == 1
+        assert selected_id(app) == "refund-held" and app.main.history_pane.selected_iteration == 1
         await pilot.press("c")
         await wait_until(pilot, lambda: isinstance(app.screen, CaseFromRunScreen), "the preview opened")
         await settle(pilot)

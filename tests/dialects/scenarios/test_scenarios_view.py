@@ -81,7 +81,7 @@ async def test_the_tui_shows_expected_actions_beside_the_actual_ones(tmp_path: P
         await wait_idle(app, pilot)
         await to_first_row(app, pilot)  # the app opens on the first failing row
         assert selected_id(app) == "asks-before-deleting-a-vehicle"
-        assert isinstance(app.detail.view, ScenarioView)
+        assert isinstance(app.main.detail.view, ScenarioView)
         assert "anyOf[1] of 2, matched" in static_text(app, "#scenario-actions")
         assert "must contain one of:" in static_text(app, "#scenario-reply")
         await pilot.press("j", "j")

@@ -132,7 +132,7 @@ async def test_the_tui_shows_the_toy_rows_with_their_verdicts(quiz: QuizDialect,
     root = quiz_project(tmp_path / "project")
     app = make_app(load_config(root), watch=False, record=False)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.iterations_done >= 1, "the first iteration")
+        await wait_until(pilot, lambda: app.main.iterations_done >= 1, "the first iteration")
         await settled(app, pilot)
         rows = shown_rows(app)
         assert rows["q1"].startswith("✔ hi"), rows

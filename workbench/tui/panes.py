@@ -1,0 +1,94 @@
+"""The main screen's parts, as its key and painting mixins see them: the panes it composes, the RunState
+they show, the Session the keys drive and the few facts about this launch the status line shows.
+
+`MainScreen` (main_screen.py) is `Panes` plus its keys (`triage_rows.RowKeys`, `triage_writes.WriteKeys`)
+and its painting (`repaint.Repaint`); each mixin is typed against this class, not against the app."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.notifications import SeverityLevel
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, TabbedContent, TabPane
+
+from ..config import Config
+from ..model import RowKey
+from ..progress import IterationSummary
+from ..session import Session
+from .detail_pane import RowDetail
+from .evaluators_pane import EvaluatorsTable
+from .filter_box import NameFilter
+from .history_pane import HistoryPane
+from .log_pane import RunLog
+from .sets_pane import SetsTree
+from .state import RunState
+from .status_bar import StatusBar
+
+
+class Panes(Screen[None]):
+    """The layout and what the panes share; the keys and the painting are the subclasses'."""
+
+    class Ready(Message):
+        """The screen and its panes are composed and mounted: the project can be loaded into them."""
+
+    class Written(Message):
+        """A write to the user's files finished (`row`: the one row it changed, if it was one row)."""
+
+        def __init__(self, row: RowKey | None) -> None:
+            super().__init__()
+            self.row = row
+
+    watch_stopped = reactive(False, init=False)  # the watcher died and was not restarted: the status line says so
+
+    def __init__(self, config: Config, session: Session, state: RunState, *, watching: bool) -> None:
+        super().__init__()
+        self.config = config  # the launch settings (the session holds the current ones: `session.config`)
+        self.session = session
+        self.state = state
+        self.watching = watching  # this TUI watches files (`workbench open` without --no-watch)
+        self.last_summary: IterationSummary | None = None
+        self.iterations_done = 0  # iterations finished in this session
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """As the app's: file and row names are never read as markup (Widget.notify's default is markup)."""
+        self.app.notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        with Horizontal(id="main"):
+            with Vertical(id="sets-column"):
+                yield SetsTree(self.state, id="sets")
+                yield NameFilter(id="filter")
+            yield RowDetail(self.state, id="detail")
+        with TabbedContent(id="bottom", initial="log"):
+            with TabPane("Log", id="log"):
+                yield RunLog(id="run-log")
+            with TabPane("History", id="history"):
+                yield HistoryPane(id="history-pane")
+            with TabPane("Evaluators", id="evaluators"):
+                yield EvaluatorsTable(id="evaluators-table")
+        yield Footer(compact=True)
+
+    @property
+    def sets_tree(self) -> SetsTree:
+        return self.query_one("#sets", SetsTree)
+
+    @property
+    def detail(self) -> RowDetail:
+        return self.query_one("#detail", RowDetail)
+
+    @property
+    def history_pane(self) -> HistoryPane:
+        return self.query_one("#history-pane", HistoryPane)
+
+    @property
+    def run_log(self) -> RunLog:
+        return self.query_one("#run-log", RunLog)
+
+    @property
+    def name_box(self) -> NameFilter:
+        return self.query_one("#filter", NameFilter)
