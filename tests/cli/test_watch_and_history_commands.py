@@ -15,13 +15,13 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers.checks import process_alive, tree_digest
-from helpers.cli import cli_env, run_workbench
+from helpers.cli import cli_env, closing_fixture, run_workbench
 from helpers.project import make_project, row
 
 WAIT_S = 60.0
@@ -129,18 +129,7 @@ class WatchProcess:
                 self.proc.wait()
 
 
-@pytest.fixture
-def watch() -> Iterator[Callable[..., WatchProcess]]:
-    started: list[WatchProcess] = []
-
-    def start(root: Path, *args: str) -> WatchProcess:
-        process = WatchProcess(root, *args)
-        started.append(process)
-        return process
-
-    yield start
-    for process in started:
-        process.close()
+watch = closing_fixture(WatchProcess)
 
 
 def history_json(root: Path, *args: str) -> Any:

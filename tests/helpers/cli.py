@@ -3,6 +3,8 @@
 ``run_workbench("run", str(root))`` never raises on exit codes; ``run_json`` adds ``--json`` and parses the
 document; ``verdicts`` and ``result_for`` pick results out of it.
 
+``closing_fixture`` makes a fixture that starts processes and closes every one of them when the test ends.
+
 ``invoke_workbench`` / ``invoke_json`` do the same in this process through click's CliRunner (no interpreter
 to start: several times faster) and give back the same fields. Use them where a test checks only what a
 command prints and its exit code; keep the subprocess where signals, process trees, the console script,
@@ -16,10 +18,10 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import pytest
 from click.testing import CliRunner
@@ -109,3 +111,29 @@ def result_for(doc: Mapping[str, Any], row_name: str, evaluator_ref: str = EXACT
     matches = [r for r in doc["results"] if r["row_name"] == row_name and r["evaluator"] == evaluator_ref]
     assert len(matches) == 1, f"expected one result for {row_name!r} [{evaluator_ref}], got {doc['results']}"
     return matches[0]
+
+
+class _Closes(Protocol):
+    def close(self) -> None: ...
+
+
+Closes = TypeVar("Closes", bound=_Closes)
+
+
+def closing_fixture(make: Callable[..., Closes]) -> Any:
+    """A pytest fixture giving a starter that calls `make`; when the test ends, everything it made is closed.
+    In a test module: `watch = closing_fixture(WatchProcess)`, then `watch(root, "--until-green")` in a test."""
+
+    @pytest.fixture
+    def starter() -> Iterator[Callable[..., Closes]]:
+        made: list[Closes] = []
+
+        def start(*args: Any, **kwargs: Any) -> Closes:
+            made.append(make(*args, **kwargs))
+            return made[-1]
+
+        yield start
+        for item in made:
+            item.close()
+
+    return starter

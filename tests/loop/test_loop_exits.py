@@ -13,12 +13,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import cli_env, run_workbench
+from helpers.cli import cli_env, closing_fixture, run_workbench
 from helpers.project import make_project, row
 
 from workbench.events import IterationReport, Trigger
@@ -109,17 +109,7 @@ class Loop:
             self.proc.wait()
 
 
-@pytest.fixture
-def watch() -> Iterator[Callable[..., Loop]]:
-    started: list[Loop] = []
-
-    def start(root: Path, *args: str) -> Loop:
-        started.append(Loop(root, *args))
-        return started[-1]
-
-    yield start
-    for loop in started:
-        loop.close()
+watch = closing_fixture(Loop)
 
 
 def after(lines: list[str], prefix: str) -> list[str]:
