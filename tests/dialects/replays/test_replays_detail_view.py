@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from helpers.detail_views import move_to, open_on_first_row
 from helpers.replays import copy_example, replay
 from helpers.tui import SIZE, app_for, selected_id, settle, static_text, to_first_row, wait_idle, wait_until
 from textual.widgets import Button, Input
@@ -47,24 +48,17 @@ async def test_the_tui_shows_a_replays_steps_and_where_it_stopped(tmp_path: Path
     assert view_for("replays") is ReplayView
     app = app_for(load_config(copy_example(tmp_path / "refund-agent")))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_idle(app, pilot)
-        await to_first_row(app, pilot)  # the app opens on the first failing row
-        assert selected_id(app) == "refund-approved"
-        assert isinstance(app.main.detail.view, ReplayView)
+        await open_on_first_row(app, pilot, "refund-approved", ReplayView)
         assert "Run completed" in static_text(app, "#replay-run")
         assert "✓ [2] approval.decide approved" in static_text(app, "#replay-steps")
-        await pilot.press("j", "j")
-        await settle(pilot)
-        assert selected_id(app) == "refund-held"
+        await move_to(app, pilot, ("j", "j"), "refund-held")
         run = static_text(app, "#replay-run")
         assert "Run waiting  stopped at script[0]" in run and "issue_refund is waiting for approval." in run
         steps = static_text(app, "#replay-steps")
         assert "⏸ [0] tool.call issue_refund" in steps and "waiting — issue_refund is waiting for approval." in steps
         assert '· [1] assistant.output said "Refunded order A-1001."  not reached' in steps
         assert '"status": "waiting"' in static_text(app, "#replay-expect")
-        await pilot.press("k")
-        await settle(pilot)
-        assert selected_id(app) == "refund-denied"
+        await move_to(app, pilot, ("k",), "refund-denied")
         assert "✗ [2] approval.decide denied" in static_text(app, "#replay-steps")
         assert "Approval for issue_refund was denied." in static_text(app, "#replay-run")
 

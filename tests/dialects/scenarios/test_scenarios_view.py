@@ -8,8 +8,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from helpers.detail_views import move_to, open_on_first_row
 from helpers.paths import EXAMPLES
-from helpers.tui import SIZE, FakeTarget, app_for, selected_id, settle, static_text, to_first_row, wait_idle
+from helpers.tui import SIZE, FakeTarget, app_for, static_text
 
 from workbench.config import load_config
 from workbench.dialects.scenarios.align import ALLOWED, EXTRA, FORBIDDEN, MATCHED, MISSING, align
@@ -78,23 +79,16 @@ async def test_the_tui_shows_expected_actions_beside_the_actual_ones(tmp_path: P
     respond = runpy.run_path(str(root / "agent.py"))["respond"]
     app = app_for(load_config(root), FakeTarget(compute=respond))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_idle(app, pilot)
-        await to_first_row(app, pilot)  # the app opens on the first failing row
-        assert selected_id(app) == "asks-before-deleting-a-vehicle"
-        assert isinstance(app.main.detail.view, ScenarioView)
+        await open_on_first_row(app, pilot, "asks-before-deleting-a-vehicle", ScenarioView)
         assert "anyOf[1] of 2, matched" in static_text(app, "#scenario-actions")
         assert "must contain one of:" in static_text(app, "#scenario-reply")
-        await pilot.press("j", "j")
-        await settle(pilot)
-        assert selected_id(app) == "fills-signup-from-one-sentence"
+        await move_to(app, pilot, ("j", "j"), "fills-signup-from-one-sentence")
         assert 'When "Hi, my name is Rui Costa' in static_text(app, "#scenario-request")
         table = static_text(app, "#scenario-actions")
         assert "Actions — mode any" in table
         line = next(line for line in table.splitlines() if "✓" in line)
         assert "form_fill(name, email)" in line and "[0] form_fill(email, name)" in line
-        await pilot.press("j")
-        await settle(pilot)
-        assert selected_id(app) == "keeps-card-number-private"
+        await move_to(app, pilot, ("j",), "keeps-card-number-private")
         reply = static_text(app, "#scenario-reply")
         assert 'Reply  "Thanks, I noted the card ending in 9012."' in reply
         assert 'must not contain: "9012"  ✗ found' in reply
