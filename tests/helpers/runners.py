@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from workbench.config import Config
-from workbench.runners import Runner, RunOutcome, RunRequest, make_runner
+from workbench.runners import LogSink, Runner, RunOutcome, RunRequest, make_runner
 from workbench.runners.preload import PreloadRunner
 
 START_WAIT_TRIES = 600  # x 0.05 s: a 30 s hang guard, it stops as soon as the target has started
