@@ -147,7 +147,7 @@ def judge_run(request: GateRequest, report: IterationReport, baseline: Baseline 
     update = bless_as_baseline(request.baseline_path, judged, outcome) if blessing else None
     run = GateRun(request, report, outcome, check, history_problem, update)
     if gates:
-        run.verdicts = [gate.judge(report) for gate in gates]
+        run.verdicts = [verdict for gate in gates if (verdict := gate.judge(report)) is not None]
         run.gate = joined_gate(report, outcome, run.verdicts)
     return run
 

@@ -230,8 +230,9 @@ class DialectGate(Protocol):
         """`report` without this format's results."""
         ...
 
-    def judge(self, report: IterationReport) -> GateVerdict:
-        """This format's results of `report` judged (with --update-baseline: its baseline written)."""
+    def judge(self, report: IterationReport) -> GateVerdict | None:
+        """This format's results of `report` judged (with --update-baseline: its baseline written); None
+        when there is nothing of it to judge (a partial run that selected none of its rows)."""
         ...
 
 

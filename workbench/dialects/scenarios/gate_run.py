@@ -81,11 +81,15 @@ class ScenarioPart:
         sets = {(s.scope, s.file_name) for s in self.project.sets if s.dialect == DIALECT}
         return replace(report, results=[r for r in report.results if (r.scope, r.set_file) not in sets])
 
-    def judge(self, report: IterationReport) -> ScenarioGateRun:
+    def judge(self, report: IterationReport) -> ScenarioGateRun | None:
         """The scenario gate over `report`. With --update-baseline, the baseline is written instead of
-        compared with (a partial run keeps the entries of the scenarios it did not run)."""
+        compared with (a partial run keeps the entries of the scenarios it did not run). None for a
+        partial run that selected no scenario: the gate counts the scenarios a run ran (seed 000), and
+        `--set grading` chose to run none, which is not "no scenario ran"."""
         update = self.ask.update
         runs = scenario_runs(report.results, self.project)
+        if self.ask.partial and not runs:
+            return None
         gate = evaluate_scenario_gate(runs, self.settings, None if update else self.baseline,
                                       allow_empty=self.ask.allow_empty)
         written = update_scenario_baseline(runs, self.settings, self.baseline) if update else None
