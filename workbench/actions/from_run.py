@@ -80,9 +80,12 @@ def plan_script_case(config: Config, project: Project, recorded: RecordedRow, na
     if maker is None:
         raise Refused("no eval format here makes cases from recorded runs")
     try:
-        return maker.case_from_run(project, config, recorded.result, name, recorded.where)
+        case = maker.case_from_run(project, config, recorded.result, name, recorded.where)
     except WorkbenchError as exc:
         raise Refused(str(exc)) from None
+    if not Path(os.path.normpath(case.path)).is_relative_to(project.root):  # a format's bug never writes outside
+        raise Refused(f"{case.display} is outside the project; nothing written")
+    return case
 
 
 def write_case(case: NewCase) -> Path:
