@@ -10,6 +10,7 @@ import click
 
 from ..actions.gate import GateRun, gate_request, run_gate
 from ..actions.reuse_explain import explain_report
+from ..dialects import all_dialects
 from ..errors import WorkbenchError
 from ..report.json_report import encode_document, report_document
 from ..report.junit import write_junit
@@ -26,8 +27,29 @@ from .common import (
     setting_options,
 )
 
+RUN_HELP = """Run every row of every eval set once and score it.
 
-@click.command("run")
+Prints a line per result (PASS, FAIL or ERROR, with the reason) and a summary. With a baseline
+file present, also flags results that passed on the baseline and fail now, and passing results
+that got slower or use more tokens."""
+
+EXIT_HELP = """Exit status: 0 when at least one result ran and the gate passes (by default: every result passed
+and nothing regressed against the baseline); 1 when it does not, when a file had a problem, or
+when nothing ran (unless --allow-empty); 2 for usage or project errors."""
+
+
+def run_help() -> str:
+    """`run --help`: what a run does, a paragraph per format with a gate of its own, the exit status."""
+    return "\n\n".join([RUN_HELP, *(d.gate_help for d in all_dialects() if d.gate_help), EXIT_HELP])
+
+
+def baseline_help() -> str:
+    """`--baseline`'s help: the generic baseline's default, then what it names in each format's projects."""
+    formats = "".join(f"; {d.baseline_help}" for d in all_dialects() if d.baseline_help)
+    return f"Baseline file (default workbench-baseline.json at the project root{formats})."
+
+
+@click.command("run", help=run_help())
 @project_argument
 @click.option("--set", "sets", multiple=True, metavar="NAME",
               help="Only this eval set (file base name, e.g. grading; scope/name when two scopes have one). "
@@ -38,9 +60,7 @@ from .common import (
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write JUnit XML (one testcase per result) to FILE.")
 @click.option("--allow-empty", is_flag=True, help="Exit 0 when nothing ran (normally a failure).")
-@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Baseline file (default workbench-baseline.json at the project root; in a project with "
-                   "scenarios, the scenario baseline, default .appilots/eval-baseline.json).")
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), metavar="FILE", help=baseline_help())
 @click.option("--update-baseline", is_flag=True,
               help="Write the baseline from this run; refused when the pass rate is below the minimum.")
 @click.option("--no-history", is_flag=True, help="Do not record this run in .workbench/ history.")
@@ -56,20 +76,7 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
                 junit_path: str | None, allow_empty: bool, min_pass_rate: float | None, max_slowdown: float | None,
                 max_token_increase: float | None, baseline_path: str | None,
                 update_baseline: bool, no_history: bool, reuse: bool, explain_reuse: bool) -> None:
-    """Run every row of every eval set once and score it.
-
-    Prints a line per result (PASS, FAIL or ERROR, with the reason) and a summary. With a baseline
-    file present, also flags results that passed on the baseline and fail now, and passing results
-    that got slower or use more tokens.
-
-    Scenarios (.appilots/scenarios/*.json) have a gate of their own: at least 95% of them pass, none
-    that passed on .appilots/eval-baseline.json fails now, and none costs more tokens than the baseline
-    allows (--max-token-regression).
-
-    Exit status: 0 when at least one result ran and the gate passes (by default: every result passed
-    and nothing regressed against the baseline); 1 when it does not, when a file had a problem, or
-    when nothing ran (unless --allow-empty); 2 for usage or project errors.
-    """
+    """One iteration judged as a CI gate (the help a user sees is `run_help()`, composed with the formats')."""
     config = load_project_config(resolve_root(path))
     request = gate_request(config, sets=sets, rows=rows, min_pass_rate=min_pass_rate, max_slowdown=max_slowdown,
                            max_token_increase=max_token_increase, allow_empty=allow_empty,
@@ -127,7 +134,7 @@ def _print_baseline_update(run: GateRun, quiet: bool) -> None:
         click.echo(f"workbench: {update.problem}", err=True)
     elif not quiet:
         click.echo(f"baseline written: {update.path} ({len(run.report.results)} results, "
-                   f"pass rate {run.gate.pass_rate:.1%})")
+                   f"pass rate {run.gate.result_pass_rate:.1%})")
 
 
 def _print_format_baseline_updates(run: GateRun, quiet: bool) -> None:

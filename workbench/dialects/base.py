@@ -254,6 +254,8 @@ class Dialect:
     makes_cases_from_runs: ClassVar[bool] = False  # `add-row --from-run --script`: a recorded run becomes a case
     folders: ClassVar[tuple[str, ...]] = ()  # folders of evals/<scope>/ holding its files (others don't look in)
     row_sets: ClassVar[str] = ""  # where the sets accept and add-row write are ("": workbench writes none of its)
+    gate_help: ClassVar[str] = ""  # one sentence on its own gate, a paragraph of `workbench run --help`
+    baseline_help: ClassVar[str] = ""  # what `run --baseline` names in a project of this format, and its default
 
     def scorers(self) -> tuple[Scorer, ...]:
         """The evaluator types this format brings (registered with the core ones by `scoring.scorer_for`)."""

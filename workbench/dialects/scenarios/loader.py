@@ -21,7 +21,7 @@ from ...compare import type_name
 from ...model import EvalSet, EvaluatorDef, Row
 from ..base import MAX_FILE_BYTES, Dialect, DialectGate, GateAsk, LoadContext, Scaffolded, relative
 from .expect import SCENARIO_EXPECT, ScenarioExpect
-from .settings import APPILOTS_DIR, DIALECT, RC_FILE, ScenarioSettings, resolve_settings
+from .settings import APPILOTS_DIR, DEFAULT_MIN_PASS_RATE, DIALECT, RC_FILE, ScenarioSettings, resolve_settings
 from .spec import ExpectError, parse_expect
 
 if TYPE_CHECKING:
@@ -43,6 +43,10 @@ class ScenariosDialect(Dialect):
     view = "workbench.tui.detail_views.scenario:ScenarioView"
     init_name = "appilots"
     init_help = f"{APPILOTS_DIR}/scenarios/example.json (one scenario: given a screen, when the user says X)"
+    gate_help = (f"Scenarios ({APPILOTS_DIR}/scenarios/*.json) have a gate of their own: at least "
+                 f"{DEFAULT_MIN_PASS_RATE:.0%} of them pass, none that passed on {APPILOTS_DIR}/eval-baseline.json "
+                 "fails now, and none costs more tokens than the baseline allows (--max-token-regression).")
+    baseline_help = f"in a project with scenarios, the scenario baseline, default {APPILOTS_DIR}/eval-baseline.json"
 
     def scorers(self) -> tuple[Scorer, ...]:
         return (ScenarioExpect(),)
