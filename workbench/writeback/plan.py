@@ -48,6 +48,7 @@ Edit = Callable[[bytes], Edited]
 
 @dataclass(frozen=True, slots=True)
 class WritePlan:
+    root: Path  # the project's (real) root: its .workbench/ holds the set's write lock
     path: Path
     display: str
     before: bytes
@@ -89,7 +90,7 @@ def make_plan(root: Path, path: Path, edit: Edit) -> WritePlan:
     check_replaceable(real, display)
     before = read_bytes(real, MAX_FILE_BYTES)
     edited = edit(before)
-    return WritePlan(real, display, before, edited.after, edited.changes, edit, edited.notes)
+    return WritePlan(root.resolve(), real, display, before, edited.after, edited.changes, edit, edited.notes)
 
 
 def apply_plan(plan: WritePlan, *, attempts: int = ATTEMPTS,
@@ -101,8 +102,7 @@ def apply_plan(plan: WritePlan, *, attempts: int = ATTEMPTS,
     times); never overwrite the other writer. Raises WritebackError (nothing written) when the edit
     refuses or another workbench holds the set's lock for too long.
     """
-    root = plan.path.parents[3]  # checked_target: <root>/evals/<scope>/eval-sets/<set>.json
-    with writing_lock(root, plan.path, plan.display):
+    with writing_lock(plan.root, plan.path, plan.display):
         for _ in range(attempts):
             current = read_bytes(plan.path, MAX_FILE_BYTES)
             edited = Edited(plan.after, plan.changes, plan.notes) if current == plan.before else plan.edit(current)
