@@ -53,7 +53,7 @@ class BaselineEntry:
 
     @property
     def key(self) -> ResultKey:
-        return (self.scope, self.set_file, self.row_id, self.evaluator)
+        return ResultKey(self.scope, self.set_file, self.row_id, self.evaluator)
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"scope": self.scope, "set": self.set_file, "row_id": self.row_id,

@@ -30,7 +30,7 @@ from .events import (
     Trigger,
 )
 from .iteration_reuse import IterationReuse, KeptState, ReusePolicy
-from .model import EvalSet, EvaluatorDef, Project, Result, Row, RowKey, Verdict, wrap_output
+from .model import EvalSet, EvaluatorDef, EvaluatorKey, Project, Result, Row, RowKey, Verdict, wrap_output
 from .project import load_project
 from .reuse import row_fingerprint
 from .runners import RUNNER_FAULTS, Runner, RunOutcome, make_runner, outcome_from_exception
@@ -230,7 +230,7 @@ class Engine:
 
     def _plan_ref(self, project: Project, eval_set: EvalSet, row: Row, ref: str) -> _Plan:
         """The evaluator and criterion to score with, or the ERROR to report without scoring."""
-        key = (eval_set.scope, ref)
+        key = EvaluatorKey(eval_set.scope, ref)
         evaluator = project.evaluators.get(key)
         if evaluator is None:
             dialect = dialect_for(eval_set.dialect)

@@ -5,28 +5,42 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
-from .model import Problem, Project, Result, RowKey, Summary
+from .model import Problem, Project, Result, RowKey, Summary, error_problems, is_green
+
+
+class TriggerKind(StrEnum):
+    """Why an iteration ran (stored as its value in the history's `trigger_kind`)."""
+
+    START = "start"  # the first iteration of a session
+    RUN = "run"  # `workbench run`
+    CHANGE = "change"  # files changed (Trigger.files names them)
+    MANUAL = "manual"  # R: every row again
+    ROW = "row"  # r: one row or set again
 
 
 @dataclass(frozen=True, slots=True)
 class Trigger:
     """Why an iteration ran: `start`, `run`, `change` (with the files), `manual`, `row` (one row)."""
 
-    kind: str
+    kind: TriggerKind
     files: tuple[str, ...] = ()
 
     def describe(self) -> str:
-        if self.kind == "change" and self.files:
+        if self.kind == TriggerKind.CHANGE and self.files:
             shown = ", ".join(self.files[:3])
             more = f" and {len(self.files) - 3} more" if len(self.files) > 3 else ""
             return f"changed {shown}{more}"
-        return {"start": "start", "run": "workbench run", "manual": "re-run", "row": "re-run row"}.get(
-            self.kind, self.kind)
+        return _DESCRIBED.get(self.kind, str(self.kind))
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "files": list(self.files)}
+        return {"kind": str(self.kind), "files": list(self.files)}
+
+
+_DESCRIBED = {TriggerKind.START: "start", TriggerKind.RUN: "workbench run", TriggerKind.MANUAL: "re-run",
+              TriggerKind.ROW: "re-run row"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,12 +78,13 @@ class IterationReport:
 
     @property
     def error_problems(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "error"]
+        return error_problems(self.problems)
 
     @property
-    def all_passed(self) -> bool:
-        """True when at least one result ran, every result passed and no file had an error."""
-        return bool(self.results) and all(r.passed for r in self.results) and not self.error_problems
+    def green(self) -> bool:
+        """At least one result ran, every result passed and no file had an error (`model.is_green`)."""
+        summary = self.summary
+        return is_green(summary.passed, summary.total, self.problems)
 
 
 @dataclass(frozen=True, slots=True)

@@ -132,7 +132,7 @@ class World:
             return None
         if not all(isinstance(doc.get(k), str) for k in ("settings", "place", "rules")):
             return None
-        env, programs, files, inputs = maps  # type: ignore[misc]
+        env, programs, files, inputs = maps
         return cls(doc["settings"], doc["place"], env, programs, files, inputs, doc["rules"])  # type: ignore[arg-type]
 
     def differences(self, before: World) -> list[str]:

@@ -25,24 +25,28 @@ class GateSettings:
 
 @dataclass(slots=True)
 class GateOutcome:
+    """The gate's verdict: `passed` when no reason fails it (green, `IterationReport.green`, is one way: the gate
+    may also allow a lower pass rate or nothing run, and adds the baseline's conditions)."""
+
     passed: bool
-    pass_rate: float
+    result_pass_rate: float  # passing results / results (not rows); "pass_rate" in JSON
     reasons: list[str] = field(default_factory=list)
 
     def to_json(self, settings: GateSettings) -> dict[str, Any]:
-        return {"passed": self.passed, "pass_rate": round(self.pass_rate, 4),
+        return {"passed": self.passed, "pass_rate": round(self.result_pass_rate, 4),
                 "min_pass_rate": settings.min_pass_rate, "max_slowdown": settings.max_slowdown,
                 "max_token_increase": settings.max_token_increase, "reasons": self.reasons}
 
 
-def pass_rate(report: IterationReport) -> float:
+def result_pass_rate(report: IterationReport) -> float:
+    """The share of results (not rows) that passed; 0 when nothing ran."""
     summary = report.summary
     return summary.passed / summary.total if summary.total else 0.0
 
 
 def evaluate_gate(report: IterationReport, settings: GateSettings, check: BaselineCheck | None) -> GateOutcome:
     summary = report.summary
-    rate = pass_rate(report)
+    rate = result_pass_rate(report)
     reasons: list[str] = []
     if not summary.total:
         if not settings.allow_empty:
@@ -89,4 +93,4 @@ def joined_gate(report: IterationReport, outcome: GateOutcome, verdicts: Iterabl
     """`outcome` (the generic gate over the results no format judges itself) joined with the formats' own
     gates: it passes when none has a reason to fail; the pass rate is the whole run's."""
     reasons = [*outcome.reasons, *(reason for verdict in verdicts for reason in verdict.reasons)]
-    return GateOutcome(not reasons, pass_rate(report), reasons)
+    return GateOutcome(not reasons, result_pass_rate(report), reasons)

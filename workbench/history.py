@@ -22,8 +22,8 @@ from typing import Any
 from . import jsonio
 from .config import Config
 from .errors import WorkbenchError
-from .events import IterationReport, Trigger
-from .model import Problem, Result, ResultKey, RowKey, Verdict, results_by_row, row_passes
+from .events import IterationReport, Trigger, TriggerKind
+from .model import Problem, Result, ResultKey, RowKey, Severity, Verdict, results_by_row, row_passes
 from .safe_paths import real_folder
 
 DB_NAME = "history.sqlite3"
@@ -387,10 +387,12 @@ class HistoryStore:
         try:
             (number, started, finished, kind, files, partial, total, passed, failed, errors, rows_total,
              rows_passed, duration, problems) = _checked(row, _INFO_TYPES)
-            problem_list = [Problem(str(p.get("file", "?")), str(p.get("message", "")), str(p.get("severity", "error")))
+            problem_list = [Problem(str(p.get("file", "?")), str(p.get("message", "")),
+                                    Severity(str(p.get("severity", Severity.ERROR))))
                             for p in _json_list(problems) if isinstance(p, dict)]
             return IterationInfo(number, _parse_time(started), _parse_time(finished),
-                                 Trigger(kind, tuple(str(f) for f in _json_list(files))), bool(partial), total,
+                                 Trigger(TriggerKind(kind), tuple(str(f) for f in _json_list(files))), bool(partial),
+                                 total,
                                  passed, failed, errors, rows_total, rows_passed, duration, problem_list)
         except _DECODE_ERRORS as exc:
             raise _trouble(self.path, "read", exc) from None

@@ -253,7 +253,7 @@ def _dumps_deep(value: Any, *, indent: bool, sort_keys: bool, limit: int | None 
         frame = stack[-1]
         iterator, closer, depth, first = frame
         pretty = indent and depth <= _PRETTY_DEPTH
-        item = next(iterator, _END)
+        item: Any = next(iterator, _END)
         if item is _END:
             stack.pop()
             out.append(f"\n{'  ' * (depth - 1)}{closer}" if pretty else closer)

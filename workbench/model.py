@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 from .output_paths import SelectionError, normalize_target
 
@@ -17,6 +17,13 @@ class Verdict(StrEnum):
     ERROR = "ERROR"
 
 
+class Severity(StrEnum):
+    """How bad a `Problem` is: an error fails the run (it is never green); a warning is only shown."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     """Something wrong with a file (not with a row's behaviour). Errors fail the run; warnings don't.
@@ -25,18 +32,59 @@ class Problem:
 
     file: str
     message: str
-    severity: Literal["error", "warning"] = "error"
+    severity: Severity = Severity.ERROR
     row: RowKey | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "severity", Severity(self.severity))  # "error" as written is Severity.ERROR
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
     def to_json(self) -> dict[str, Any]:
-        doc: dict[str, Any] = {"file": self.file, "message": self.message, "severity": self.severity}
+        doc: dict[str, Any] = {"file": self.file, "message": self.message, "severity": self.severity.value}
         if self.row is not None:
             doc["row"] = {"scope": self.row.scope, "set": self.row.set_file, "row_id": self.row.row_id}
         return doc
 
 
+def error_problems(problems: Iterable[Problem]) -> list[Problem]:
+    """The problems that fail a run."""
+    return [problem for problem in problems if problem.is_error]
+
+
+def is_green(passed: int, total: int, problems: Iterable[Problem]) -> bool:
+    """The one definition of green: something was scored, all of it passed, and no file has an error.
+    Counted in results or in rows it is the same answer (a row passes when every result of it does)."""
+    return total > 0 and passed == total and not error_problems(problems)
+
+
+# The keys below are NamedTuples: equal (and hashing equal) to the plain tuples they replace, so a key
+# stored or built as a tuple still finds its entry. Read them by field name, never by position.
+
+
+class SetKey(NamedTuple):
+    """An eval set's identity: its scope (the folder under evals/) and its file name."""
+
+    scope: str
+    set_file: str
+
+    def shown(self, with_scope: bool) -> str:
+        """The set's one display name (reports, the loop's summary, JUnit): its file name, after its scope
+        when the project has several. (`EvalSet.stem` is what `--set` selects it by, not a display name.)"""
+        return f"{self.scope}/{self.set_file}" if with_scope else self.set_file
+
+
+class EvaluatorKey(NamedTuple):
+    """An evaluator's identity: its scope and the ref rows name it by."""
+
+    scope: str
+    ref: str
+
+
 class RowKey(NamedTuple):
-    """A row's identity across iterations: equal (and hashing equal) to the plain tuple it replaces."""
+    """A row's identity across iterations."""
 
     scope: str
     set_file: str
@@ -45,6 +93,10 @@ class RowKey(NamedTuple):
     @classmethod
     def of(cls, eval_set: EvalSet, row: Row) -> RowKey:
         return cls(eval_set.scope, eval_set.file_name, row.id)
+
+    @property
+    def set(self) -> SetKey:
+        return SetKey(self.scope, self.set_file)
 
 
 class ResultKey(NamedTuple):
@@ -58,6 +110,10 @@ class ResultKey(NamedTuple):
     @property
     def row(self) -> RowKey:
         return RowKey(self.scope, self.set_file, self.row_id)
+
+    @property
+    def set(self) -> SetKey:
+        return SetKey(self.scope, self.set_file)
 
 
 def wrap_output(output: Any) -> Any:
@@ -178,6 +234,10 @@ class EvalSet:
     def stem(self) -> str:
         return self.short_name or self.path.stem
 
+    @property
+    def key(self) -> SetKey:
+        return SetKey(self.scope, self.file_name)
+
     def key_of(self, row: Row) -> RowKey:
         return RowKey(self.scope, self.file_name, row.id)
 
@@ -197,8 +257,8 @@ class Project:
 
     root: Path
     sets: list[EvalSet] = field(default_factory=list)
-    evaluators: dict[tuple[str, str], EvaluatorDef] = field(default_factory=dict)
-    broken_evaluators: dict[tuple[str, str], str] = field(default_factory=dict)
+    evaluators: dict[EvaluatorKey, EvaluatorDef] = field(default_factory=dict)
+    broken_evaluators: dict[EvaluatorKey, str] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
     extras: dict[str, Any] = field(default_factory=dict)  # per-dialect settings found while loading
@@ -248,6 +308,10 @@ class Result:
     @property
     def row_key(self) -> RowKey:
         return RowKey(self.scope, self.set_file, self.row_id)
+
+    @property
+    def set_key(self) -> SetKey:
+        return SetKey(self.scope, self.set_file)
 
     @property
     def label(self) -> str:

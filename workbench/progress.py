@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .events import IterationReport, Trigger
-from .model import Problem, Result, RowKey, Verdict, results_by_row, row_passes, row_verdict
+from .model import Problem, Result, RowKey, Verdict, error_problems, is_green, results_by_row, row_passes, row_verdict
 from .textsafe import one_line
 
 _NAMES_SHOWN = 3
@@ -50,9 +50,9 @@ class IterationSummary:
     ran: int = 0
 
     @property
-    def all_green(self) -> bool:
-        return self.rows_total > 0 and self.rows_passed == self.rows_total and not any(
-            p.severity == "error" for p in self.problems)
+    def green(self) -> bool:
+        """Every row passed and no file has an error (`model.is_green`, counted in rows)."""
+        return is_green(self.rows_passed, self.rows_total, self.problems)
 
 
 def row_states(results: list[Result]) -> dict[RowKey, RowState]:
@@ -105,7 +105,7 @@ class LoopTracker:
             summary.change = summary.rows_passed - sum(s.passed for s in previous.values())
         self.known = current
         improved = (summary.change or 0) > 0 or self.best_passed is None or summary.rows_passed > self.best_passed
-        self.without_progress = 0 if summary.all_green or improved else self.without_progress + 1
+        self.without_progress = 0 if summary.green or improved else self.without_progress + 1
         self.best_passed = max(self.best_passed or 0, summary.rows_passed)
         if self.without_progress >= self.stall_after:
             summary.stalled_for = self.without_progress
@@ -140,12 +140,12 @@ class StopRules:
         """The end of the loop after `summary` (the `completed`-th full iteration), or None to go on."""
         if summary.partial:
             return None
-        if self.until_green and summary.all_green:
+        if self.until_green and summary.green:
             return LoopEnd("all green", 0)
         if self.stop_on_stall and summary.stalled_for:
             return LoopEnd(f"stalled: no improvement in passes for {summary.stalled_for} iterations", 1)
         if self.max_iterations is not None and completed >= self.max_iterations:
-            green = summary.all_green
+            green = summary.green
             reason = f"reached --max-iterations {self.max_iterations}" + (" (all green)" if green else " (not green)")
             return LoopEnd(reason, 0 if green else 1)
         return None
@@ -161,7 +161,7 @@ def _names(labels: list[str]) -> str:
 
 def _problems_part(problems: list[Problem]) -> str | None:
     """The first file error, named with its message (`run` prints the same), and how many more."""
-    errors = [p for p in problems if p.severity == "error"]
+    errors = error_problems(problems)
     if not errors:
         return None
     first = errors[0]
@@ -197,7 +197,7 @@ def progress_line(summary: IterationSummary) -> str:
     problems = _problems_part(summary.problems)
     if problems:
         parts.append(problems)
-    if summary.all_green:
+    if summary.green:
         parts.append("all green")
     if summary.stalled_for:
         parts.append(f"stalled: no improvement in passes for {summary.stalled_for} iterations")
@@ -222,14 +222,13 @@ def final_summary(tracker: LoopTracker, end: str | None = None) -> list[str]:
             listed_passing += 1
             if listed_passing > _PASSING_ROWS_LISTED:
                 continue
-        set_name = f"{key.scope}/{key.set_file}" if show_scope else key.set_file
+        set_name = key.set.shown(show_scope)
         line = f"  {state.verdict.value:<5}  {one_line(set_name, 60)} › {one_line(state.label, 80)}"
         if not state.passed:
             line += f" — {one_line(state.reason, 160)}"
         lines.append(line)
     if listed_passing > _PASSING_ROWS_LISTED:
         lines.append(f"  … and {listed_passing - _PASSING_ROWS_LISTED} more passing rows")
-    for problem in last.problems:
-        if problem.severity == "error":
-            lines.append(f"  problem: {one_line(problem.file, 80)}: {one_line(problem.message, 200)}")
+    for problem in error_problems(last.problems):
+        lines.append(f"  problem: {one_line(problem.file, 80)}: {one_line(problem.message, 200)}")
     return lines

@@ -14,7 +14,7 @@ from .config import CONFIG_FILE
 from .dialects import all_dialects
 from .dialects.base import EVALS_DIR, MAX_FILE_BYTES, LoadContext, relative
 from .errors import WorkbenchError
-from .model import Problem, Project
+from .model import Problem, Project, Severity
 
 if TYPE_CHECKING:
     from .config import Config
@@ -57,7 +57,7 @@ def _load_project(root: Path, config: Config | None) -> Project:
     project = ctx.project
     if not project.sets and not project.problems:
         where = " or ".join(d.expects for d in present if d.expects)
-        project.problems.append(Problem(EVALS_DIR, f"no eval sets found: expected {where}", "warning"))
+        project.problems.append(Problem(EVALS_DIR, f"no eval sets found: expected {where}", Severity.WARNING))
     return project
 
 

@@ -10,10 +10,10 @@ already report "cannot read X: <strerror>" need no change.
 from __future__ import annotations
 
 import errno
+import io
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO
 
 _CHUNK = 1 << 20
 
@@ -59,7 +59,7 @@ def _open_regular(path: Path | str) -> tuple[int, os.stat_result]:
     return fd, info
 
 
-def open_regular(path: Path | str) -> BinaryIO:
+def open_regular(path: Path | str) -> io.BufferedReader:
     """`open(path, "rb")`, refusing (UnreadableFile) anything but a regular file, without blocking on a FIFO."""
     fd, _ = _open_regular(path)
     return os.fdopen(fd, "rb")

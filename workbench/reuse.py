@@ -243,7 +243,8 @@ class ReuseBook:
             if world is not None and world.digest == name:
                 self.worlds[name] = world
         rows = doc.get("rows")
-        read_sets = doc.get("reads") if isinstance(doc.get("reads"), dict) else {}
+        listed = doc.get("reads")
+        read_sets = listed if isinstance(listed, dict) else {}
         for text, value in (rows.items() if isinstance(rows, dict) else ()):
             parts = str(text).split(_SEP)
             record = RowRecord.from_json(value, read_sets)

@@ -9,13 +9,13 @@ with what came before (fixed, newly failing, stalled).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from . import compare
 from .config import Config, ConfigError, reload_config
 from .dialects import runner_needed
 from .engine import Engine, RowFilter, RunnerFactory
-from .events import Event, EventSink, IterationReport, Trigger
+from .events import Event, EventSink, IterationReport, Trigger, TriggerKind
 from .history import HistoryError, HistoryStore
 from .iteration_reuse import ReusePolicy
 from .model import Problem, Result, RowKey
@@ -26,7 +26,7 @@ from .runners import RunOutcome, make_runner
 from .watching import watch_changes
 
 
-async def _settle(task: asyncio.Future[object]) -> None:
+async def _settle(task: Awaitable[object]) -> None:
     """Wait for another task to finish however it ends; only our own cancellation propagates."""
     try:
         await task
@@ -165,8 +165,9 @@ class Session:
         """A file change re-scores what it didn't touch; starting, R and r run what they are asked to."""
         if not self.config.cache.reuse:
             return ReusePolicy(self.reuse, False, "re-scoring is off ([cache] reuse = false)")
-        why_not = {"start": "the first iteration runs every row", "manual": "R runs every row again",
-                   "row": "it was asked to run again"}.get(trigger.kind)
+        why_not = {TriggerKind.START: "the first iteration runs every row",
+                   TriggerKind.MANUAL: "R runs every row again",
+                   TriggerKind.ROW: "it was asked to run again"}.get(trigger.kind)
         return ReusePolicy(self.reuse, why_not is None, why_not or "")
 
     async def _reload_config(self) -> Problem | None:
@@ -212,17 +213,17 @@ class Session:
         if not paused and self.pending_changes:
             files = tuple(sorted(self.pending_changes))
             self.pending_changes.clear()
-            self.request(Trigger("change", files))
+            self.request(Trigger(TriggerKind.CHANGE, files))
 
     async def watch(self, *, initial: bool = True, ready: asyncio.Event | None = None) -> None:
         """Run an iteration at start, then one per batch of changes, until cancelled."""
         if initial:
-            self.request(Trigger("start"))
+            self.request(Trigger(TriggerKind.START))
         async for files in watch_changes(self.config, ready=ready):
             if self.paused:
                 self.pending_changes.update(files)
                 continue
-            self.request(Trigger("change", tuple(files)))
+            self.request(Trigger(TriggerKind.CHANGE, tuple(files)))
 
     async def aclose(self) -> None:
         await self.cancel()

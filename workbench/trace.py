@@ -12,13 +12,43 @@ Tool-call evaluators read the `tool_call` events in order; baselines add up `usa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from . import jsonio
 from .output_paths import MISSING
+from .regular_files import read_regular_file
 
 TRACE_ENV = "WORKBENCH_TRACE"
 TOOL_CALL = "tool_call"
 USAGE = "usage"
+
+TRACE_MAX_BYTES = 256 * 1024 * 1024  # a trace file larger than this is reported, not read
+
+
+def read_trace(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """Events a target appended to its trace file, and complaints about lines that weren't events."""
+    events: list[dict[str, Any]] = []
+    complaints: list[str] = []
+    try:
+        data = read_regular_file(path, TRACE_MAX_BYTES)
+    except FileNotFoundError:
+        return events, complaints
+    except OSError as exc:
+        return events, [f"trace file unreadable: {exc.strerror or exc}"]
+    for number, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            event = jsonio.loads(line)
+        except jsonio.JsonError as exc:
+            complaints.append(f"trace line {number} is not JSON ({exc.message}); ignored")
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+        else:
+            complaints.append(f"trace line {number} is not a JSON object; ignored")
+    return events, complaints
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,7 +55,8 @@ class _Codec:
         try:
             import _json
 
-            self._scan = _json.make_scanner(self)
+            # typeshed wants a JSONDecoder-shaped context; the scanner reads only the attributes above
+            self._scan = _json.make_scanner(self)  # type: ignore[arg-type]
             self._make_encoder = _json.make_encoder
             self._escape = _json.encode_basestring_ascii
             sample, text = {"a": [1, 2.5, "é\n", None, True, {}]}, '{"a":[1,2.5,"\\u00e9\\n",null,true,{}]}'
@@ -64,7 +65,8 @@ class _Codec:
         except Exception:  # anything odd: the documented, slower path
             import json
 
-            self.loads = json.loads  # type: ignore[method-assign]
+            # the instance's methods become json's (mypy refuses replacing a method, and json.loads's keywords)
+            self.loads = json.loads  # type: ignore[method-assign, assignment]
             self.dumps = self._json_dumps  # type: ignore[method-assign]
 
     def loads(self, text: str) -> Any:
@@ -222,6 +224,7 @@ def _record_reads(reads: str, trust_subprocesses: bool) -> None:
     except ImportError:  # not CPython
         from importlib.util import module_from_spec, spec_from_file_location
     spec = spec_from_file_location("_workbench_read_audit", path)
+    assert spec is not None and spec.loader is not None  # a .py path always has a source loader
     audit = module_from_spec(spec)
     spec.loader.exec_module(audit)
     audit.install(reads, (os.path.abspath(__file__), path, _HERE, os.path.dirname(path)), trust_subprocesses)

@@ -39,8 +39,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                                            "workbench.file_digests", "workbench.baseline")),
     ("iterations", ("workbench.engine", "workbench.session", "workbench.history",
                     "workbench.gate", "workbench.progress", "workbench.reuse",
-                    "workbench.fingerprint", "workbench.iteration_reuse",
-                    "workbench.writeback.add_row")),
+                    "workbench.fingerprint", "workbench.iteration_reuse")),
     ("use cases", ("workbench.actions",)),
     ("reports", ("workbench.report",)),
     ("the TUI", ("workbench.tui",)),
@@ -266,3 +265,23 @@ def test_no_long_function_in_the_thin_front_ends():
     too_long = [f"{path.relative_to(PACKAGE.parent)}:{line} {name}: {length} lines"
                 for path in files for name, line, length in long_functions(path) if length > MAX_FUNCTION_LINES]
     assert not too_long, f"functions over {MAX_FUNCTION_LINES} lines:\n" + "\n".join(too_long)
+
+
+# Functions over MAX_FUNCTION_LINES anywhere outside workbench/tui/ (whose own owner keeps it short), with why
+# each is still long. The list only shrinks: an entry that is short now fails the test until it is removed.
+LONG_FUNCTIONS_LEFT = {
+    "workbench/engine.py Engine.run_iteration": "the iteration's plan/run/finish in one piece; to be split by "
+                                                "its owner (issue 21)",
+}
+
+
+def test_no_function_over_the_limit_outside_the_tui():
+    files = [path for path in sorted(PACKAGE.rglob("*.py")) if path.relative_to(PACKAGE).parts[0] != "tui"]
+    assert PACKAGE / "engine.py" in files and PACKAGE / "runners" / "process.py" in files
+    found = {f"{path.relative_to(PACKAGE.parent).as_posix()} {name}": (line, length)
+             for path in files for name, line, length in long_functions(path) if length > MAX_FUNCTION_LINES}
+    new = [f"{where} (line {line}): {length} lines" for where, (line, length) in found.items()
+           if where not in LONG_FUNCTIONS_LEFT]
+    assert not new, f"functions over {MAX_FUNCTION_LINES} lines (split them):\n" + "\n".join(new)
+    fixed = sorted(set(LONG_FUNCTIONS_LEFT) - set(found))
+    assert not fixed, f"no longer over {MAX_FUNCTION_LINES} lines, remove from LONG_FUNCTIONS_LEFT: {fixed}"

@@ -26,7 +26,7 @@ def test_a_passing_suite_passes_the_gate_and_is_recorded(tmp_path: Path) -> None
     config = load_config(root)
     run = run_gate(config, gate_request(config))
     assert run.passed and run.gate.passed and run.gate.reasons == []
-    assert run.gate.pass_rate == 1.0 and run.report.summary.passed == 2
+    assert run.gate.result_pass_rate == 1.0 and run.report.summary.passed == 2
     assert run.check is None and run.baseline_update is None and run.history_problem is None
     assert (config.state_dir / DB_NAME).is_file()
     assert run.json_fields()["gate"]["passed"] is True and "baseline" not in run.json_fields()

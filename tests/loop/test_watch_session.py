@@ -111,7 +111,7 @@ async def test_editing_the_target_runs_exactly_one_new_iteration_with_the_new_ve
         assert len(loop.completed) == 2, [r.trigger for r, _ in loop.completed]
         assert report.trigger == Trigger("change", ("target.py",))
         assert verdicts(report) == {"question a": "PASS", "question b": "PASS"}
-        assert summary.fixed == ["question b"] and summary.all_green
+        assert summary.fixed == ["question b"] and summary.green
     assert [t.kind for t in recorded(root)] == ["start", "change"]
 
 
@@ -184,7 +184,7 @@ async def test_a_malformed_save_is_reported_and_the_next_good_save_recovers(tmp_
         report, summary = await loop.wait_for(3)
         assert report.error_problems == []
         assert verdicts(report) == {"question a": "PASS", "question b": "PASS"}
-        assert summary.all_green
+        assert summary.green
 
 
 async def test_evals_folder_gone_for_a_moment_is_a_notice_and_the_loop_keeps_watching(tmp_path: Path) -> None:

@@ -11,9 +11,7 @@ Refusals (unknown iteration or row, a name or file that exists) are `Refused`: e
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +24,7 @@ from ..errors import WorkbenchError
 from ..history import HistoryStore
 from ..model import EvalSet, Project, Result, RowKey, results_by_row
 from ..writeback import WritebackError
+from ..writeback.atomic import create_atomically
 from ..writeback.rows import find_set
 from .add_row import NewRow, TargetRun, plan_new_row
 from .writing import Refused
@@ -92,23 +91,11 @@ def write_case(case: NewCase) -> Path:
     """Create the case file, whole or not at all, never replacing a file that appeared meanwhile."""
     try:
         case.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=f".{case.path.name}.", suffix=".workbench-tmp", dir=case.path.parent)
-    except OSError as exc:
-        raise Refused(f"cannot write {case.display}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(case.text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, 0o644)
-        os.link(temp, case.path)  # fails if the name exists: never overwrites
+        create_atomically(case.path, case.text.encode("utf-8"))
     except FileExistsError:
         raise Refused(f"{case.display} already exists; choose another --name") from None
     except OSError as exc:
         raise Refused(f"cannot write {case.display}: {exc.strerror or exc}") from None
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
     return case.path
 
 

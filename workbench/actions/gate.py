@@ -16,7 +16,7 @@ from ..dialects import all_dialects
 from ..dialects.base import DialectGate, GateAsk, GateVerdict
 from ..engine import Engine, RowFilter, RunnerFactory
 from ..errors import WorkbenchError
-from ..events import EventSink, IterationReport, Trigger
+from ..events import EventSink, IterationReport, Trigger, TriggerKind
 from ..gate import GateOutcome, GateSettings, joined_gate, judge_generic
 from ..history import HistoryError, HistoryStore, read_identity
 from ..iteration_reuse import ReusePolicy
@@ -125,7 +125,7 @@ def run_gate(config: Config, request: GateRequest, on_event: EventSink | None = 
         raise WorkbenchError(f"nothing matches {' and '.join(unmatched)} ({known_names(project, selection)})")
     engine = Engine(config, runner_factory)
     policy = reuse_policy(config, reuse=request.reuse, record=request.record)
-    report = run_until_stopped(engine.run_iteration(Trigger("run"), selection, on_event, project=project,
+    report = run_until_stopped(engine.run_iteration(Trigger(TriggerKind.RUN), selection, on_event, project=project,
                                                     reuse=policy))
     history_problem = record_run(config, report, partial=request.partial) if request.record else None
     policy.book.numbered(report.number, {r.row_key for r in report.results})

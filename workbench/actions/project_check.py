@@ -17,7 +17,7 @@ from ..config import Config, ConfigError, load_config, resolve_runner_kind
 from ..dialects import all_dialects
 from ..dialects.base import relative
 from ..engine import Engine
-from ..model import EvalSet, Problem, Project, Row
+from ..model import EvalSet, EvaluatorKey, Problem, Project, Row, Severity, error_problems
 from ..project import load_project
 from ..scoring import scorer_for, unsupported_message
 from .reuse_explain import ReuseExplanation, explain_now
@@ -39,11 +39,11 @@ class CheckReport:
 
     @property
     def errors(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "error"]
+        return error_problems(self.problems)
 
     @property
     def warnings(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity != "error"]
+        return [p for p in self.problems if not p.is_error]
 
     @property
     def passed(self) -> bool:
@@ -87,18 +87,19 @@ def _settings(root: Path) -> tuple[Config, list[Problem]]:
     except ConfigError as exc:
         first = str(exc).strip().splitlines()[0]
         return config, [Problem(config.source.name if config.source else "workbench.toml",
-                                f"nothing runs the rows yet: {first}", "warning")]
+                                f"nothing runs the rows yet: {first}", Severity.WARNING)]
     return config, []
 
 
 def _evaluator_problems(project: Project) -> list[Problem]:
     """Evaluator files no set uses whose type can't score (the used ones show up as row ERRORs)."""
-    used = {(s.scope, ref) for s in project.sets for ref in s.evaluator_refs}
+    used = {EvaluatorKey(s.scope, ref) for s in project.sets for ref in s.evaluator_refs}
     problems = []
     for key, evaluator in project.evaluators.items():
         if key not in used and scorer_for(evaluator.type_id) is None:
             problems.append(Problem(relative(project.root, evaluator.path),
-                                    f"{unsupported_message(evaluator.type_id)} (no eval set uses it yet)", "warning"))
+                                    f"{unsupported_message(evaluator.type_id)} (no eval set uses it yet)",
+                                    Severity.WARNING))
     return problems
 
 
@@ -126,7 +127,7 @@ def _grouped(file: str, ref: str, why: str, rows: list[tuple[EvalSet, Row]]) -> 
     if len(rows) == 1:
         eval_set, row = rows[0]
         where = f"evaluations[{row.index}]" + (f" ({row.name!r})" if row.name else "")
-        return Problem(file, f"{where} [{ref}] can only be an ERROR: {why}", "error", eval_set.key_of(row))
+        return Problem(file, f"{where} [{ref}] can only be an ERROR: {why}", Severity.ERROR, eval_set.key_of(row))
     names = ", ".join(repr(row.label) for _, row in rows[:_ROWS_NAMED])
     more = f" and {len(rows) - _ROWS_NAMED} more" if len(rows) > _ROWS_NAMED else ""
     return Problem(file, f"{len(rows)} rows ({names}{more}) [{ref}] can only be ERRORs: {why}")

@@ -102,7 +102,7 @@ def run_plain_loop(config: Config, verbose: bool, rules: StopRules | None = None
     except (Stopped, asyncio.CancelledError) as exc:
         _print_final(loop, None)
         last = loop.tracker.last
-        green = last is not None and last.all_green
+        green = last is not None and last.green
         signum = exc.signum if isinstance(exc, Stopped) else 2
         sys.exit(EXIT_OK if not rules.any or green else 128 + signum)
     assert end is not None  # the loop only returns when a stop rule ended it

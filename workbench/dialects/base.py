@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from .. import jsonio
-from ..model import EvalSet, Problem, Project, Result, Row
+from ..model import EvalSet, Problem, Project, Result, Row, Severity
 from ..regular_files import read_regular_file
 from ..runners.base import LogSink, Runner, RunOutcome, RunRequest
 
@@ -51,9 +51,9 @@ class LoadContext:
         self.evals = self.root / EVALS_DIR
         self.evals_real = self.evals.resolve()
 
-    def problem(self, path: Path | str, message: str, severity: str = "error") -> None:
+    def problem(self, path: Path | str, message: str, severity: str = Severity.ERROR) -> None:
         where = path if isinstance(path, str) else relative(self.root, path)
-        self.project.problems.append(Problem(where, message, severity))  # type: ignore[arg-type]
+        self.project.problems.append(Problem(where, message, Severity(severity)))
 
     def refusal(self, path: Path, what: str, inside: Path | None = None) -> str | None:
         """Why `path` must not be read (it leads out of `inside`, evals/ by default, through a link), or

@@ -112,7 +112,7 @@ def python_source(op: object, av: object) -> str:
         return f"[^{_escape(av)}]"  # type: ignore[arg-type]
     if op is C.ANY:
         return "."
-    parts = []
+    parts: list[str] = []
     for item_op, item in av:  # type: ignore[attr-defined]
         if item_op is C.NEGATE:
             parts.insert(0, "^")

@@ -16,7 +16,7 @@ def report_document(report: IterationReport, extra: dict[str, Any] | None = None
         "summary": report.summary.to_json(),
         "results": _results(report),
         "problems": [problem.to_json() for problem in report.problems],
-        "passed": report.all_passed,
+        "passed": report.green,
         "duration_s": round(report.duration_s, 3),
         "trigger": report.trigger.to_json(),
     }

@@ -23,11 +23,13 @@ def junit_xml(report: IterationReport) -> bytes:
     root = ET.Element("testsuites", name="workbench")
     suites: dict[str, ET.Element] = {}
     counts: dict[str, dict[str, int]] = {}
+    milliseconds: dict[str, float] = {}
     for result in report.results:
-        suite_name = f"{result.scope}/{result.set_file}"
+        suite_name = result.set_key.shown(with_scope=True)
         if suite_name not in suites:
             suites[suite_name] = ET.SubElement(root, "testsuite", name=_xml_text(suite_name))
-            counts[suite_name] = {"tests": 0, "failures": 0, "errors": 0, "time": 0}
+            counts[suite_name] = {"tests": 0, "failures": 0, "errors": 0}
+            milliseconds[suite_name] = 0.0
         case = ET.SubElement(
             suites[suite_name], "testcase",
             classname=_xml_text(suite_name),
@@ -36,7 +38,7 @@ def junit_xml(report: IterationReport) -> bytes:
         )
         count = counts[suite_name]
         count["tests"] += 1
-        count["time"] += result.duration_ms
+        milliseconds[suite_name] += result.duration_ms
         if result.verdict is Verdict.FAIL:
             count["failures"] += 1
             failure = ET.SubElement(case, "failure", message=_xml_text(result.detail.splitlines()[0]
@@ -47,10 +49,10 @@ def junit_xml(report: IterationReport) -> bytes:
             error = ET.SubElement(case, "error", message=_xml_text(result.detail.splitlines()[0]
                                                                     if result.detail else "ERROR"))
             error.text = _xml_text(result.detail)
-    problems = [p for p in report.problems if p.severity == "error"]
+    problems = report.error_problems
     if problems:
         suite = ET.SubElement(root, "testsuite", name="workbench.problems")
-        counts["workbench.problems"] = {"tests": len(problems), "failures": 0, "errors": len(problems), "time": 0}
+        counts["workbench.problems"] = {"tests": len(problems), "failures": 0, "errors": len(problems)}
         suites["workbench.problems"] = suite
         for problem in problems:
             case = ET.SubElement(suite, "testcase", classname="workbench.problems", name=_xml_text(problem.file))
@@ -60,7 +62,7 @@ def junit_xml(report: IterationReport) -> bytes:
         suite.set("tests", str(count["tests"]))
         suite.set("failures", str(count["failures"]))
         suite.set("errors", str(count["errors"]))
-        suite.set("time", f"{count['time'] / 1000:.3f}")
+        suite.set("time", f"{milliseconds.get(name, 0) / 1000:.3f}")
     summary = report.summary
     root.set("tests", str(summary.total + len(problems)))
     root.set("failures", str(summary.failed))

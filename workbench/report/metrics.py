@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import EvalSet, Project, Result
+from ..model import EvalSet, EvaluatorKey, Project, Result, SetKey
 from ..scoring import scorer_for
 from ..scoring.base import Scorer, SetMetric
 
@@ -25,7 +25,7 @@ class SetMetricLine:
     metric: SetMetric
 
     def describe(self, show_scope: bool = False) -> str:
-        where = f"{self.scope}/{self.set_file}" if show_scope else self.set_file
+        where = SetKey(self.scope, self.set_file).shown(show_scope)
         return f"{where} [{self.evaluator}]: {self.metric.describe()}"
 
     def to_json(self) -> dict[str, Any]:
@@ -49,7 +49,7 @@ def set_metrics(project: Project, results: Iterable[Result]) -> list[SetMetricLi
             group = groups.get((eval_set.scope, eval_set.file_name, ref))
             if not group:
                 continue
-            evaluator = wanted[(eval_set.scope, ref)]
+            evaluator = wanted[EvaluatorKey(eval_set.scope, ref)]
             scorer = scorer_for(evaluator.type_id)
             metric = scorer.set_metric(evaluator, group) if scorer is not None else None
             if metric is not None:

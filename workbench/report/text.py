@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, TextIO
 from .. import jsonio
 from ..dialects import dialect_for
 from ..events import Event, IterationReport, IterationStarted, ResultReady, RowStarted
-from ..model import Problem, Project, Result, RowKey, Summary, Verdict
+from ..model import Problem, Project, Result, RowKey, Summary, Verdict, error_problems, is_green
 from ..textsafe import one_line, printable
 from .metrics import SetMetricLine, set_metrics
 from .reuse_text import format_reuse_files, format_reuse_rows
@@ -53,7 +53,7 @@ def format_duration(ms: float) -> str:
 
 
 def result_label(result: Result, show_scope: bool, evaluators: list[str] | None = None) -> str:
-    where = f"{result.scope}/{result.set_file}" if show_scope else result.set_file
+    where = result.set_key.shown(show_scope)
     name = result.label
     return one_line(f"{where} › {name} [{', '.join(evaluators or [result.evaluator])}]", 160)
 
@@ -106,13 +106,12 @@ def format_row(results: list[Result], *, show_scope: bool = False, color: bool =
 
 
 def format_summary(summary: Summary, problems: list[Problem], duration_s: float, color: bool = False) -> str:
-    errors = [p for p in problems if p.severity == "error"]
+    errors = error_problems(problems)
     text = f"{summary.passed} passed, {summary.failed} failed, {summary.errors} errors"
     if errors:
         text += f", {len(errors)} file problem{'s' if len(errors) != 1 else ''}"
     text += f" ({summary.total} result{'' if summary.total == 1 else 's'} in {duration_s:.1f}s)"
-    ok = summary.total and summary.passed == summary.total and not errors
-    return _paint(text, "32" if ok else "31", color)
+    return _paint(text, "32" if is_green(summary.passed, summary.total, errors) else "31", color)
 
 
 def format_set_metric(line: SetMetricLine, show_scope: bool = False) -> str:
@@ -120,7 +119,7 @@ def format_set_metric(line: SetMetricLine, show_scope: bool = False) -> str:
 
 
 def format_problem(problem: Problem) -> str:
-    tag = "problem" if problem.severity == "error" else "warning"
+    tag = "problem" if problem.is_error else "warning"
     return one_line(f"{tag}: {problem.file}: {problem.message}", 400)
 
 
@@ -186,7 +185,7 @@ class TextReporter:
             self._draw_progress()
         elif isinstance(event, ResultReady):
             self._done = event.done_rows
-            key = event.result.key[:3]
+            key = event.result.row_key
             self._waiting.setdefault(key, []).append(event.result)
             if event.row_complete:
                 self._complete.add(key)

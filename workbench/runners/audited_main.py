@@ -21,6 +21,7 @@ def _sibling(name):
 
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
     spec = spec_from_file_location("_workbench_" + name, path)
+    assert spec is not None and spec.loader is not None  # a .py path always has a source loader
     module = module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

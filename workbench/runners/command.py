@@ -12,42 +12,14 @@ import itertools
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from .. import jsonio
 from ..config import Config
-from ..regular_files import read_regular_file
+from ..trace import read_trace
 from .base import LogSink, Runner, RunOutcome, RunRequest, describe_failure, expand_argv
 from .process import ProcessResult, run_process
 from .python_command import PythonCommand, parse_python_command
 from .read_audit import ReadsFile, unseen_reads
-
-TRACE_MAX_BYTES = 256 * 1024 * 1024  # a trace file larger than this is reported, not read
-
-
-def read_trace(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
-    """Events a target appended to its trace file, and complaints about lines that weren't events."""
-    events: list[dict[str, Any]] = []
-    complaints: list[str] = []
-    try:
-        data = read_regular_file(path, TRACE_MAX_BYTES)
-    except FileNotFoundError:
-        return events, complaints
-    except OSError as exc:
-        return events, [f"trace file unreadable: {exc.strerror or exc}"]
-    for number, line in enumerate(data.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            event = jsonio.loads(line)
-        except jsonio.JsonError as exc:
-            complaints.append(f"trace line {number} is not JSON ({exc.message}); ignored")
-            continue
-        if isinstance(event, dict):
-            events.append(event)
-        else:
-            complaints.append(f"trace line {number} is not a JSON object; ignored")
-    return events, complaints
 
 
 class CommandRunner(Runner):

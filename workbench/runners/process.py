@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from .reaper import REAPER
 
@@ -54,7 +54,7 @@ class ProcessResult:
         return None
 
 
-def _consume(future: asyncio.Future[object]) -> None:
+def _consume(future: asyncio.Future[Any]) -> None:
     """Mark a finished background future's outcome as seen, so asyncio doesn't warn about it."""
     if not future.cancelled():
         future.exception()
@@ -188,6 +188,42 @@ async def run_process(
         REAPER.untrack(child.pid)
 
 
+async def _feed(child: ChildHandle, stdin: bytes) -> None:
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        child.stdin.write(stdin)
+        await child.stdin.drain()
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError, RuntimeError):
+        child.stdin.close()
+
+
+async def _read_stdout(child: ChildHandle, stdout: bytearray, stdout_cap: int, result: ProcessResult) -> None:
+    """Stdout into `stdout` up to `stdout_cap` bytes; past it the group is killed (`stdout_overflow`)."""
+    while chunk := await child.stdout.read(_READ_CHUNK):
+        if len(stdout) + len(chunk) > stdout_cap:
+            result.stdout_overflow = True
+            kill_group(child.pid)
+            break
+        stdout.extend(chunk)
+
+
+async def _read_stderr(child: ChildHandle, log: TailBuffer, on_log: LogSink | None) -> None:
+    """Stderr into the kept tail `log`, and line by line (or chunk by chunk, for a very long line) to `on_log`."""
+    pending = b""
+    while chunk := await child.stderr.read(_READ_CHUNK):
+        log.add(chunk)
+        if on_log is None:
+            continue
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            on_log(line.decode("utf-8", errors="replace"))
+        if len(pending) > _READ_CHUNK:
+            on_log(pending.decode("utf-8", errors="replace"))
+            pending = b""
+    if pending and on_log is not None:
+        on_log(pending.decode("utf-8", errors="replace"))
+
+
 async def supervise(child: ChildHandle, *, stdin: bytes, timeout: float, stdout_cap: int,
                     on_log: LogSink | None, started: float) -> ProcessResult:
     """Feed stdin, collect capped stdout and the stderr log (line by line to `on_log`), enforce the
@@ -195,39 +231,8 @@ async def supervise(child: ChildHandle, *, stdin: bytes, timeout: float, stdout_
     result = ProcessResult()
     stdout = bytearray()
     log = TailBuffer(LOG_KEEP_BYTES)
-
-    async def feed() -> None:
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            child.stdin.write(stdin)
-            await child.stdin.drain()
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError, RuntimeError):
-            child.stdin.close()
-
-    async def read_stdout() -> None:
-        while chunk := await child.stdout.read(_READ_CHUNK):
-            if len(stdout) + len(chunk) > stdout_cap:
-                result.stdout_overflow = True
-                kill_group(child.pid)
-                break
-            stdout.extend(chunk)
-
-    async def read_stderr() -> None:
-        pending = b""
-        while chunk := await child.stderr.read(_READ_CHUNK):
-            log.add(chunk)
-            if on_log is None:
-                continue
-            pending += chunk
-            *lines, pending = pending.split(b"\n")
-            for line in lines:
-                on_log(line.decode("utf-8", errors="replace"))
-            if len(pending) > _READ_CHUNK:
-                on_log(pending.decode("utf-8", errors="replace"))
-                pending = b""
-        if pending and on_log is not None:
-            on_log(pending.decode("utf-8", errors="replace"))
-
-    io = asyncio.gather(feed(), read_stdout(), read_stderr())
+    io = asyncio.gather(_feed(child, stdin), _read_stdout(child, stdout, stdout_cap, result),
+                        _read_stderr(child, log, on_log))
     try:
         try:
             await asyncio.wait_for(asyncio.shield(child.exited), timeout)

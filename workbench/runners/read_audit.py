@@ -173,8 +173,10 @@ def _on_sqlite(args: tuple[object, ...]) -> None:
 
 def _text(value: object) -> str:
     """A path-like audit argument as str (bytes decoded as the OS does, never compared as bytes: `-bb`)."""
-    value = os.fspath(value)  # type: ignore[arg-type]
-    return os.fsdecode(value) if isinstance(value, bytes) else value
+    if not isinstance(value, (str, bytes, os.PathLike)):
+        raise TypeError("expected str, bytes or os.PathLike object, not " + type(value).__name__)  # as os.fspath
+    path = os.fspath(value)
+    return os.fsdecode(path) if isinstance(path, bytes) else path
 
 
 def _exec_path(env: object) -> list[str]:
@@ -184,7 +186,7 @@ def _exec_path(env: object) -> list[str]:
     if env is None:
         found = os.environ.get("PATH")
     elif hasattr(env, "items"):
-        for key, value in env.items():  # type: ignore[attr-defined]
+        for key, value in env.items():
             if (isinstance(key, str) and key == "PATH") or (isinstance(key, bytes) and key == b"PATH"):
                 found = value
                 break
@@ -262,7 +264,8 @@ def _wrap_fork_exec() -> None:
         return original(*args, **kwargs)
 
     fork_exec._workbench_reads = True  # type: ignore[attr-defined]
-    _posixsubprocess.fork_exec = fork_exec
+    # typeshed spells out fork_exec's 23 positional parameters; the wrapper passes whatever it is given on
+    _posixsubprocess.fork_exec = fork_exec  # type: ignore[assignment]
 
 
 def _on_dlopen(args: tuple[object, ...]) -> None:  # ctypes.dlopen: name
@@ -284,12 +287,10 @@ _HANDLERS = {"open": _on_open, "os.listdir": _on_listing, "os.scandir": _on_list
              "os.system": _on_system, "os.exec": _on_exec, "os.posix_spawn": _on_posix_spawn, "os.spawn": _on_spawn}
 
 
-def _record(path: object) -> None:
-    if isinstance(path, int) or _state.get("full") or "fd" not in _state:
+def _record(given: object) -> None:
+    if isinstance(given, int) or _state.get("full") or "fd" not in _state:
         return
-    path = os.fspath(path)  # type: ignore[arg-type]
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
+    path = _text(given)
     if not path:
         return
     path = os.path.abspath(path)

@@ -154,6 +154,7 @@ def load_sibling(name: str) -> object:
 
     spec = spec_from_file_location(f"_workbench_{name}", os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                                       f"{name}.py"))
+    assert spec is not None and spec.loader is not None  # a .py path always has a source loader
     module = module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import json
 import os
@@ -323,12 +324,12 @@ class WarmParent:
         stdin_fd, stdout_fd, stderr_fd = fds
         transport, protocol = await loop.connect_write_pipe(
             lambda: asyncio.streams.FlowControlMixin(loop=loop), os.fdopen(stdin_fd, "wb", 0))
-        child.stdin = asyncio.StreamWriter(transport, protocol, None, loop)  # type: ignore[arg-type]
+        child.stdin = asyncio.StreamWriter(transport, protocol, None, loop)
         child._transports.append(transport)
         for fd, name in ((stdout_fd, "stdout"), (stderr_fd, "stderr")):
             reader = asyncio.StreamReader(limit=2**20, loop=loop)
             read_transport, _ = await loop.connect_read_pipe(
-                lambda reader=reader: asyncio.StreamReaderProtocol(reader, loop=loop), os.fdopen(fd, "rb", 0))
+                functools.partial(asyncio.StreamReaderProtocol, reader, loop=loop), os.fdopen(fd, "rb", 0))
             child._transports.append(read_transport)
             setattr(child, name, reader)
 

@@ -39,8 +39,8 @@ from typing import Any
 
 from .. import jsonio
 from ..config import Config
+from ..trace import read_trace
 from .base import LogSink, Runner, RunOutcome, RunRequest, describe_failure, expand_argv, target_env
-from .command import read_trace
 from .process import DRAIN_GRACE_S, LOG_KEEP_BYTES, kill_group
 from .python_command import PythonCommand, parse_python_command
 from .read_audit import ReadsFile, unseen_reads
@@ -170,7 +170,7 @@ class Worker:
         timer = loop.call_later(timeout, self._time_out, row, timeout)
         try:
             stdin = self.transport.get_pipe_transport(0) if self.transport else None
-            if stdin is None or stdin.is_closing():
+            if not isinstance(stdin, asyncio.WriteTransport) or stdin.is_closing():
                 row.settle(_Reply(failure="the worker closed its stdin"))
             else:
                 stdin.write(message)
@@ -200,7 +200,7 @@ class Worker:
                 self._break(f"printed a stdout line longer than {self.pool.stdout_cap / 2**20:g} MiB "
                             "(raise [runner] max_output_mb if that is expected)")
             return
-        *lines, rest = buffer.split(b"\n")
+        *lines, rest = bytes(buffer).split(b"\n")
         self._out = bytearray(rest)
         for line in lines:
             self._stdout_line(line)

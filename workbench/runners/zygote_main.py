@@ -56,7 +56,7 @@ def top_level_imports(source: str) -> list[str]:
             elif isinstance(node, ast.ImportFrom):
                 if node.level == 0 and node.module:
                     names.setdefault(node.module)
-            elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            elif isinstance(node, ast.Try) or (sys.version_info >= (3, 11) and isinstance(node, ast.TryStar)):
                 visit(node.body)
                 visit(node.finalbody)
             elif isinstance(node, ast.With) or (isinstance(node, ast.If) and _is_main_guard(node.test)):
@@ -149,18 +149,19 @@ def rebuild_stdio(unbuffered: bool) -> None:
                                (2, "<stderr>", sys.__stderr__)):
         write = fd > 0
         raw = io.FileIO(fd, "wb" if write else "rb", closefd=False)
-        raw.name = name  # type: ignore[misc]
-        buffer: io.RawIOBase | io.BufferedIOBase = raw
+        raw.name = name
+        buffer: io.FileIO | io.BufferedWriter | io.BufferedReader = raw
         if not (write and unbuffered):
             buffer = io.BufferedWriter(raw) if write else io.BufferedReader(raw)
         encoding = getattr(template, "encoding", None) or "utf-8"
         errors = getattr(template, "errors", None) or ("backslashreplace" if fd == 2 else "strict")
         line_buffering = not unbuffered and (fd == 2 or raw.isatty())
-        text = io.TextIOWrapper(buffer, encoding, errors, "\n", line_buffering, unbuffered)  # type: ignore[arg-type]
+        text = io.TextIOWrapper(buffer, encoding, errors, "\n", line_buffering, unbuffered)
         text.mode = "w" if write else "r"  # type: ignore[misc]
         streams.append(text)
     sys.stdin, sys.stdout, sys.stderr = streams
-    sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams
+    # typeshed marks the original streams Final; the forked child replaces them on purpose (its fds are new)
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams  # type: ignore[misc]
 
 
 def become_child(sock: socket.socket, wake_fds: tuple[int, int], request: dict[str, Any], fds: list[int],

@@ -128,7 +128,7 @@ def _row_ops(doc: dict[str, Any], results: Sequence[Result],
     row_id, label = results[0].row_id, results[0].label
     evaluations = doc.get("evaluations")
     index = row_index(evaluations, row_id) if isinstance(evaluations, list) else None
-    if index is None:
+    if index is None or not isinstance(evaluations, list):
         raise WritebackError(f"row {label!r} (id {row_id}) is no longer in the eval set; nothing written")
     ops: list[Op] = []
     changes: list[Change] = []

@@ -163,6 +163,19 @@ def write_atomically(path: Path, data: bytes, *, new_mode: int = NEW_FILE_MODE) 
     _fsync_folder(path.parent)
 
 
+def create_atomically(path: Path, data: bytes, *, mode: int = NEW_FILE_MODE) -> None:
+    """Create `path` holding `data`, whole or not at all, never replacing a file (not even one that appeared
+    meanwhile): FileExistsError when the name is taken. Raises OSError when it can't; no temp file is left."""
+    _remove_stale_temps(path)
+    temp = _durable_temp(path, data, mode)
+    try:
+        os.link(temp, path)  # fails if the name exists: never overwrites
+    finally:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+    _fsync_folder(path.parent)
+
+
 def replace_atomically(path: Path, data: bytes, expected: bytes, *,
                        before_rename: Callable[[], None] | None = None) -> None:
     """Make `path` hold `data`, provided it still holds `expected`; otherwise ConcurrentChange.

@@ -148,14 +148,14 @@ def _set_in_doc(doc: Any, path: Sequence[PathStep], value: Any) -> Any:
         return value
     step, rest = path[0], path[1:]
     if isinstance(step, int):
-        copy = list(doc)
-        copy[step] = _set_in_doc(doc[step], rest, value)
-        return copy
+        items = list(doc)
+        items[step] = _set_in_doc(doc[step], rest, value)
+        return items
     if not isinstance(doc, dict):
         return _nest(path, value)
-    copy = dict(doc)
-    copy[step] = _set_in_doc(doc[step], rest, value) if step in doc else _nest(rest, value)
-    return copy
+    fields = dict(doc)
+    fields[step] = _set_in_doc(doc[step], rest, value) if step in doc else _nest(rest, value)
+    return fields
 
 
 def _append_in_doc(doc: Any, path: Sequence[PathStep], value: Any) -> Any:

@@ -47,9 +47,9 @@ def recorded_for_row(source: ResultSource, eval_set: EvalSet, row: Row, evaluato
     if evaluator is not None and evaluator not in eval_set.evaluator_refs:
         refs = ", ".join(eval_set.evaluator_refs) or "none"
         raise WritebackError(f"{eval_set.file_name} has no evaluator ref {evaluator!r} (its refs: {refs})")
-    refs = [evaluator] if evaluator is not None else eval_set.evaluator_refs
-    found = [hit for ref in refs
-             if (hit := source.find_result((eval_set.scope, eval_set.file_name, row.id, ref), iteration))]
+    wanted = [evaluator] if evaluator is not None else eval_set.evaluator_refs
+    found = [hit for ref in wanted
+             if (hit := source.find_result(ResultKey(eval_set.scope, eval_set.file_name, row.id, ref), iteration))]
     if not found:
         when = f"iteration {iteration} did not run" if iteration is not None else "nothing has run"
         raise WritebackError(f"no recorded output to accept: {when} row {label!r} of {eval_set.file_name}. "

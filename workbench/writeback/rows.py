@@ -53,7 +53,7 @@ def _broken_set_file(project: Project, name: str) -> Problem | None:
     scope, _, base = name.rpartition("/")
     for problem in project.problems:
         path = PurePosixPath(problem.file)
-        if problem.severity != "error" or problem.row is not None or path.suffix != ".json":
+        if not problem.is_error or problem.row is not None or path.suffix != ".json":
             continue
         if base in (path.stem, path.name) and (not scope or scope in path.parts[:-1]):
             return problem

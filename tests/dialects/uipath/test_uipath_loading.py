@@ -219,7 +219,7 @@ def test_malformed_json_names_the_file_line_and_column(tmp_path):
     report, results = run(tmp_path)
     assert results[("good.json", "echo", EXACT)].verdict is Verdict.PASS, "one bad file must not stop the others"
     assert [p.file for p in report.error_problems] == ["evals/default/eval-sets/broken.json"]
-    assert not report.all_passed, "a file problem makes the run fail"
+    assert not report.green, "a file problem makes the run fail"
 
 
 @pytest.mark.parametrize(
@@ -258,7 +258,7 @@ def test_a_bad_row_names_its_index_and_field_and_the_other_rows_still_run(tmp_pa
     report, results = run(tmp_path)
     assert results[("s.json", "echo", EXACT)].verdict is Verdict.PASS
     assert results[("s.json", "last", EXACT)].verdict is Verdict.PASS
-    assert not report.all_passed
+    assert not report.green
 
 
 def test_duplicate_row_ids_are_both_kept_and_reported(tmp_path):

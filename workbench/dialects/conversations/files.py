@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ...compare import type_name
-from ...model import EvalSet, EvaluatorDef, Row, unique_ids
+from ...model import EvalSet, EvaluatorDef, EvaluatorKey, Row, unique_ids
 from .. import all_dialects
 from ..base import UNREADABLE, LoadContext, relative
 from .rules import EVAL_TYPES, eval_problems
@@ -75,7 +75,7 @@ class ConversationLoader:
         self.ctx.project.sets.append(EvalSet(scope=scope, path=path, id=None, name=None,
                                              evaluator_refs=[EVALUATOR_REF], rows=rows, dialect=DIALECT,
                                              short_name=short_name(path)))
-        key = (scope, EVALUATOR_REF)
+        key = EvaluatorKey(scope, EVALUATOR_REF)
         if key not in self.ctx.project.evaluators:
             self.ctx.project.evaluators[key] = EvaluatorDef(
                 scope=scope, ref=EVALUATOR_REF, path=path.parent, id=None, name="conversation",

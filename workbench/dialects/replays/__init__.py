@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...model import EvalSet, EvaluatorDef, Project, Result, Row
+from ...model import EvalSet, EvaluatorDef, EvaluatorKey, Project, Result, Row
 from ...runners.base import RunOutcome
 from ..base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, NewCase, RowRun, Scaffolded
 from .executor import LIVE_FAILED, RUN_STATUS, replay_case
@@ -118,7 +118,7 @@ class ReplaysDialect(Dialect):
             return
         ctx.project.sets.append(EvalSet(scope=SCOPE, path=ctx.evals, id=None, name="scripted replays",
                                         evaluator_refs=[EXPECT], rows=rows, dialect=self.name, short_name=SET_NAME))
-        ctx.project.evaluators[(SCOPE, EXPECT)] = EvaluatorDef(
+        ctx.project.evaluators[EvaluatorKey(SCOPE, EXPECT)] = EvaluatorDef(
             scope=SCOPE, ref=EXPECT, path=ctx.evals, id=None, name="expect", type_id=EXPECT_TYPE, config={},
             raw={})
 

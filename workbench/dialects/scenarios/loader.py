@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ... import jsonio
 from ...compare import type_name
-from ...model import EvalSet, EvaluatorDef, Row
+from ...model import EvalSet, EvaluatorDef, EvaluatorKey, Row
 from ..base import MAX_FILE_BYTES, Dialect, DialectGate, GateAsk, LoadContext, Scaffolded, relative
 from .expect import SCENARIO_EXPECT, ScenarioExpect
 from .settings import APPILOTS_DIR, DEFAULT_MIN_PASS_RATE, DIALECT, RC_FILE, ScenarioSettings, resolve_settings
@@ -87,7 +87,7 @@ class ScenariosDialect(Dialect):
             ctx.problem(folder, "has no scenarios yet (*.json files, one scenario each)", "warning")
         ctx.project.sets.append(EvalSet(scope=SCOPE, path=folder, id=None, name=folder.name,
                                         evaluator_refs=[EXPECT_REF], rows=rows, dialect=DIALECT))
-        ctx.project.evaluators[(SCOPE, EXPECT_REF)] = EvaluatorDef(
+        ctx.project.evaluators[EvaluatorKey(SCOPE, EXPECT_REF)] = EvaluatorDef(
             scope=SCOPE, ref=EXPECT_REF, path=folder, id=None, name="expect", type_id=SCENARIO_EXPECT,
             config={}, raw={})
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...compare import type_name
-from ...model import EvalSet, EvaluatorDef, Project, Row, unique_ids
+from ...model import EvalSet, EvaluatorDef, EvaluatorKey, Project, Row, unique_ids
 from ..base import EVALS_DIR, UNREADABLE, Checked, Dialect, LoadContext, Scaffolded
 from .check import workflow_check
 from .contract import contract_warnings
@@ -124,7 +124,7 @@ class UiPathDialect(Dialect):
             for path in ctx.json_files(scope_dir / EVALUATORS_DIR, refused):
                 loader.load_evaluator(scope_dir.name, path)
             for stem, reason in refused.items():
-                ctx.project.broken_evaluators[(scope_dir.name, stem)] = f"it {reason}"
+                ctx.project.broken_evaluators[EvaluatorKey(scope_dir.name, stem)] = f"it {reason}"
             for path in ctx.json_files(scope_dir / SETS_DIR):
                 loader.load_set(scope_dir.name, path)
         # Rows that don't fit Workflow.json's declared schemas: warnings beside the row, never a verdict.
@@ -149,7 +149,7 @@ class _Loader:
     # -- evaluators ------------------------------------------------------------------------------
 
     def load_evaluator(self, scope: str, path: Path) -> None:
-        key = (scope, path.stem)
+        key = EvaluatorKey(scope, path.stem)
         doc = self.ctx.read_json(path)
         if doc is UNREADABLE:
             self.ctx.project.broken_evaluators[key] = "the file could not be loaded (see problems)"

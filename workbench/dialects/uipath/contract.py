@@ -23,7 +23,7 @@ from typing import Any
 
 from ... import jsonio
 from ...compare import fits_schema_type, strict_equal, type_name
-from ...model import EvalSet, EvaluatorDef, Problem, Project, Row
+from ...model import EvalSet, EvaluatorDef, Problem, Project, Row, Severity
 from ...output_paths import MISSING, WHOLE, select, split_path
 from ...regular_files import read_regular_file
 from ...scoring import scorer_for
@@ -342,7 +342,8 @@ def contract_problems(project: Project, contract: WorkflowContract) -> list[Prob
             found = _row_findings(row, evaluators, compiled) if row.problem is None else None
             if found:
                 where = f"evaluations[{row.index}]" + (f" ({row.name!r})" if row.name else "")
-                problems.extend(Problem(file, f"{where}: {text}", "error", eval_set.key_of(row)) for text in found)
+                problems.extend(Problem(file, f"{where}: {text}", Severity.ERROR, eval_set.key_of(row))
+                                for text in found)
     return problems
 
 
@@ -360,7 +361,7 @@ def _target_problems(project: Project, evaluator: EvaluatorDef, contract: Workfl
 
 
 def as_warnings(problems: list[Problem]) -> list[Problem]:
-    return [replace(p, severity="warning") for p in problems]
+    return [replace(p, severity=Severity.WARNING) for p in problems]
 
 
 def contract_warnings(project: Project, root: Path, workflow: str | None) -> list[Problem]:
