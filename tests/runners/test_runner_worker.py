@@ -207,7 +207,7 @@ async def test_engine_streams_results_and_logs_and_leaves_no_process_behind(tmp_
     report = await Engine(config).run_iteration(Trigger("run"), on_event=events.append)
     assert [r.verdict for r in report.results] == [Verdict.PASS] * 8
     assert sum(isinstance(e, ResultReady) for e in events) == 8
-    assert any(isinstance(e, RowLog) and e.line == "row 3 on stderr" and e.key[2] == "row-3" for e in events)
+    assert any(isinstance(e, RowLog) and e.line == "row 3 on stderr" and e.key.row_id == "row-3" for e in events)
     pids = {r.actual["pid"] for r in report.results}
     assert not survivors(pids, 30)
 
