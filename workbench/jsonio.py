@@ -172,6 +172,19 @@ def loads(data: bytes | str) -> Any:
     return parse(data).value
 
 
+class NotAnObject(JsonError):
+    """Valid JSON whose top level is not the object the reader needs (`loads_object`)."""
+
+
+def loads_object(data: bytes | str) -> dict[str, Any]:
+    """A document that must be a JSON object: JsonError when it is not JSON, NotAnObject (a JsonError,
+    so catch it first) when it is JSON of another type; each caller says which in its own words."""
+    value = loads(data)
+    if not isinstance(value, dict):
+        raise NotAnObject("the top level is not a JSON object")
+    return value
+
+
 _DECIMAL_MARK = "\x00workbench-decimal:"
 _DECIMAL_TOKEN = re.compile(r'"\\u0000workbench-decimal:([^"\\]+)"')
 

@@ -184,3 +184,14 @@ def test_dumps_is_valid_json_for_everything_the_parser_returns():
     assert json.loads(jsonio.dumps(value)) == value
     assert json.loads(jsonio.dumps(value, indent=True, sort_keys=True)) == value
     assert jsonio.loads(jsonio.dumps_bytes(value)) == value
+
+
+def test_loads_object_tells_not_json_from_json_of_another_type():
+    assert jsonio.loads_object(b'\xef\xbb\xbf{"a": 1}') == {"a": 1}
+    for other in ["[1]", '"text"', "1", "null"]:
+        with pytest.raises(jsonio.NotAnObject):
+            jsonio.loads_object(other)
+    with pytest.raises(JsonError) as info:
+        jsonio.loads_object("{")
+    assert not isinstance(info.value, jsonio.NotAnObject)
+    assert issubclass(jsonio.NotAnObject, JsonError)

@@ -175,5 +175,9 @@ def test_unusable_logs_say_why(log, words):
 def test_the_envelope_must_be_a_json_object():
     assert read_envelope(b'{"Result": "Success", "Data": {"Grade": "PASS"}}')["Result"] == "Success"
     for bad in (b"", b"[1]", b"Success"):
-        with pytest.raises(UipError):
+        with pytest.raises(UipError) as info:
             read_envelope(bad)
+        if bad == b"[1]":
+            assert str(info.value) == 'uip printed JSON that is not an object with "Result"'
+        else:
+            assert str(info.value).startswith("uip printed output that is not JSON (")

@@ -17,6 +17,7 @@ from workbench.actions.gate import gate_request, run_gate
 from workbench.actions.writing import Refused, write_plan
 from workbench.config import load_config
 from workbench.writeback import WritebackError
+from workbench.writeback.accept import accept_rows_edit
 
 SET = "evals/default/eval-sets/qa.json"
 
@@ -122,3 +123,14 @@ def test_add_row_says_why_when_the_run_fails(tmp_path: Path) -> None:
     assert caught.value.exit_code == 1 and caught.value.detail.startswith("the target exited with code 3")
     assert str(caught.value).startswith("the run ended in ERROR, so there is no output to build the row from:")
     assert tree_digest(root) == before
+
+
+def test_accept_refuses_a_set_that_is_not_a_json_object_right_now() -> None:
+    edit = accept_rows_edit([], {})
+    with pytest.raises(WritebackError) as caught:
+        edit(b"[]")
+    assert str(caught.value) == "the eval set's top level is not a JSON object right now; nothing written"
+    with pytest.raises(WritebackError) as caught:
+        edit(b"{")
+    assert str(caught.value).startswith("the eval set is not valid JSON right now (")
+    assert str(caught.value).endswith("); fix it, then accept")

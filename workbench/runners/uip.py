@@ -59,12 +59,11 @@ def _response(last: str | None) -> Any:
 def read_envelope(stdout: bytes) -> dict[str, Any]:
     """The `--output json` envelope: {"Result": "Success" | ..., "Message": ..., "Data": ...}."""
     try:
-        envelope = jsonio.loads(stdout)
+        return jsonio.loads_object(stdout)
+    except jsonio.NotAnObject:
+        raise UipError("uip printed JSON that is not an object with \"Result\"") from None
     except jsonio.JsonError as exc:
         raise UipError(f"uip printed output that is not JSON ({exc})") from None
-    if not isinstance(envelope, dict):
-        raise UipError("uip printed JSON that is not an object with \"Result\"")
-    return envelope
 
 
 class _DebugLog:

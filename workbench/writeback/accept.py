@@ -150,11 +150,11 @@ def accept_rows_edit(rows: Sequence[Sequence[Result]], evaluators: Mapping[str, 
 
     def edit(data: bytes) -> Edited:
         try:
-            doc = jsonio.loads(data)
+            doc = jsonio.loads_object(data)
+        except jsonio.NotAnObject:
+            raise WritebackError("the eval set's top level is not a JSON object right now; nothing written") from None
         except jsonio.JsonError as exc:
             raise WritebackError(f"the eval set is not valid JSON right now ({exc}); fix it, then accept") from None
-        if not isinstance(doc, dict):
-            raise WritebackError("the eval set's top level is not a JSON object right now; nothing written")
         ops: list[Op] = []
         changes: list[Change] = []
         changed_rows: list[int] = []

@@ -34,12 +34,11 @@ STAMP_KEYS = ("createdAt", "updatedAt")
 def parse_inputs(text: str) -> dict[str, Any]:
     """`--inputs` text as the row's inputs (a JSON object), or a WritebackError saying what is wrong."""
     try:
-        value = jsonio.loads(text)
+        return jsonio.loads_object(text)
+    except jsonio.NotAnObject:
+        raise WritebackError("inputs must be a JSON object, such as {\"score\": 72}") from None
     except jsonio.JsonError as exc:
         raise WritebackError(f"inputs are not valid JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise WritebackError("inputs must be a JSON object, such as {\"score\": 72}")
-    return value
 
 
 def _usable_default(evaluator: EvaluatorDef) -> bool:
