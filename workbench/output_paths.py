@@ -7,6 +7,7 @@ list selects nothing (which scorers treat as a failure, never as a vacuous pass)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -52,10 +53,18 @@ def split_path(path: str) -> list[str]:
 
 def select(value: Any, path: str) -> Any:
     """The value at `path` (dict keys only), or MISSING."""
-    for segment in split_path(path):
-        if not isinstance(value, dict) or segment not in value:
+    return resolve(value, split_path(path))
+
+
+def resolve(value: Any, tokens: Sequence[str | int]) -> Any:
+    """The value at a parsed path (a str walks a dict key, an int a list index), or MISSING."""
+    for token in tokens:
+        if isinstance(token, int):
+            if not isinstance(value, list) or token >= len(value):
+                return MISSING
+        elif not isinstance(value, dict) or token not in value:
             return MISSING
-        value = value[segment]
+        value = value[token]
     return value
 
 

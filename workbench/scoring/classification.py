@@ -51,10 +51,11 @@ class _Classification(Scorer):
         return set_metric(evaluator, result_pairs(evaluator, results))
 
     def check_config(self, evaluator: EvaluatorDef) -> str | None:
+        return check_single_target(evaluator) or check_threshold(evaluator) or self._check_classes(evaluator)
+
+    def _check_classes(self, evaluator: EvaluatorDef) -> str | None:
+        """`classes`, `metricType` and `averaging` or `positiveClass`, once the target and threshold are fine."""
         config = evaluator.config
-        problem = check_single_target(evaluator) or check_threshold(evaluator)
-        if problem:
-            return problem
         classes = config.get("classes")
         if classes is not None:
             if not isinstance(classes, list) or any(label(c) is None for c in classes):

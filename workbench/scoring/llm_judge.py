@@ -64,33 +64,34 @@ def render(value: Any) -> str:
     return value if isinstance(value, str) else jsonio.dumps(value, indent=True)
 
 
+def check_judge_options(config: dict[str, Any]) -> str | None:
+    """`prompt` (with both placeholders), `model`, `temperature` and `maxTokens` of a judge's evaluatorConfig."""
+    prompt = config.get("prompt")
+    if prompt is not None:
+        if not isinstance(prompt, str):
+            return f"evaluatorConfig.prompt must be a string, not {show(prompt)}"
+        missing = [p for p in (ACTUAL, EXPECTED) if p not in prompt]
+        if missing:
+            return f"evaluatorConfig.prompt must contain {' and '.join(missing)} (where the values go)"
+    if "model" in config and not isinstance(config["model"], str):
+        return f"evaluatorConfig.model must be a string, not {show(config['model'])}"
+    temperature = config.get("temperature", 0)
+    if not is_number(temperature) or not 0 <= temperature <= 2:
+        return f"evaluatorConfig.temperature must be a number from 0 to 2, not {show(temperature)}"
+    max_tokens = config.get("maxTokens")
+    if max_tokens is not None and (not isinstance(max_tokens, int) or isinstance(max_tokens, bool)
+                                   or max_tokens < 1):
+        return f"evaluatorConfig.maxTokens must be a positive integer, not {show(max_tokens)}"
+    return None
+
+
 class _LlmJudge(Scorer):
     type_id: ClassVar[str]
     system: ClassVar[str]
     default_prompt: ClassVar[str]
 
     def check_config(self, evaluator: EvaluatorDef) -> str | None:
-        config = evaluator.config
-        problem = check_single_target(evaluator) or check_threshold(evaluator)
-        if problem:
-            return problem
-        prompt = config.get("prompt")
-        if prompt is not None:
-            if not isinstance(prompt, str):
-                return f"evaluatorConfig.prompt must be a string, not {show(prompt)}"
-            missing = [p for p in (ACTUAL, EXPECTED) if p not in prompt]
-            if missing:
-                return f"evaluatorConfig.prompt must contain {' and '.join(missing)} (where the values go)"
-        if "model" in config and not isinstance(config["model"], str):
-            return f"evaluatorConfig.model must be a string, not {show(config['model'])}"
-        temperature = config.get("temperature", 0)
-        if not is_number(temperature) or not 0 <= temperature <= 2:
-            return f"evaluatorConfig.temperature must be a number from 0 to 2, not {show(temperature)}"
-        max_tokens = config.get("maxTokens")
-        if max_tokens is not None and (not isinstance(max_tokens, int) or isinstance(max_tokens, bool)
-                                       or max_tokens < 1):
-            return f"evaluatorConfig.maxTokens must be a positive integer, not {show(max_tokens)}"
-        return None
+        return check_single_target(evaluator) or check_threshold(evaluator) or check_judge_options(evaluator.config)
 
     def request(self, evaluator: EvaluatorDef, actual: Any, expected: Any) -> JudgeRequest:
         config = evaluator.config

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..compare import is_number, strict_equal, type_name
 from ..output_paths import MISSING
+from ..output_paths import resolve as resolve  # parse_path's tokens are walked there, with select's
 from ..patterns import PatternError, SafePattern, compile_pattern
 from .base import CriterionError
 from .common import fold, show
@@ -42,18 +43,6 @@ def parse_path(path: Any, where: str) -> list[str | int]:
     if path[position:] not in ("",):
         raise CriterionError(f"{where}: cannot read path {path!r}")
     return tokens
-
-
-def resolve(value: Any, tokens: list[str | int]) -> Any:
-    """The value at a parsed path, or MISSING."""
-    for token in tokens:
-        if isinstance(token, int):
-            if not isinstance(value, list) or token >= len(value):
-                return MISSING
-        elif not isinstance(value, dict) or token not in value:
-            return MISSING
-        value = value[token]
-    return value
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..jsonio import UTF8_BOM
 
@@ -25,6 +26,7 @@ _OPEN = frozenset(b"[{")
 _QUOTE = ord('"')
 
 PathStep = str | int
+Entry = TypeVar("Entry")
 
 
 class SpanError(ValueError):
@@ -103,12 +105,8 @@ def decode_key(raw: bytes) -> str:
 
 def members(data: bytes, span: Span) -> list[Member]:
     """Every member of the object at `span`, in file order (duplicates included)."""
-    _expect(data, span.start, b"{")
-    pos = skip_ws(data, span.start + 1)
-    found: list[Member] = []
-    if data[pos:pos + 1] == b"}":
-        return found
-    while True:
+
+    def read(pos: int) -> tuple[Member, int]:
         match = _STRING.match(data, pos)
         if not match:
             raise SpanError(f"expected a key at byte {pos}")
@@ -116,13 +114,9 @@ def members(data: bytes, span: Span) -> list[Member]:
         _expect(data, pos, b":")
         start = skip_ws(data, pos + 1)
         end = value_end(data, start)
-        found.append(Member(decode_key(match.group()), match.start(), match.end(), Span(start, end)))
-        pos = skip_ws(data, end)
-        if data[pos:pos + 1] == b",":
-            pos = skip_ws(data, pos + 1)
-            continue
-        _expect(data, pos, b"}")
-        return found
+        return Member(decode_key(match.group()), match.start(), match.end(), Span(start, end)), end
+
+    return _entries(data, span, b"{", b"}", read)
 
 
 def member(data: bytes, span: Span, key: str) -> Member | None:
@@ -136,21 +130,33 @@ def member(data: bytes, span: Span, key: str) -> Member | None:
 
 def items(data: bytes, span: Span, upto: int | None = None) -> list[Span]:
     """The elements of the array at `span`, in order (only the first `upto + 1` when given)."""
-    _expect(data, span.start, b"[")
+
+    def read(pos: int) -> tuple[Span, int]:
+        end = value_end(data, pos)
+        return Span(pos, end), end
+
+    return _entries(data, span, b"[", b"]", read, upto)
+
+
+def _entries(data: bytes, span: Span, opener: bytes, closer: bytes, read: Callable[[int], tuple[Entry, int]],
+             upto: int | None = None) -> list[Entry]:
+    """The entries of the container at `span` between `opener` and `closer`, each `read` from where it
+    starts (giving the entry and where it ends), separated by commas; only the first `upto + 1` when given."""
+    _expect(data, span.start, opener)
     pos = skip_ws(data, span.start + 1)
-    found: list[Span] = []
-    if data[pos:pos + 1] == b"]":
+    found: list[Entry] = []
+    if data[pos:pos + 1] == closer:
         return found
     while True:
-        end = value_end(data, pos)
-        found.append(Span(pos, end))
+        entry, end = read(pos)
+        found.append(entry)
         if upto is not None and len(found) > upto:
             return found
         pos = skip_ws(data, end)
         if data[pos:pos + 1] == b",":
             pos = skip_ws(data, pos + 1)
             continue
-        _expect(data, pos, b"]")
+        _expect(data, pos, closer)
         return found
 
 
