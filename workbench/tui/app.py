@@ -189,8 +189,8 @@ class WorkbenchApp(App[None]):
         self.watcher.toggle()
 
     def _watch_changed(self) -> None:
+        """The watcher stopped, restarted, paused or resumed (or, while paused, saw more changes)."""
         self.main.watch_stopped = self.watcher.stopped
-        self.refresh_bindings()
         self.main.render_status()
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

@@ -46,8 +46,8 @@ class SetsTree(Settling, Tree[NodeRef]):
     name_filter = reactive("", init=False)  # the filter box's text: tag:/type: words and a name part
     failures_only = reactive(False, init=False)  # show failing rows only
 
-    def __init__(self, state: RunState, **kwargs: object) -> None:
-        super().__init__("eval sets", **kwargs)  # type: ignore[arg-type]
+    def __init__(self, state: RunState, *, id: str | None = None) -> None:
+        super().__init__("eval sets", id=id)
         self.show_root = False
         self.guide_depth = 3
         self.state = state

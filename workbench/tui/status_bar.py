@@ -46,8 +46,8 @@ def _counts(totals: Totals, last: IterationSummary | None) -> list[tuple[int, Te
 class StatusBar(Widget):
     """One line; repainted in place (no layout pass) because it changes many times a second."""
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self._parts: list[tuple[int, Text]] = []
 
     def render(self) -> Text:

@@ -69,4 +69,5 @@ class WatchControl:
                     self._paused_timer.stop()
                     self._paused_timer = None
                 app.notify("Watching resumed" + (f": running for {pending} changed file(s)" if pending else ""))
+        app.refresh_bindings()  # the footer offers Resume while paused, Pause otherwise
         self.changed()
