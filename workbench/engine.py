@@ -154,6 +154,18 @@ class Engine:
         if iteration_reuse is not None:
             report.reuse = await iteration_reuse.begin([(k, f) for k, f in fingerprints.items() if f is not None])
         emit(IterationStarted(trigger, project, len(jobs), total_results, planned))
+        report.results = await self._run_jobs(jobs, in_flight, fingerprints, emit, report, iteration_reuse)
+        report.duration_s = time.perf_counter() - started
+        report.complete = True
+        emit(IterationFinished(report))
+        return report
+
+    async def _run_jobs(self, jobs: list[_Job], in_flight: int, fingerprints: dict[RowKey, str | None],
+                        emit: EventSink, report: IterationReport, iteration_reuse: IterationReuse | None,
+                        ) -> list[Result]:
+        """Run the jobs `in_flight` at a time on the iteration's one runner (the kept one, when it may serve);
+        keep that runner for the next iteration when it completes and may be kept, else close it. The
+        results in plan order."""
         runners: list[Runner] = []
         kept_state, kept = await self._take_kept_runner(iteration_reuse)
         if kept is not None:
@@ -195,11 +207,7 @@ class Engine:
                     await asyncio.shield(runner.aclose())
             sweep_escaped()  # what a target moved into a session of its own (double fork, setsid) ends with the run
         collected.sort(key=lambda item: (item[0], item[1]))
-        report.results = [result for _, _, result in collected]
-        report.duration_s = time.perf_counter() - started
-        report.complete = True
-        emit(IterationFinished(report))
-        return report
+        return [result for _, _, result in collected]
 
     async def reuse_decisions(self, project: Project, reuse: ReusePolicy) -> dict[RowKey, ReuseDecision]:
         """What an iteration would do with each row's recorded run right now (`check`, `--explain-reuse`
