@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import Static, Tab, Tabs
 
 from ..model import EvalSet, EvaluatorKey, Result, ResultKey, Row, RowKey
@@ -33,11 +34,12 @@ class RowDetail(VerticalScroll, can_focus=True):
     class BackToRows(Message):
         """Esc: the user is done with the detail; the keys go back to the rows."""
 
+    evaluator_index = reactive(0, init=False)  # which of the row's evaluators the body shows (its tab)
+
     def __init__(self, state: RunState, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.state = state
         self.row: tuple[EvalSet, Row] | None = None
-        self.evaluator_index = 0
         self._generation = 0
         self._view: DetailView = DEFAULT_VIEW(classes="detail-view")
 
@@ -65,7 +67,7 @@ class RowDetail(VerticalScroll, can_focus=True):
             found[1].id != self.row[1].id
         self.row = found
         if changed:
-            self.evaluator_index = 0
+            self.set_reactive(RowDetail.evaluator_index, 0)  # the refresh below draws it
             self._rebuild_tabs()
             # a new row starts at its top (or its view scrolls to what matters)
             self.scroll_home(animate=False, immediate=True)
@@ -113,17 +115,21 @@ class RowDetail(VerticalScroll, can_focus=True):
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         event.stop()
         if event.tab is not None and event.tab.id and event.tab.id.startswith(f"evaluator-{self._generation}-"):
-            index = int(event.tab.id.rsplit("-", 1)[1])
-            if index != self.evaluator_index:
-                self.evaluator_index = index
-                self.refresh_detail()
+            self.evaluator_index = int(event.tab.id.rsplit("-", 1)[1])
 
     def action_evaluator(self, step: int) -> None:
-        if self.row is None or len(self.row[0].evaluator_refs) < 2:
-            return
-        count = len(self.row[0].evaluator_refs)
-        self.evaluator_index = (self.evaluator_index + step) % count
-        self.query_one("#detail-evaluators", Tabs).active = self._tab_id(self.evaluator_index)
+        if self.row is not None and len(self.row[0].evaluator_refs) > 1:
+            self.evaluator_index += step
+
+    def validate_evaluator_index(self, index: int) -> int:
+        """Wraps around the row's evaluators (0 without a row)."""
+        count = len(self.row[0].evaluator_refs) if self.row is not None else 0
+        return index % count if count else 0
+
+    def watch_evaluator_index(self, index: int) -> None:
+        """Another evaluator: its tab is the active one and the body shows its result."""
+        if self.row is not None and len(self.row[0].evaluator_refs) > 1:
+            self.query_one("#detail-evaluators", Tabs).active = self._tab_id(index)
         self.refresh_detail()
 
     def action_back(self) -> None:
