@@ -1,6 +1,7 @@
 """The committed baseline (absorbed from seed 000): per result, did it pass, how long, how many tokens.
 
-`workbench run --update-baseline` writes it only when the suite is good enough to bless; a later
+`workbench run --update-baseline` writes it only when the suite is good enough to bless (a partial run's
+update replaces the entries of the results it ran and keeps every other one as it was read); a later
 `workbench run` flags results that passed on the baseline and fail now (newly failing), and results
 that still pass but got slower or costlier than the baseline by more than a set fraction. A result
 with no baseline entry never regresses.
@@ -68,19 +69,28 @@ class BaselineEntry:
 class Baseline:
     entries: dict[ResultKey, BaselineEntry]
     created_at: str = ""
+    # The JSON object each entry was read from: written back as it was (its keys, their order, fields
+    # workbench does not know), so a partial run's update leaves the entries it did not run untouched.
+    read_as: dict[ResultKey, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
-    def from_results(cls, results: list[Result]) -> Baseline:
-        entries = {r.key: BaselineEntry(r.scope, r.set_file, r.row_id, r.row_name, r.evaluator, r.passed,
-                                        r.duration_ms, trace_tokens(r.trace)) for r in results}
-        return cls(entries, datetime.now(UTC).replace(microsecond=0).isoformat())
+    def from_results(cls, results: list[Result], keep: Baseline | None = None) -> Baseline:
+        """This run's results; with `keep` (a partial run's update), also every entry of `keep` that is
+        not one of them, as it was read."""
+        entries = dict(keep.entries) if keep is not None else {}
+        read_as = dict(keep.read_as) if keep is not None else {}
+        for r in results:
+            entries[r.key] = BaselineEntry(r.scope, r.set_file, r.row_id, r.row_name, r.evaluator, r.passed,
+                                           r.duration_ms, trace_tokens(r.trace))
+            read_as.pop(r.key, None)
+        return cls(entries, datetime.now(UTC).replace(microsecond=0).isoformat(), read_as)
 
     def to_json(self) -> dict[str, Any]:
         entries = sorted(self.entries.values(), key=lambda e: e.key)
         passed = sum(e.passed for e in entries)
         return {"version": BASELINE_VERSION, "created_at": self.created_at,
                 "summary": {"total": len(entries), "passed": passed},
-                "results": [e.to_json() for e in entries]}
+                "results": [self.read_as.get(e.key) or e.to_json() for e in entries]}
 
 
 def configured_baseline(config: Config) -> Path:
@@ -113,6 +123,7 @@ def load_baseline(path: Path) -> Baseline | None:
         raise BaselineError(f"{path}: not a workbench baseline (expected an object with \"results\": [...]); "
                             "regenerate it with `workbench run --update-baseline`")
     entries: dict[ResultKey, BaselineEntry] = {}
+    read_as: dict[ResultKey, dict[str, Any]] = {}
     for index, item in enumerate(doc["results"]):
         try:
             entry = BaselineEntry(str(item["scope"]), str(item["set"]), str(item["row_id"]),
@@ -123,7 +134,8 @@ def load_baseline(path: Path) -> Baseline | None:
             raise BaselineError(f"{path}: results[{index}] is missing scope/set/row_id/evaluator/passed; "
                                 "regenerate it with `workbench run --update-baseline`") from None
         entries[entry.key] = entry
-    return Baseline(entries, str(doc.get("created_at", "")))
+        read_as[entry.key] = item
+    return Baseline(entries, str(doc.get("created_at", "")), read_as)
 
 
 def write_baseline(path: Path, baseline: Baseline) -> None:

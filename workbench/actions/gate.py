@@ -39,10 +39,14 @@ class GateRequest:
     record: bool = True  # keep the run in .workbench/ history
     reuse: bool = False  # re-score rows whose recorded run is proven unchanged (run --reuse)
     baseline_flag: Path | None = None  # --baseline as given: a format's own gate may take it for its baseline
+    tags: tuple[str, ...] = ()  # --tag
+    kinds: tuple[str, ...] = ()  # --type
 
     @property
     def partial(self) -> bool:
-        return bool(self.sets or self.rows)
+        """Does the run leave rows out (--set, --row, --tag, --type)? Then the gates judge what it ran, the
+        baseline update keeps the entries it did not run, and history records it as partial."""
+        return bool(self.sets or self.rows or self.tags or self.kinds)
 
     def ask(self) -> GateAsk:
         """What the formats' own gates are asked with."""
@@ -54,7 +58,8 @@ def gate_request(config: Config, *, sets: tuple[str, ...] = (), rows: tuple[str,
                  max_token_increase: float | None = None, allow_empty: bool = False,
                  baseline_path: str | None = None, update_baseline: bool = False,
                  record: bool = True, reuse: bool = False) -> GateRequest:
-    """A request from command-line values; each one left as None falls back to `[baseline]`."""
+    """A request from command-line values; each one left as None falls back to `[baseline]`. --tag and
+    --type are the config's overrides (they hold for `watch` too)."""
     settings = GateSettings(
         min_pass_rate=min_pass_rate if min_pass_rate is not None else config.baseline.min_pass_rate,
         max_slowdown=max_slowdown if max_slowdown is not None else config.baseline.max_slowdown,
@@ -64,7 +69,8 @@ def gate_request(config: Config, *, sets: tuple[str, ...] = (), rows: tuple[str,
     )
     path = Path(baseline_path) if baseline_path else configured_baseline(config)
     flag = Path(baseline_path) if baseline_path else None
-    return GateRequest(settings, path, sets, rows, update_baseline, record, reuse, flag)
+    return GateRequest(settings, path, sets, rows, update_baseline, record, reuse, flag,
+                       config.overrides.tags, config.overrides.kinds)
 
 
 @dataclass(slots=True)
@@ -117,7 +123,8 @@ def run_gate(config: Config, request: GateRequest, on_event: EventSink | None = 
     gates = dialect_gates(project, config, request.ask())
     if any(gate.takes_baseline for gate in gates):  # --baseline names that one; the rest keep [baseline]'s file
         request = replace(request, baseline_path=configured_baseline(config))
-    baseline = None if request.update_baseline else load_baseline(request.baseline_path)
+    # A partial run's update keeps the entries it does not run: it needs the file, as a comparison does.
+    stored = None if request.update_baseline and not request.partial else load_baseline(request.baseline_path)
     selection = RowFilter(sets=request.sets, rows=request.rows).narrowed(config.overrides.tags,
                                                                       config.overrides.kinds)
     unmatched = selection.unmatched(project)
@@ -130,7 +137,9 @@ def run_gate(config: Config, request: GateRequest, on_event: EventSink | None = 
     history_problem = record_run(config, report, partial=request.partial) if request.record else None
     policy.book.numbered(report.number, {r.row_key for r in report.results})
     policy.book.save()
-    return judge_run(request, report, baseline, gates, history_problem)
+    if request.update_baseline:
+        return judge_run(request, report, None, gates, history_problem, keep=stored)
+    return judge_run(request, report, stored, gates, history_problem)
 
 
 def dialect_gates(project: Project, config: Config, ask: GateAsk) -> list[DialectGate]:
@@ -139,12 +148,13 @@ def dialect_gates(project: Project, config: Config, ask: GateAsk) -> list[Dialec
 
 
 def judge_run(request: GateRequest, report: IterationReport, baseline: Baseline | None, gates: list[DialectGate],
-              history_problem: str | None = None) -> GateRun:
+              history_problem: str | None = None, *, keep: Baseline | None = None) -> GateRun:
     """The gate over `report` (`gate.py` decides: the generic gate over the results no format judges
-    itself, joined with the formats' own gates); with --update-baseline, the baselines blessed."""
+    itself, joined with the formats' own gates); with --update-baseline, the baselines blessed (`keep`:
+    the baseline a partial run's update keeps the other entries of)."""
     judged, check, outcome = judge_generic(report, request.settings, baseline, gates)
     blessing = request.update_baseline and (not gates or bool(judged.results))
-    update = bless_as_baseline(request.baseline_path, judged, outcome) if blessing else None
+    update = bless_as_baseline(request.baseline_path, judged, outcome, keep) if blessing else None
     run = GateRun(request, report, outcome, check, history_problem, update)
     if gates:
         run.verdicts = [verdict for gate in gates if (verdict := gate.judge(report)) is not None]
@@ -198,13 +208,15 @@ def record_run(config: Config, report: IterationReport, *, partial: bool) -> str
     return None
 
 
-def bless_as_baseline(path: Path, report: IterationReport, gate: GateOutcome) -> BaselineUpdate:
-    """Write this run as the baseline, unless it isn't good enough (then the file is left untouched)."""
+def bless_as_baseline(path: Path, report: IterationReport, gate: GateOutcome,
+                      keep: Baseline | None = None) -> BaselineUpdate:
+    """Write this run as the baseline, unless it isn't good enough (then the file is left untouched). With
+    `keep` (a partial run's), its entries for results that did not run stay as they were."""
     if gate.reasons:
         return BaselineUpdate(path, False, f"baseline NOT updated ({path.name} left as it was): "
                               + "; ".join(gate.reasons))
     try:
-        write_baseline(path, Baseline.from_results(report.results))
+        write_baseline(path, Baseline.from_results(report.results, keep))
     except OSError as exc:
         return BaselineUpdate(path, False, f"cannot write the baseline {path}: {exc.strerror or exc}")
     return BaselineUpdate(path, True)
