@@ -183,7 +183,8 @@ class Checked:
 class GateAsk:
     """What `workbench run` asks a format's gate with (`Dialect.gate`): the `--baseline` given (None: not
     given; a gate with a baseline of its own may take it), whether this run writes the baselines
-    (--update-baseline), runs only part of the project (--set/--row) and may be empty (--allow-empty)."""
+    (--update-baseline), runs only part of the project (--set/--row/--tag/--type) and may be empty
+    (--allow-empty)."""
 
     baseline: Path | None = None
     update: bool = False
