@@ -28,7 +28,6 @@ from .settings.sections import (
     ClusterConfig,
     HistoryConfig,
     JudgeConfig,
-    ReplayConfig,
     RunnerConfig,
     RunnerKind,
     ScoringConfig,
@@ -115,7 +114,6 @@ class Config:
     baseline: BaselineConfig = field(default_factory=BaselineConfig)
     scoring: ScoringConfig = field(default_factory=ScoringConfig)
     judge: JudgeConfig = field(default_factory=JudgeConfig)
-    replay: ReplayConfig = field(default_factory=ReplayConfig)
     cache: CacheConfig = field(default_factory=CacheConfig)
     cluster: ClusterConfig = field(default_factory=ClusterConfig)
     dialect_sections: dict[str, Section] = field(default_factory=dict)
@@ -216,8 +214,8 @@ def load_config(root: Path) -> Config:
 
 def reload_config(config: Config, *, needs_runner: bool = True) -> Config:
     """The project's settings as the files say now, with the same command-line overrides, checked
-    enough to run with: the way to run the target too, unless `needs_runner` is False (a project of
-    scripted replays has none). Raises ConfigError (naming the file and key) when they can't be used."""
+    enough to run with: the way to run the target too, unless `needs_runner` is False (a project whose
+    formats run without a target). Raises ConfigError (naming the file and key) when they can't be used."""
     fresh = load_config(config.root)
     fresh.overrides = config.overrides
     fresh.overrides.apply(fresh)

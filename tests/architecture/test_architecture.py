@@ -30,7 +30,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "workbench.patterns")),
     # A format's own section sits with the settings (its package's settings.py), found by settings/discovery.py.
     ("settings", ("workbench.config", "workbench.options", "workbench.settings",
-                  "workbench.dialects.conversations.settings", "workbench.dialects.scenarios.settings")),
+                  "workbench.dialects.conversations.settings", "workbench.dialects.replays.settings",
+                  "workbench.dialects.scenarios.settings")),
     # baseline.py reads and writes the committed baseline files (its own and a format's gate's), below the gate.
     ("loading, running and scoring rows", ("workbench.dialects", "workbench.project", "workbench.scaffold",
                                            "workbench.runners", "workbench.worker_main", "workbench.scoring",

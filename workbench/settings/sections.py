@@ -1,6 +1,5 @@
 """The sections of workbench.toml every project has. A format's own section is declared in its dialect
-package (`dialects/<name>/settings.py`, found by `discovery.py`); `[replay]` is here until the replays
-dialect becomes a package of its own, and moves into it then."""
+package (`dialects/<name>/settings.py`, found by `discovery.py`)."""
 
 from __future__ import annotations
 
@@ -103,12 +102,6 @@ class JudgeConfig(Section):
     cache: bool = Field(default=True, description="Remember answers under .workbench/ across iterations and processes")
 
 
-class ReplayConfig(Section):
-    """Scripted replays (evals/*.script.json)."""
-
-    tools: PathText = Field(default="tools.json", description="The MCP-style tools file, relative to the project root")
-
-
 class CacheConfig(Section):
     """Re-scoring a row from its recorded run when nothing it depends on changed."""
 
@@ -163,10 +156,9 @@ CORE_SECTIONS: dict[str, type[Section]] = {
     "baseline": BaselineConfig,
     "scoring": ScoringConfig,
     "judge": JudgeConfig,
-    "replay": ReplayConfig,
     "cache": CacheConfig,
     "cluster": ClusterConfig,
 }
 
 __all__ = ["CORE_SECTIONS", "BaselineConfig", "CacheConfig", "ClusterConfig", "HistoryConfig", "JudgeConfig",
-           "ReplayConfig", "RunnerConfig", "RunnerKind", "ScoringConfig", "WatchConfig"]
+           "RunnerConfig", "RunnerKind", "ScoringConfig", "WatchConfig"]

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...compare import type_name
 from .schema import schema_mistakes, unchecked_keywords
+from .settings import ReplayConfig
 
 if TYPE_CHECKING:
     from ...config import Config
@@ -59,7 +60,7 @@ class Toolbox:
 
 
 def tools_path(root: Path, config: Config | None) -> Path:
-    return root / (config.replay.tools if config is not None else DEFAULT_TOOLS_FILE)
+    return root / (config.section(ReplayConfig).tools if config is not None else DEFAULT_TOOLS_FILE)
 
 
 def valid_handler(spec: str) -> bool:
