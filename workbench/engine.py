@@ -257,8 +257,8 @@ class Engine:
             return _Plan(ref, evaluator, Score.error(f"{where}: {config_problem}"))
         criterion = row.criteria.get(ref)
         if criterion is None:
-            # Exact match needs the row's own expectation (seed 003 rule 2); other types may fall back
-            # to the evaluator's defaultEvaluationCriteria, as UiPath's evaluators do.
+            # A scorer may fall back to the evaluator's defaultEvaluationCriteria (exact match may not: it
+            # needs the row's own expectation, seed 003 rule 2).
             default = evaluator.config.get("defaultEvaluationCriteria")
             if scorer.default_criterion_allowed and isinstance(default, dict) and default:
                 return _Plan(ref, evaluator, criterion=default)
