@@ -73,6 +73,12 @@ class RowFilter:
         missing += [f"type {kind!r}" for kind in self.kinds if not any(r.kind == kind for s in chosen for r in s.rows)]
         return missing
 
+    @property
+    def partial(self) -> bool:
+        """Rows are left out on purpose (by set, row, tag or type): history records such an iteration as
+        partial, so it never stands as the previous full one."""
+        return bool(self.sets or self.rows or self.tags or self.kinds) or self.row_keys is not None
+
     def narrowed(self, tags: tuple[str, ...], kinds: tuple[str, ...]) -> RowFilter:
         """This filter within `--tag` / `--type` (which hold for every iteration); tags or types the
         filter names itself win."""

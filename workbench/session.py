@@ -136,8 +136,12 @@ class Session:
                        earlier: list[asyncio.Task[IterationReport | None]]) -> IterationReport | None:
         for task in earlier:
             await _settle(task)  # a cancelled iteration's children are killed before the next one starts
+        # For the loop, an iteration is partial when it re-runs some of the session's rows; history also
+        # counts a session that runs only some rows every time (--tag, --type), as `run` does.
         partial = selection is not None and (bool(selection.rows) or selection.row_keys is not None
                                              or bool(selection.sets))
+        overrides = self.config.overrides
+        recorded_partial = (selection or RowFilter()).narrowed(overrides.tags, overrides.kinds).partial
         config_problem = await self._reload_config()
         try:
             report = await self.engine.run_iteration(trigger, selection, self._emit, reuse=self._policy(trigger))
@@ -150,7 +154,7 @@ class Session:
         if self.history is not None:
             try:
                 # In a thread: writing 10,000 results takes a moment the TUI should not freeze for.
-                await asyncio.to_thread(self.history.record, report, partial=partial)
+                await asyncio.to_thread(self.history.record, report, partial=recorded_partial)
             except HistoryError as exc:
                 self.on_notice(f"this iteration was not recorded: {exc}")
         self.reuse.numbered(report.number, {r.row_key for r in report.results})
