@@ -7,6 +7,7 @@ what a key does lives in `triage_rows.py` / `triage_writes.py`, how RunState is 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
@@ -66,6 +67,7 @@ class WorkbenchApp(App[None]):
         self.main = MainScreen(config, self.session, self.state, watching=watch)
         self.watcher = WatchControl(self, self.session, watching=watch, changed=self._watch_changed)
         self._closed = False
+        self.closing = threading.Event()  # set when the app closes: writes stop waiting for a lock
         self._remove_signal_handlers: Callable[[], None] = lambda: None
 
     def get_default_screen(self) -> MainScreen:
@@ -200,6 +202,12 @@ class WorkbenchApp(App[None]):
 
     # -- quitting ------------------------------------------------------------------------------------
 
+    def exit(self, *args: Any, **kwargs: Any) -> None:
+        """Ask the app to close; a write still waiting for another writer's lock gives up now (Textual
+        waits for its workers before the app unmounts)."""
+        self.closing.set()
+        super().exit(*args, **kwargs)
+
     async def action_quit(self) -> None:
         await self.shutdown()
         self.exit()
@@ -208,6 +216,7 @@ class WorkbenchApp(App[None]):
         """Stop watching and kill every running target before the app goes away."""
         if self._closed:
             return
+        self.closing.set()  # a write waiting for another writer's lock gives up (nothing written)
         self._closed = self.link.closed = True
         self._remove_signal_handlers()
         self.workers.cancel_group(self, WATCH_GROUP)

@@ -19,8 +19,10 @@ import contextlib
 import errno
 import hashlib
 import os
+import threading
 import time
 from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
 from ..config import STATE_DIR
@@ -35,6 +37,21 @@ except ImportError:  # Windows: no flock; the re-read before the rename is the o
 LOCKS_DIR = "locks"
 WAIT_S = 30.0  # a write holds the lock for milliseconds to a few seconds (a large set)
 _POLL_S = 0.02
+
+# Set while a write runs on behalf of a front end that may close meanwhile (the TUI's write workers): a
+# wait for another writer's lock ends as soon as the event is set, instead of holding the exit up.
+_GIVE_UP: ContextVar[threading.Event | None] = ContextVar("workbench_lock_give_up", default=None)
+
+
+@contextlib.contextmanager
+def waits_end_on(event: threading.Event) -> Iterator[None]:
+    """Writes in this block (this thread or task) stop waiting for a lock once `event` is set: refused,
+    nothing written."""
+    token = _GIVE_UP.set(event)
+    try:
+        yield
+    finally:
+        _GIVE_UP.reset(token)
 
 
 def lock_path(root: Path, target: Path) -> Path:
@@ -66,6 +83,30 @@ def _open(path: Path) -> int | None:
         raise WritebackError(f"cannot create the write lock {path}: {exc.strerror or exc}; nothing written") from None
 
 
+def _take(fd: int, path: Path, display: str, wait_s: float) -> None:
+    """Take the flock on `fd`, waiting up to `wait_s` (or until this write is told to give up)."""
+    give_up = _GIVE_UP.get()
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise WritebackError(f"{_who(fd)} has been writing {display} for more than {wait_s:g}s; nothing "
+                                     f"was written. Try again when it has finished (its lock: {path})") from None
+            if give_up is None:
+                time.sleep(_POLL_S)
+            elif give_up.wait(_POLL_S):
+                raise WritebackError(f"stopped waiting for {_who(fd)} to finish writing {display}: workbench is "
+                                     "closing; nothing was written") from None
+
+
+def _who(fd: int) -> str:
+    holder = _holder(fd)
+    return f"another workbench ({holder})" if holder else "another workbench"
+
+
 @contextlib.contextmanager
 def writing_lock(root: Path, target: Path, display: str, *, wait_s: float = WAIT_S) -> Iterator[None]:
     """Hold the write lock of eval set `target` for the block; wait up to `wait_s` for another writer.
@@ -80,18 +121,7 @@ def writing_lock(root: Path, target: Path, display: str, *, wait_s: float = WAIT
         yield
         return
     try:
-        deadline = time.monotonic() + wait_s
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    holder = _holder(fd)
-                    who = f"another workbench ({holder})" if holder else "another workbench"
-                    raise WritebackError(f"{who} has been writing {display} for more than {wait_s:g}s; nothing was "
-                                         f"written. Try again when it has finished (its lock: {path})") from None
-                time.sleep(_POLL_S)
+        _take(fd, path, display, wait_s)
         with contextlib.suppress(OSError):
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
