@@ -3,21 +3,33 @@ scrollbar shows — and a failing row opens with its first difference in view, e
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from helpers.tui import app_for, example_project, screen_text, selected_id, settle, static_text, wait_idle
 from textual import events
+from textual.pilot import Pilot
+
+from workbench.tui.app import WorkbenchApp
 
 SMALL = (80, 24)
 BOUNDARY = "2f0c6d1e-7a53-4a0e-9a57-0c1d5e0b1a03"  # examples/grading: "score 50 passes (boundary)" fails
 
 
-async def test_a_failing_row_opens_at_its_first_difference_at_80x24(tmp_path: Path) -> None:
+@asynccontextmanager
+async def example_at_80x24(tmp_path: Path) -> AsyncIterator[tuple[WorkbenchApp, Pilot[None]]]:
+    """The bundled example's app at 80x24, its first iteration done and the screen settled."""
     config, target = example_project(tmp_path)
     app = app_for(config, target)
     async with app.run_test(size=SMALL) as pilot:
         await wait_idle(app, pilot)
         await settle(pilot)
+        yield app, pilot
+
+
+async def test_a_failing_row_opens_at_its_first_difference_at_80x24(tmp_path: Path) -> None:
+    async with example_at_80x24(tmp_path) as (app, _pilot):
         detail = app.main.detail
         assert selected_id(app) == BOUNDARY
         assert detail.max_scroll_y > 0, "the body is taller than the pane, so it can scroll"
@@ -29,11 +41,7 @@ async def test_a_failing_row_opens_at_its_first_difference_at_80x24(tmp_path: Pa
 
 
 async def test_the_focused_detail_scrolls_with_the_keys_and_the_wheel(tmp_path: Path) -> None:
-    config, target = example_project(tmp_path)
-    app = app_for(config, target)
-    async with app.run_test(size=SMALL) as pilot:
-        await wait_idle(app, pilot)
-        await settle(pilot)
+    async with example_at_80x24(tmp_path) as (app, pilot):
         detail = app.main.detail
         await pilot.press("enter")
         assert app.focused is detail
@@ -56,11 +64,7 @@ async def test_the_focused_detail_scrolls_with_the_keys_and_the_wheel(tmp_path: 
 
 
 async def test_another_row_starts_at_its_top(tmp_path: Path) -> None:
-    config, target = example_project(tmp_path)
-    app = app_for(config, target)
-    async with app.run_test(size=SMALL) as pilot:
-        await wait_idle(app, pilot)
-        await settle(pilot)
+    async with example_at_80x24(tmp_path) as (app, pilot):
         assert app.main.detail.scroll_y > 0
         await pilot.press("k")  # a passing row: nothing to scroll to
         await settle(pilot)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import tui
 from helpers.tui import (
     SIZE,
     WAIT_S,
@@ -18,7 +19,6 @@ from helpers.tui import (
     seed_history,
     selected_id,
     settle,
-    shown_rows,
     static_text,
     status_text,
     to_first_row,
@@ -93,7 +93,7 @@ async def test_a_watcher_that_keeps_failing_stops_visibly_and_the_app_keeps_runn
         await pilot.press("R")  # re-running by hand still works
         await wait_idle(app, pilot)
         await to_first_row(app, pilot)  # the app opens on the first failing row
-        assert [label[0] for label in shown_rows(app).values()] == ["✔", "✘", "✔", "✘", "✔"]
+        assert [label[0] for label in tui.shown_rows(app).values()] == ["✔", "✘", "✔", "✘", "✔"]
         await pilot.press("j")
         assert selected_id(app) == "bravo"
         await pilot.press("w")  # w starts the watcher again (it fails again here, and says so)
@@ -170,5 +170,5 @@ async def test_an_iteration_cancelled_without_a_replacement_stops_showing_as_run
         await app.settled()
         await settle(pilot)
         assert "running" not in status_text(app)
-        assert not shown_rows(app)["charlie"].startswith("◐")
+        assert not tui.shown_rows(app)["charlie"].startswith("◐")
         assert app.main.iterations_done == 0  # nothing was recorded or summarised

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from helpers import tui
 from helpers.checks import process_alive
 from helpers.project import COMMAND_CONFIG, row
 from helpers.tui import (
@@ -21,7 +22,6 @@ from helpers.tui import (
     shown_rows,
     static_text,
     status_text,
-    to_first_row,
     tree_lines,
     wait_idle,
     wait_until,
@@ -165,7 +165,7 @@ async def test_an_error_row_shows_its_error_and_counts_as_a_failure(tmp_path: Pa
     app = app_for(write_project(tmp_path), target)
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(app, pilot)
-        await to_first_row(app, pilot)  # the app opens on the first failing row
+        await tui.to_first_row(app, pilot)  # the app opens on the first failing row
         assert shown_rows(app)["charlie"].startswith("!")
         await pilot.press("n", "n")  # bravo, then charlie: an ERROR is a failure to jump to
         assert selected_id(app) == "charlie"

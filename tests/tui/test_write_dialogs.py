@@ -4,6 +4,8 @@ change, `+` runs the target on new inputs and appends a row. Both write only on 
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from helpers.tui import (
@@ -18,9 +20,11 @@ from helpers.tui import (
     wait_until,
     write_project,
 )
+from textual.pilot import Pilot
 from textual.widgets import Button, Input
 
 from workbench import jsonio
+from workbench.tui.app import WorkbenchApp
 from workbench.tui.writeback_screens import AcceptScreen, AddRowScreen
 
 
@@ -28,13 +32,20 @@ def set_file(config) -> Path:
     return config.root / "evals" / "default" / "eval-sets" / "grading.json"
 
 
-async def test_accept_shows_the_change_and_writes_only_on_confirm(tmp_path):
+@asynccontextmanager
+async def grading_app(tmp_path: Path) -> AsyncIterator[tuple[WorkbenchApp, Pilot[None], Path, bytes]]:
+    """The grading project's app after its first iteration, its set file and the file's bytes before."""
     config = write_project(tmp_path)
     path = set_file(config)
     before = path.read_bytes()
     app = app_for(config, FakeTarget())
     async with app.run_test() as pilot:
         await wait_idle(app, pilot)
+        yield app, pilot, path, before
+
+
+async def test_accept_shows_the_change_and_writes_only_on_confirm(tmp_path):
+    async with grading_app(tmp_path) as (app, pilot, path, before):
         await to_first_row(app, pilot)  # the app opens on the first failing row
         await pilot.press("n")  # the first failing row: bravo
         await pilot.press("a")
@@ -55,12 +66,7 @@ async def test_accept_shows_the_change_and_writes_only_on_confirm(tmp_path):
 
 
 async def test_accept_cancelled_writes_nothing(tmp_path):
-    config = write_project(tmp_path)
-    path = set_file(config)
-    before = path.read_bytes()
-    app = app_for(config, FakeTarget())
-    async with app.run_test() as pilot:
-        await wait_idle(app, pilot)
+    async with grading_app(tmp_path) as (app, pilot, path, before):
         await pilot.press("n", "a")
         await wait_until(pilot, lambda: isinstance(app.screen, AcceptScreen), "the accept dialog opened")
         await pilot.press("escape")
@@ -82,12 +88,7 @@ async def test_accept_on_a_passing_row_says_so_and_opens_nothing(tmp_path):
 
 
 async def test_new_row_form_validates_json_and_appends_on_confirm(tmp_path):
-    config = write_project(tmp_path)
-    path = set_file(config)
-    before = path.read_bytes()
-    app = app_for(config, FakeTarget())
-    async with app.run_test() as pilot:
-        await wait_idle(app, pilot)
+    async with grading_app(tmp_path) as (app, pilot, path, before):
         await pilot.press("plus")
         await wait_until(pilot, lambda: isinstance(app.screen, AddRowScreen), "the new-row form opened")
         screen = app.screen
