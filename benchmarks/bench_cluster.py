@@ -97,7 +97,7 @@ def run(quick: bool = False) -> list[Measure]:
     try:
         import ray  # noqa: F401 - only to know whether it is installed
     except ImportError:
-        return [Measure("8 cluster", "skipped", "Ray is not installed (pip install 'workbench[ray]')")]
+        return [Measure("8 cluster", "skipped", "Ray is not installed (pip install -e '.[ray]')")]
     rows = 40 if quick else 200
     measures: list[Measure] = []
     with tempfile.TemporaryDirectory(prefix="wb-bench-cluster-") as tmp:

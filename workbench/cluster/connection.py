@@ -36,7 +36,8 @@ from ..runners.strays import ProcessInfo, descendants, kill_if_same
 
 T = TypeVar("T")
 
-INSTALL_HINT = "pip install 'workbench[ray]'"
+# The distribution is `workbench-evals` (`workbench` on the package index is another project).
+INSTALL_HINT = "pip install 'workbench-evals[ray]' (from a clone of workbench: pip install -e '.[ray]')"
 LOCAL, AUTO = "local", "auto"
 DEFAULT_CLIENT_PORT = 10001  # ray://head  (Ray Client)
 DEFAULT_GCS_PORT = 6379  # head:port   (a driver on a cluster node)

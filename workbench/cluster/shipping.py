@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from ..config import Config
+from .connection import INSTALL_HINT
 from .package import PackingError, pack, package_uri, shipped_entries
 
 DEFAULT_LIMIT = 512 * 2**20  # Ray's own bound on a package (its gRPC message size), when it doesn't say
@@ -33,7 +34,7 @@ def ship_project(ray: ModuleType, config: Config) -> dict[str, Any]:
     except ImportError as exc:
         raise ShippingError(f"this Ray ({getattr(ray, '__version__', '?')}) has no package upload workbench can "
                             f"use ({exc}); install a Ray of the 2.x line workbench was tested with: "
-                            "pip install 'workbench[ray]'") from None
+                            f"{INSTALL_HINT}") from None
     limit = int(getattr(packaging, "GCS_STORAGE_MAX_SIZE", DEFAULT_LIMIT))
     try:
         data = pack(shipped_entries(config), limit)
