@@ -48,9 +48,14 @@ class WorkbenchGroup(click.Group):
             ctx.exit(exc.exit_code)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if not args or (args[0] not in COMMANDS and not args[0].startswith("-")):
+        """Anything but a command name or the group's own options (`--help`, `--version`) is `open`'s:
+        `workbench`, `workbench PATH`, `workbench --tag smoke`, `workbench --no-watch --cluster local PATH`."""
+        if not args or (args[0] not in COMMANDS and args[0] not in self._own_options(ctx)):
             args = ["open", *args]
         return super().parse_args(ctx, args)
+
+    def _own_options(self, ctx: click.Context) -> set[str]:
+        return {name for param in self.get_params(ctx) for name in (*param.opts, *param.secondary_opts)}
 
 
 @click.group(cls=WorkbenchGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -61,6 +66,7 @@ def main() -> None:
     Reads evals/<scope>/eval-sets/*.json and evals/<scope>/evaluators/*.json, runs the target on every
     row's inputs and scores the output with the evaluator each set declares.
 
-    `workbench [PATH]` with no command opens the TUI on the project; `workbench demo` opens it on a
-    copy of the bundled example.
+    `workbench [PATH]` with no command opens the TUI on the project, and takes `open`'s options
+    (`workbench --tag smoke`, `--no-watch`, `--cluster local`); `workbench demo` opens it on a copy
+    of the bundled example.
     """
