@@ -17,16 +17,19 @@ from pathlib import Path
 from typing import Any
 
 from .. import jsonio
+from ..compare import type_name
 from ..config import Config
 from ..regular_files import open_regular
 from .base import LogSink, Runner, RunOutcome, RunRequest, describe_failure, expand_argv
 from .process import LOG_KEEP_BYTES, TailBuffer, run_process
 
-RESPONSE_LINE = re.compile(r'Response task evaluated successfully for "[^"]*": (\{.*\})\s*$')
+# What follows the marker on a Response line: `for "<key>": <payload>` (either part may be missing).
+_PAYLOAD = re.compile(r'Response task evaluated successfully(?: for "[^"]*")?:?[ \t]*(.*?)\s*$', re.DOTALL)
 _MARKER = b"Response task evaluated successfully"
 _TAIL_INTERVAL_S = 0.1
 _LOG_CHUNK = 1024 * 1024
 _LOG_LINE_SHOWN = 64 * 1024
+_ERROR_LINE_SHOWN = 240  # characters of a bad Response line quoted in the row's error
 
 
 class UipError(Exception):
@@ -35,25 +38,50 @@ class UipError(Exception):
 
 def raw_output_from_log(log_text: str) -> Any:
     """The `response` of the last Response line in a uip debug log."""
-    last = None
-    for line in log_text.splitlines():
-        match = RESPONSE_LINE.search(line)
-        if match:
-            last = match.group(1)
+    last: tuple[int, str] | None = None
+    for number, line in enumerate(log_text.splitlines(), 1):
+        if _MARKER.decode() in line:
+            last = (number, line)
     return _response(last)
 
 
-def _response(last: str | None) -> Any:
+def _response(last: tuple[int, str] | None) -> Any:
+    """The `response` of the last Response line (its number in the log, its text). That line is the
+    output or nothing is: when it is cut off or carries something other than a JSON object, the row
+    is an ERROR naming it — an earlier Response line's output is never scored in its place."""
     if last is None:
         raise UipError("the debug log has no 'Response task evaluated successfully' line "
                        "(did the workflow reach its Response?)")
+    number, line = last
+    where = f"the last 'Response task evaluated successfully' line (line {number} of the debug log)"
+    why = ("; an earlier Response line is not the output, so the row is not scored. The line: "
+           + _shown(line.strip()))
+    match = _PAYLOAD.search(line)
+    payload = match.group(1) if match else ""
+    if not payload:
+        raise UipError(f"{where} is followed by nothing, not a JSON object{why}")
     try:
-        payload = jsonio.loads(last)
+        value = jsonio.loads(payload)
     except jsonio.JsonError as exc:
-        raise UipError(f"the last Response line of the debug log is not JSON: {exc}") from None
-    if not isinstance(payload, dict) or "response" not in payload:
-        raise UipError("the last Response line of the debug log has no \"response\" field")
-    return payload["response"]
+        raise UipError(f"{where} is not a JSON object: it is not JSON (cut off?): {exc}{why}") from None
+    if not isinstance(value, dict):
+        raise UipError(f"{where} is followed by {_a(type_name(value))}, not a JSON object{why}")
+    if "response" not in value:
+        raise UipError(f"{where} has no \"response\" field{why}")
+    return value["response"]
+
+
+def _a(kind: str) -> str:
+    return kind if kind == "null" else ("an " if kind[0] in "aeiou" else "a ") + kind
+
+
+def _shown(line: str) -> str:
+    """A Response line as an error quotes it: whole when short, else its start and its end (where a cut
+    shows)."""
+    if len(line) <= _ERROR_LINE_SHOWN:
+        return line
+    half = _ERROR_LINE_SHOWN // 2
+    return f"{line[:half]} … {line[-half:]}"
 
 
 def read_envelope(stdout: bytes) -> dict[str, Any]:
@@ -78,8 +106,9 @@ class _DebugLog:
         self.offset = 0
         self.line = bytearray()
         self.skipping = False  # inside a line longer than `cap`: dropped up to its newline
-        self.last: str | None = None
+        self.last: tuple[int, str] | None = None  # the last Response line: its number and text
         self.overlong = False  # the last Response line was longer than `cap`
+        self.lines = 0  # lines seen so far (a Response line is named by its number)
         self.tail = TailBuffer(LOG_KEEP_BYTES)
 
     def poll(self, *, final: bool = False) -> None:
@@ -108,7 +137,7 @@ class _DebugLog:
                 self.line += piece
                 if len(self.line) > self.cap:
                     if _MARKER in self.line[:4096]:
-                        self.last, self.overlong = None, True
+                        self.last, self.overlong = (self.lines + 1, ""), True
                     self._show(bytes(self.line[:_LOG_LINE_SHOWN]) + b" [workbench: line too long; rest not read]")
                     self.line.clear()
                     self.skipping = True
@@ -116,16 +145,17 @@ class _DebugLog:
                 return
             if not self.skipping:
                 self._end_line(bytes(self.line))
+            else:
+                self.lines += 1
             self.line.clear()
             self.skipping = False
             start = end + 1
 
     def _end_line(self, raw: bytes) -> None:
+        self.lines += 1
         self._show(raw[:_LOG_LINE_SHOWN] + (b"\xe2\x80\xa6" if len(raw) > _LOG_LINE_SHOWN else b""))
-        if _MARKER in raw:
-            match = RESPONSE_LINE.search(raw.decode("utf-8", errors="replace"))
-            if match:
-                self.last, self.overlong = match.group(1), False
+        if _MARKER in raw:  # every Response line counts, well-formed or not: the last one is the output
+            self.last, self.overlong = (self.lines, raw.decode("utf-8", errors="replace")), False
 
     def _show(self, raw: bytes) -> None:
         if self.on_log is not None:
@@ -137,7 +167,8 @@ class _DebugLog:
 
     def output(self) -> Any:
         if self.overlong:
-            raise UipError(f"the last Response line of the debug log is longer than {self.cap / 2**20:g} MiB "
+            line = f" (line {self.last[0]})" if self.last else ""
+            raise UipError(f"the last Response line of the debug log{line} is longer than {self.cap / 2**20:g} MiB "
                            "(raise [runner] max_output_mb if that is expected)")
         return _response(self.last)
 
