@@ -68,6 +68,9 @@ class UiPathDialect(Dialect):
         return f"{EVALS_DIR}/{scope}/{EVALUATORS_DIR}/{ref}.json"
 
     def missing_criterion(self, row: Row, ref: str) -> str:
+        if ref in row.criteria:  # written, as null: say so, not "no criterion (criteria present: ref)"
+            return (f"evaluationCriterias[{ref!r}] is null; write an object such as "
+                    "{\"expectedOutput\": {...}} (the output this row expects)")
         present = ", ".join(repr(k) for k in row.criteria) or "none"
         return (f"this row has no evaluationCriterias[{ref!r}] (criteria present: {present}); "
                 "keys are evaluator file base names")
