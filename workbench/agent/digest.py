@@ -1,0 +1,250 @@
+"""The bounded, failing-first account of one iteration, for a coding agent: `workbench run --brief` prints
+its text, the MCP `run` tool returns it as structured content plus that text.
+
+A result document sized for programs (`run --json`: every result with its full actual and expected) floods
+an agent's context at 200 rows. This one is bounded whatever the project: at most `MAX_ROWS` failing rows,
+each with its failing evaluators and the format's compact account of the failure (`Dialect.digest`), the
+text at most about `TEXT_BUDGET` bytes; the rest are counted, with how to see them. Then what flipped
+against the previous iteration, where the loop stands (stall, iterations since the last green) and one
+`next` hint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..history import compare_results
+from ..model import Problem, Project, Result, Verdict, error_problems, results_by_row, row_verdict
+from ..report.text import digests_of
+from ..textsafe import one_line
+from .loop_status import LoopStatus
+
+MAX_ROWS = 20
+TEXT_BUDGET = 4000  # bytes of the text rendering
+_DIGEST_CHARS = 240  # one failure's account, in the structured content and the text
+_FLIPS_NAMED = 8
+_PROBLEMS_SHOWN = 5
+
+Digester = Callable[[Result], str]
+
+
+@dataclass(slots=True)
+class FailingRow:
+    set: str
+    row: str  # the row's display name (what `row(name)` takes)
+    row_id: str
+    verdict: str
+    failures: list[tuple[str, str]]  # (evaluator, compact account)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"set": self.set, "row": self.row, "row_id": self.row_id, "verdict": self.verdict,
+                "failures": [{"evaluator": ref, "digest": text} for ref, text in self.failures]}
+
+    def line(self) -> str:
+        head = f"{self.verdict:<5} {self.set} › {one_line(self.row, 80)}"
+        accounts = [f"[{ref}] {text}" for ref, text in self.failures[:2]]
+        more = f" (+{len(self.failures) - 2} more evaluators)" if len(self.failures) > 2 else ""
+        return f"{head} — {'; '.join(accounts)}{more}"
+
+
+@dataclass(slots=True)
+class Flipped:
+    fixed: list[str] = field(default_factory=list)
+    newly_failing: list[str] = field(default_factory=list)
+    compared_with: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"against_iteration": self.compared_with, "fixed": self.fixed[:_FLIPS_NAMED],
+                "fixed_count": len(self.fixed), "newly_failing": self.newly_failing[:_FLIPS_NAMED],
+                "newly_failing_count": len(self.newly_failing)}
+
+    def line(self) -> str | None:
+        if self.compared_with is None:
+            return None
+        parts = []
+        for title, names in (("fixed", self.fixed), ("newly failing", self.newly_failing)):
+            if names:
+                shown = ", ".join(repr(one_line(n, 50)) for n in names[:_FLIPS_NAMED])
+                extra = f" (+{len(names) - _FLIPS_NAMED} more)" if len(names) > _FLIPS_NAMED else ""
+                parts.append(f"{title} {len(names)}: {shown}{extra}")
+        return f"vs #{self.compared_with}: " + ("; ".join(parts) if parts else "no row flipped")
+
+
+@dataclass(slots=True)
+class Digest:
+    """One iteration (or the part of it done so far) as an agent reads it."""
+
+    iteration: int | None
+    complete: bool
+    rows_total: int
+    rows_passing: int
+    rows_failing: int
+    rows_erroring: int
+    results: dict[str, int]
+    rescored: int
+    ran: int
+    failing: list[FailingRow]
+    failing_total: int
+    flips: Flipped
+    status: LoopStatus | None
+    problems: list[Problem]
+    green: bool
+    next: str
+    trigger: str = ""
+    duration_s: float = 0.0
+    handle: str | None = None  # set while the iteration still runs (`status(handle)` waits for it)
+    progress: tuple[int, int] | None = None  # rows done, rows total
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {
+            "iteration": self.iteration, "complete": self.complete, "green": self.green,
+            "rows": {"total": self.rows_total, "passing": self.rows_passing, "failing": self.rows_failing,
+                     "erroring": self.rows_erroring},
+            "results": self.results, "rescored_rows": self.rescored, "ran_rows": self.ran,
+            "failing": [row.to_json() for row in self.failing],
+            "failing_shown": len(self.failing), "failing_total": self.failing_total,
+            "flips": self.flips.to_json(),
+            "problems": [p.to_json() for p in self.problems[:_PROBLEMS_SHOWN]],
+            "problems_total": len(self.problems),
+            "loop": self.status.to_json() if self.status is not None else None,
+            "next": self.next, "trigger": self.trigger, "duration_s": round(self.duration_s, 3),
+        }
+        if self.handle is not None:
+            doc["handle"] = self.handle
+        if self.progress is not None:
+            doc["progress"] = {"rows_done": self.progress[0], "rows_total": self.progress[1]}
+        return doc
+
+    def text(self) -> str:
+        """The short rendering: at most about TEXT_BUDGET bytes, failing rows first."""
+        lines = [self._head()]
+        tail = self._tail()
+        budget = TEXT_BUDGET - sum(len(line.encode()) + 1 for line in [*lines, *tail]) - 120
+        shown = 0
+        for row in self.failing:
+            line = row.line()
+            size = len(line.encode()) + 1
+            if size > budget:
+                break
+            lines.append(line)
+            budget -= size
+            shown += 1
+        if self.failing_total > shown:
+            lines.append(f"… {self.failing_total - shown} more failing rows not shown: {self._see_more()}")
+        return "\n".join([*lines, *tail])
+
+    def _head(self) -> str:
+        where = f"iteration {self.iteration}" if self.iteration is not None else "iteration"
+        if not self.complete:
+            done, total = self.progress or (0, self.rows_total)
+            return (f"{where} still running ({done}/{total} rows done) — call status(handle={self.handle!r}) "
+                    f"to wait for it; so far {self.rows_passing}/{self.rows_total} rows pass")
+        count = f"{self.rows_passing}/{self.rows_total} rows pass"
+        if self.rows_erroring:
+            count += f", {self.rows_erroring} error"
+        head = f"{where}: {count} ({self.rescored} re-scored, {self.ran} run, {self.duration_s:.1f}s)"
+        return head + (" — all green" if self.green else "")
+
+    def _tail(self) -> list[str]:
+        lines = []
+        for problem in error_problems(self.problems)[:_PROBLEMS_SHOWN]:
+            lines.append(one_line(f"problem: {problem.file}: {problem.message}", 240))
+        errors = len(error_problems(self.problems))
+        if errors > _PROBLEMS_SHOWN:
+            lines.append(f"… {errors - _PROBLEMS_SHOWN} more file problems: check()")
+        flips = self.flips.line()
+        if flips:
+            lines.append(one_line(flips, 600))
+        if self.status is not None and self.status.describe():
+            lines.append(f"loop: {self.status.describe()}")
+        lines.append(f"next: {self.next}")
+        return lines
+
+    def _see_more(self) -> str:
+        return "row(name, set) for any row's detail; run(failing_only=true, sets=[...]) to narrow"
+
+
+def _clip(text: str, limit: int = _DIGEST_CHARS) -> str:
+    return one_line(" · ".join(part.strip() for part in text.strip().splitlines() if part.strip()), limit)
+
+
+def set_names(project: Project | None) -> dict[tuple[str, str], str]:
+    """Each set's name as the tools take it (`sets=[...]`, `set=`): its stem, `scope/stem` with several scopes."""
+    if project is None:
+        return {}
+    several = len(project.scopes) > 1
+    return {(s.scope, s.file_name): f"{s.scope}/{s.stem}" if several else s.stem for s in project.sets}
+
+
+def failing_rows(results: Sequence[Result], digest: Digester, names: dict[tuple[str, str], str]) -> list[FailingRow]:
+    """Every non-passing row, ERROR rows first, then FAIL, each in file order."""
+    rows: list[FailingRow] = []
+    for _key, group in results_by_row(results).items():
+        verdict = row_verdict(r.verdict for r in group)
+        if verdict is None or verdict is Verdict.PASS:
+            continue
+        failures = [(r.evaluator, _clip(digest(r) or r.verdict.value)) for r in group if not r.passed]
+        first = group[0]
+        name = names.get((first.scope, first.set_file), first.set_file)
+        rows.append(FailingRow(name, first.label, first.row_id, verdict.value, failures))
+    return sorted(rows, key=lambda row: row.verdict != Verdict.ERROR.value)
+
+
+def flips_between(previous: Sequence[Result] | None, current: Sequence[Result], against: int | None) -> Flipped:
+    """Rows fixed and newly failing since `previous` (only rows in both: a partial run is no removal)."""
+    if previous is None:
+        return Flipped()
+    flips = compare_results(list(previous), list(current), only_current=True)
+    fixed_rows = {r.row_key for r in flips.newly_passing}
+    failing_now = {r.row_key for r in current if not r.passed}
+    labels = {r.row_key: r.label for r in current}
+    fixed = [labels[key] for key in dict.fromkeys(r.row_key for r in flips.newly_passing) if key not in failing_now]
+    broke = [labels[key] for key in dict.fromkeys(r.row_key for r in flips.newly_failing) if key not in fixed_rows]
+    return Flipped(fixed, broke, against)
+
+
+def next_hint(failing: Sequence[FailingRow], green: bool, status: LoopStatus | None, labels: dict[str, int]) -> str:
+    """One suggestion: the first failing row's full diff, or to stop."""
+    if status is not None and status.stalled and not green:
+        return (f"stalled — no progress in {status.without_progress} iterations; rethink the fix or stop and "
+                "report the per-row state")
+    if green:
+        return "all green — stop here and report"
+    if not failing:
+        return "fix the file problems above (check() lists them all)"
+    first = failing[0]
+    if labels.get(first.row, 0) > 1:
+        return f'row(name="{first.row}", set="{first.set}") for the full diff of the first failing row'
+    return f'row("{first.row}") for the full diff of the first failing row'
+
+
+def build_digest(results: Sequence[Result], project: Project | None, *, iteration: int | None,
+                 complete: bool = True, problems: Sequence[Problem] = (), previous: Sequence[Result] | None = None,
+                 previous_number: int | None = None, status: LoopStatus | None = None, rescored: int = 0,
+                 trigger: str = "", duration_s: float = 0.0, rows_total: int | None = None) -> Digest:
+    """The digest of `results`; `previous` (iteration `previous_number`) gives the flips."""
+    digest: Digester = digests_of(project) if project is not None else (lambda r: r.detail)
+    failing = failing_rows(results, digest, set_names(project))
+    groups = results_by_row(results)
+    verdicts = [row_verdict(r.verdict for r in group) for group in groups.values()]
+    counts = {"total": len(results), "passed": sum(r.passed for r in results),
+              "failed": sum(r.verdict is Verdict.FAIL for r in results),
+              "errors": sum(r.verdict is Verdict.ERROR for r in results)}
+    passing = verdicts.count(Verdict.PASS)
+    errors = list(problems)
+    green = complete and bool(results) and passing == len(groups) and not error_problems(errors)
+    labels: dict[str, int] = {}
+    if project is not None:
+        for eval_set in project.sets:
+            for row in eval_set.rows:
+                labels[row.label] = labels.get(row.label, 0) + 1
+    return Digest(
+        iteration=iteration, complete=complete, rows_total=rows_total if rows_total is not None else len(groups),
+        rows_passing=passing, rows_failing=verdicts.count(Verdict.FAIL), rows_erroring=verdicts.count(Verdict.ERROR),
+        results=counts, rescored=rescored, ran=len(groups) - rescored, failing=failing[:MAX_ROWS],
+        failing_total=len(failing), flips=flips_between(previous, results, previous_number), status=status,
+        problems=errors, green=green, next=next_hint(failing, green, status, labels), trigger=trigger,
+        duration_s=duration_s)
+

@@ -1,0 +1,168 @@
+"""The read-only tools: `check` (problems), `row` (one row's whole story) and `history` (iterations and
+their flips). Plain data, each bounded; names are looked up among what the project holds, so no argument
+reaches a path of its own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import jsonio
+from ..actions.project_check import check_project
+from ..compare import explain
+from ..config import Config
+from ..history import HistoryStore, IterationInfo
+from ..model import EvalSet, Project, Result, ResultKey, Row
+from ..project import load_project
+from ..textsafe import one_line
+from ..trace import tool_calls, trace_tokens
+from ..writeback.rows import find_row, find_set
+from .digest import flips_between
+from .loop import AgentRefusal
+
+MAX_PROBLEMS = 50
+MAX_VALUE_CHARS = 12_000  # one value (inputs, expected, actual) in `row`'s structured content
+MAX_DIFFERENCES = 50
+LOG_TAIL_LINES = 30
+MAX_HISTORY = 50
+
+
+@dataclass(slots=True)
+class Answer:
+    """A tool's answer: structured content, and its short text rendering."""
+
+    structured: dict[str, Any]
+    text: str
+
+
+def check_answer(config: Config) -> Answer:
+    report = check_project(config.root)
+    problems = [p.to_json() for p in report.problems[:MAX_PROBLEMS]]
+    doc = report.to_json() | {"problems": problems, "problems_total": len(report.problems)}
+    doc.pop("reuse", None)
+    lines = [one_line(f"{p['severity']}: {p['file']}: {p['message']}", 300) for p in problems[:20]]
+    if len(report.problems) > 20:
+        lines.append(f"… {len(report.problems) - 20} more in the structured content"
+                     + (f" (first {MAX_PROBLEMS})" if len(report.problems) > MAX_PROBLEMS else ""))
+    errors, warnings = len(report.errors), len(report.warnings)
+    lines.append(f"check {'passed' if report.passed else 'failed'}: {errors} error{'s' * (errors != 1)}, "
+                 f"{warnings} warning{'s' * (warnings != 1)} ({report.sets} sets, {report.rows} rows, "
+                 f"{report.evaluators} evaluators)")
+    return Answer(doc, "\n".join(lines))
+
+
+def _bounded(value: Any) -> Any:
+    """`value`, or a clipped preview of its JSON when it is too big for an agent's context."""
+    text = jsonio.dumps(value)
+    if len(text) <= MAX_VALUE_CHARS:
+        return value
+    return {"clipped": True, "json_chars": len(text), "preview": text[:2000]}
+
+
+def locate_row(project: Project, name: str, set_name: str | None) -> tuple[EvalSet, Row]:
+    """The row called `name` (id or exact name), in `set_name` or, without it, in the one set that has it."""
+    if set_name:
+        eval_set = find_set(project, set_name)
+        return eval_set, find_row(eval_set, name)
+    found = [(s, r) for s in project.sets for r in s.rows if r.id == name or r.name == name]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        sets = ", ".join(sorted({s.stem for s, _ in found}))
+        raise AgentRefusal(f"{len(found)} rows are called {name!r} (in {sets}); give set= too, or the row's id")
+    raise AgentRefusal(f"no row {name!r} in any eval set (give its id or exact name; sets: "
+                       + (", ".join(s.stem for s in project.sets) or "none") + ")")
+
+
+def _evaluator_part(result: Result, iteration: int, row: Row) -> dict[str, Any]:
+    part: dict[str, Any] = {"evaluator": result.evaluator, "type": result.evaluator_type,
+                            "verdict": result.verdict.value, "score": result.score, "iteration": iteration,
+                            "detail": result.detail, "expected": _bounded(result.expected),
+                            "actual": _bounded(result.actual)}
+    if not result.passed and result.expected is not None:
+        part["differences"] = explain(result.actual, result.expected, limit=MAX_DIFFERENCES)
+    if result.verdict.value == "ERROR":
+        part["error"] = result.detail
+    now = row.expected_for(result.evaluator)
+    if now is not None and jsonio.dumps(now) != jsonio.dumps(result.expected):
+        part["stale"] = "the expectation was edited since this run; run() re-scores it"
+    return part
+
+
+def row_answer(config: Config, name: str, set_name: str | None, iteration: int | None) -> Answer:
+    project = load_project(config.root, config)
+    eval_set, row = locate_row(project, name, set_name)
+    key = eval_set.key_of(row)
+    found: list[tuple[int, Result]] = []
+    with HistoryStore.open(config) as store:
+        for ref in eval_set.evaluator_refs:
+            hit = store.find_result(ResultKey(key.scope, key.set_file, key.row_id, ref), iteration)
+            if hit is not None:
+                found.append(hit)
+    warnings = [p.message for p in project.problems if p.row == key]
+    doc: dict[str, Any] = {"set": eval_set.stem, "row": row.label, "row_id": row.id, "inputs": _bounded(row.inputs),
+                           "file": eval_set.source_of(row).relative_to(project.root).as_posix()
+                           if eval_set.source_of(row).is_relative_to(project.root) else eval_set.file_name,
+                           "warnings": warnings, "evaluators": [], "problem": row.problem}
+    if not found:
+        when = f"in iteration {iteration}" if iteration is not None else "yet"
+        doc["note"] = f"no recorded run of this row {when}; run(rows=[{row.label!r}]) runs it"
+        return Answer(doc, f"{eval_set.stem} › {row.label}: {doc['note']}")
+    doc["evaluators"] = [_evaluator_part(result, number, row) for number, result in found]
+    newest = max(found, key=lambda hit: hit[0])[1]
+    doc["log_tail"] = newest.log.splitlines()[-LOG_TAIL_LINES:]
+    calls = tool_calls(newest.trace)
+    doc["trace"] = {"events": len(newest.trace), "tool_calls": calls.names[:50], "tokens": trace_tokens(newest.trace)}
+    return Answer(doc, _row_text(doc))
+
+
+def _row_text(doc: dict[str, Any]) -> str:
+    lines = [f"{doc['set']} › {doc['row']} (id {doc['row_id']})",
+             "inputs: " + one_line(jsonio.dumps(doc["inputs"]), 400)]
+    for part in doc["evaluators"]:
+        lines.append(f"[{part['evaluator']}] {part['verdict']} in iteration {part['iteration']}"
+                     + (f" — {part['stale']}" if "stale" in part else ""))
+        if part["verdict"] != "PASS":
+            lines.extend(f"  {one_line(line, 300)}" for line in part.get("differences", [])[:15])
+            if not part.get("differences"):
+                lines.extend(f"  {one_line(line, 300)}" for line in part["detail"].splitlines()[:10])
+    lines.extend(f"warning: {one_line(w, 300)}" for w in doc["warnings"][:5])
+    if doc.get("log_tail"):
+        lines.append("log tail: " + one_line(" | ".join(doc["log_tail"][-5:]), 400))
+    trace = doc.get("trace") or {}
+    if trace.get("tool_calls"):
+        lines.append("tool calls: " + one_line(", ".join(trace["tool_calls"]), 300))
+    lines.append("(expected, actual, every difference and the log tail are in the structured content)")
+    return "\n".join(lines)[:6000]
+
+
+def _iteration_doc(info: IterationInfo, flips: dict[str, Any] | None) -> dict[str, Any]:
+    return {"number": info.number, "started_at": info.started_at.isoformat(), "trigger": info.trigger.describe(),
+            "trigger_kind": str(info.trigger.kind), "files_changed": list(info.trigger.files)[:20],
+            "partial": info.partial, "rows": {"passing": info.rows_passed, "total": info.rows_total},
+            "results": {"passed": info.passed, "failed": info.failed, "errors": info.errors, "total": info.total},
+            "file_errors": sum(p.is_error for p in info.problems), "duration_s": round(info.duration_s, 3),
+            "flips": flips}
+
+
+def history_answer(config: Config, last: int) -> Answer:
+    last = max(1, min(last, MAX_HISTORY))
+    with HistoryStore.open(config) as store:
+        infos = store.iterations(limit=last + 1)
+        results = {info.number: store.results(info.number) for info in infos}
+    docs = []
+    for before, info in zip([None, *infos], infos, strict=False):
+        if before is None and len(infos) > last:
+            continue
+        flips = flips_between(results[before.number], results[info.number], before.number) if before else None
+        docs.append(_iteration_doc(info, flips.to_json() if flips else None))
+    docs = docs[-last:]
+    lines = []
+    for doc in docs:
+        flips = doc["flips"]
+        change = ""
+        if flips:
+            change = f"; fixed {flips['fixed_count']}, newly failing {flips['newly_failing_count']}"
+        lines.append(one_line(f"#{doc['number']} ({doc['trigger']}{', partial' if doc['partial'] else ''}): "
+                              f"{doc['rows']['passing']}/{doc['rows']['total']} rows pass{change}", 300))
+    return Answer({"iterations": docs}, "\n".join(lines) or "no iterations recorded yet")

@@ -1,0 +1,95 @@
+"""`workbench mcp`: the agent tools as a Model Context Protocol server over stdio, on the official `mcp`
+SDK (its low-level `Server`: the tools' schemas are ours, every answer carries structured content and a
+short text). The only module that imports `mcp`.
+
+stdout carries nothing but protocol: the SDK's stdio transport serves the wire from a private duplicate of
+fd 1 and points fd 1 at stderr while it runs, so a stray print, or a child that inherited fd 1, lands on
+stderr; targets' output is captured by the runners into the results (and `.workbench/` history).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+import jsonschema
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from ..config import Config
+from .loop import AgentLoop
+from .tools import TOOLS, Answer, call_tool, schema_of
+
+INSTRUCTIONS = """workbench runs this project's eval rows against its target and scores them. Loop: run() → read the
+failing rows (each with its failing evaluator and why) → fix the code or the expectation → run() again; stop when
+the result says all green, or stalled. row(name) gives one row's full diff; accept(rows) writes a row's actual
+output as its expectation (only when the output is right); history() shows past iterations."""
+
+
+def _version() -> str:
+    try:
+        return version("workbench-evals")
+    except PackageNotFoundError:
+        return "0"
+
+
+def _result(answer: Answer, is_error: bool) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=answer.text)],
+                                structured_content=answer.structured, is_error=is_error)
+
+
+def build_server(loop: AgentLoop) -> Server[Any]:
+    """The server for `loop`'s project: lists the tools and answers their calls."""
+
+    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+                         ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[types.Tool(name=tool.name, description=tool.description,
+                                                       input_schema=tool.input_schema) for tool in TOOLS])
+
+    async def call(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        args = dict(params.arguments or {})
+        schema = schema_of(params.name)
+        if schema is not None:
+            problems = sorted(jsonschema.Draft202012Validator(schema).iter_errors(args), key=lambda e: list(e.path))
+            if problems:
+                where = "/".join(str(p) for p in problems[0].absolute_path) or "arguments"
+                text = f"{params.name}: {where}: {problems[0].message}"
+                return _result(Answer({"error": text}, text), True)
+
+        async def progress(done: int, total: int) -> None:
+            await ctx.session.report_progress(done, total, f"{done}/{total} rows")
+
+        answer, is_error = await call_tool(loop, params.name, args, progress)
+        return _result(answer, is_error)
+
+    return Server("workbench", version=_version(), instructions=INSTRUCTIONS, on_list_tools=list_tools,
+                  on_call_tool=call)
+
+
+@asynccontextmanager
+async def _loop(config: Config) -> AsyncIterator[AgentLoop]:
+    loop = AgentLoop(config)
+    try:
+        yield loop
+    finally:
+        await loop.aclose()
+
+
+async def serve(config: Config) -> None:
+    """Serve `config`'s project on stdin/stdout until the client closes the connection."""
+    async with _loop(config) as loop, stdio_server() as (read_stream, write_stream):
+        server = build_server(loop)
+        print(f"workbench mcp: serving {config.root}", file=sys.stderr, flush=True)
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def tool_list_json() -> str:
+    """The tools as the server lists them (for the README and tests)."""
+    return json.dumps([{"name": t.name, "description": t.description, "inputSchema": t.input_schema} for t in TOOLS],
+                      indent=2)
