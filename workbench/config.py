@@ -23,6 +23,7 @@ from .settings.discovery import declared
 from .settings.fields import FieldFacts, did_you_mean, section_problem
 from .settings.sections import (
     CORE_SECTIONS,
+    AgentConfig,
     BaselineConfig,
     CacheConfig,
     ClusterConfig,
@@ -116,6 +117,7 @@ class Config:
     judge: JudgeConfig = field(default_factory=JudgeConfig)
     cache: CacheConfig = field(default_factory=CacheConfig)
     cluster: ClusterConfig = field(default_factory=ClusterConfig)
+    agent: AgentConfig = field(default_factory=AgentConfig)
     dialect_sections: dict[str, Section] = field(default_factory=dict)
 
     @property

@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "accept": ("accept", "accept_command"),
     "add-row": ("add_row", "add_row_command"),
     "init": ("init", "init_command"),
+    "mcp": ("mcp", "mcp_command"),
 }
 
 

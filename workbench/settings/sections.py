@@ -148,6 +148,14 @@ class ClusterConfig(Section):
         return self
 
 
+class AgentConfig(Section):
+    """Guard rails for a coding agent driving the loop through `workbench mcp`."""
+
+    max_iterations: int | None = Field(default=None, ge=1, le=1_000_000, description=(
+        "Iterations an agent's `run` may start in one `workbench mcp` session; beyond it `run` refuses "
+        "(unset: no limit)"))
+
+
 # The sections every project has, in the order the README and `unknown section` list them.
 CORE_SECTIONS: dict[str, type[Section]] = {
     "runner": RunnerConfig,
@@ -158,7 +166,8 @@ CORE_SECTIONS: dict[str, type[Section]] = {
     "judge": JudgeConfig,
     "cache": CacheConfig,
     "cluster": ClusterConfig,
+    "agent": AgentConfig,
 }
 
-__all__ = ["CORE_SECTIONS", "BaselineConfig", "CacheConfig", "ClusterConfig", "HistoryConfig", "JudgeConfig",
-           "RunnerConfig", "RunnerKind", "ScoringConfig", "WatchConfig"]
+__all__ = ["CORE_SECTIONS", "AgentConfig", "BaselineConfig", "CacheConfig", "ClusterConfig", "HistoryConfig",
+           "JudgeConfig", "RunnerConfig", "RunnerKind", "ScoringConfig", "WatchConfig"]
