@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from helpers.project import EXACT, evaluator, make_project, row
+from helpers.project import EXACT, UIP_CONFIG, evaluator, make_project, row
 
 from workbench.actions.project_check import check_project
 from workbench.config import load_config
@@ -36,7 +36,8 @@ def workflow(input_schema: Any = INPUT_SCHEMA, output_schema: Any = OUTPUT_SCHEM
 
 def project(tmp_path: Path, rows: list[dict[str, Any]], *, wf: str | None = None, evaluators: Any = None) -> Path:
     files = {"Workflow.json": wf if wf is not None else workflow()}
-    return make_project(tmp_path / "p", sets={"math": rows}, files=files, evaluators=evaluators)
+    # the stand-in uip: the contract is checked whatever is on this machine's PATH
+    return make_project(tmp_path / "p", sets={"math": rows}, files=files, evaluators=evaluators, config=UIP_CONFIG)
 
 
 def messages(root: Path) -> list[str]:
