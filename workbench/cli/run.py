@@ -10,6 +10,7 @@ import click
 
 from ..actions.gate import GateRun, gate_request, run_gate
 from ..actions.reuse_explain import explain_report
+from ..agent.brief import brief_text
 from ..dialects import all_dialects
 from ..errors import WorkbenchError
 from ..report.json_report import encode_document, report_document
@@ -57,6 +58,9 @@ def baseline_help() -> str:
 @click.option("--row", "rows", multiple=True, metavar="ID_OR_NAME", help="Only this row (id or name). Repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only what did not pass, and the summary.")
+@click.option("--brief", is_flag=True,
+              help="Print a bounded digest for a coding agent instead: failing rows first (at most 20, about 4 KB), "
+                   "what flipped since the previous iteration, the stall status and a next step.")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write JUnit XML (one testcase per result) to FILE.")
 @click.option("--allow-empty", is_flag=True, help="Exit 0 when nothing ran (normally a failure).")
@@ -72,7 +76,7 @@ def baseline_help() -> str:
               help="Also say for each row why it was re-scored or ran (with --json: a \"reuse\" list).")
 @setting_options("run")
 @row_filter_options
-def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], as_json: bool, quiet: bool,
+def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], as_json: bool, quiet: bool, brief: bool,
                 junit_path: str | None, allow_empty: bool, min_pass_rate: float | None, max_slowdown: float | None,
                 max_token_increase: float | None, baseline_path: str | None,
                 update_baseline: bool, no_history: bool, reuse: bool, explain_reuse: bool) -> None:
@@ -82,7 +86,9 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
                            max_token_increase=max_token_increase, allow_empty=allow_empty,
                            baseline_path=baseline_path, update_baseline=update_baseline, record=not no_history,
                            reuse=reuse)
-    reporter = TextReporter(results=not as_json, quiet=quiet)
+    if brief and as_json:
+        fail("give --brief or --json, not both")
+    reporter = TextReporter(results=not as_json and not brief, quiet=quiet)
     try:
         run = run_gate(config, request, reporter)
     except WorkbenchError:
@@ -92,7 +98,10 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
         click.echo(f"workbench: {run.history_problem}", err=True)
     reporter.finish(run.report)
     explanation = explain_report(config, run.report) if explain_reuse else None
-    if as_json:
+    if brief:
+        click.echo(brief_text(config, run.report))
+        _print_gate(run)
+    elif as_json:
         _print_baseline_update(run, quiet=True)
         extra = run.json_fields() | ({"reuse": explanation.to_json()} if explanation is not None else {})
         sys.stdout.buffer.write(encode_document(report_document(run.report, extra)))
