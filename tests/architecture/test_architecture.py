@@ -43,6 +43,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "workbench.fingerprint", "workbench.iteration_reuse")),
     ("use cases", ("workbench.actions",)),
     ("reports", ("workbench.report",)),
+    # What a coding agent reads and calls (`workbench mcp`, `run --brief`); only agent/server.py imports the mcp SDK.
+    ("the agent interface", ("workbench.agent",)),
     ("the TUI", ("workbench.tui",)),
     ("the command line", ("workbench.cli", "workbench.__main__")),
 )
