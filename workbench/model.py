@@ -215,7 +215,9 @@ class EvalSet:
     `evals/<scope>/eval-sets/<file>.json` file; other dialects say what a set is (a conversations file,
     a scenarios folder). `dialect` names the dialect that loaded it, which also runs its rows.
     `short_name` replaces the file stem as the name `--set` selects it by, when the path's stem
-    isn't a good one (`greeting.eval.json` → `greeting`)."""
+    isn't a good one (`greeting.eval.json` → `greeting`). `own_name` replaces the path's name as the
+    set's one name (its key, reports, JSON, history and `--set`) when its path is a folder other formats
+    share (scripted replays: `evals/` is the set `scripts`)."""
 
     scope: str
     path: Path
@@ -225,10 +227,11 @@ class EvalSet:
     rows: list[Row]
     dialect: str  # the name of the format that loaded it (and runs its rows): `dialects.dialect_for(dialect)`
     short_name: str | None = None
+    own_name: str | None = None
 
     @property
     def file_name(self) -> str:
-        return self.path.name
+        return self.own_name or self.path.name
 
     @property
     def stem(self) -> str:

@@ -38,8 +38,8 @@ def test_the_text_report_has_a_line_per_case_and_the_reason_under_a_failure(tmp_
     proc = invoke_workbench("run", str(root), "--set", "scripts")
     assert proc.returncode == 1
     lines = proc.stdout.splitlines()
-    assert any(line.startswith("PASS  evals › refund-denied [expect]") for line in lines), proc.stdout
-    assert any(line.startswith("FAIL  evals › refund-typo [expect]") for line in lines)
+    assert any(line.startswith("PASS  scripts › refund-denied [expect]") for line in lines), proc.stdout
+    assert any(line.startswith("FAIL  scripts › refund-typo [expect]") for line in lines)
     assert "the case failed: script[0] (tool.call issue_refund)" in proc.stdout
     assert "3 passed, 1 failed, 0 errors" in proc.stdout
     one = invoke_workbench("run", str(root), "--row", "refund-held")

@@ -57,8 +57,8 @@ def test_a_traced_command_targets_run_becomes_a_case_that_replays_the_same(tmp_p
         {"type": "tool.call", "toolName": "issue_refund", "arguments": {"orderId": "A-1001"},
          "result": {"status": "refunded"}},
         {"type": "approval.decide", "approved": True},
-        {"type": "assistant.output", "content": {"reply": "Refunded order A-1001.", "refunded": True}},
-    ]
+        {"type": "assistant.output", "content": '{"reply":"Refunded order A-1001.","refunded":true}'},
+    ]  # the output as text: `content` is what the agent says, a string (seed 001)
     assert case["expect"] == {"status": "completed",
                               "outputContains": '{"reply":"Refunded order A-1001.","refunded":true}'}
 
@@ -67,7 +67,7 @@ def test_a_traced_command_targets_run_becomes_a_case_that_replays_the_same(tmp_p
     replayed = results_by_name(doc)["kettle"]
     assert replayed["verdict"] == "PASS"
     assert replayed["actual"]["status"] == "completed"
-    assert replayed["actual"]["output"] == recorded["actual"]
+    assert json.loads(replayed["actual"]["output"]) == recorded["actual"]
 
 
 def test_a_uipath_row_run_by_uip_becomes_a_case_with_the_same_output(tmp_path: Path) -> None:
@@ -80,10 +80,11 @@ def test_a_uipath_row_run_by_uip_becomes_a_case_with_the_same_output(tmp_path: P
     proc = invoke_workbench("add-row", str(root), "--from-run", "1", "--row", "v1", "--script")
     assert proc.returncode == 0, proc.stderr
     case = json.loads((root / "evals" / "v1.script.json").read_text())
-    assert case["script"] == [{"type": "assistant.output", "content": recorded}]
+    assert case["script"] == [{"type": "assistant.output", "content": json.dumps(recorded, separators=(",", ":"))}]
     again, doc = invoke_json("run", str(root), "--set", "scripts")
     assert again.returncode == 0, again.stdout
-    assert results_by_name(doc)["v1"]["actual"] == {"status": "completed", "output": recorded}
+    replayed = results_by_name(doc)["v1"]["actual"]
+    assert replayed["status"] == "completed" and json.loads(replayed["output"]) == recorded
 
 
 def test_replayed_cases_copied_from_a_run_replay_to_the_same_status_and_output(tmp_path: Path) -> None:

@@ -37,13 +37,13 @@ def types(result: Any) -> list[str]:
 # -- step types ----------------------------------------------------------------------------------------
 
 def test_assistant_output_the_last_one_is_the_runs_output(tmp_path: Path) -> None:
-    root = replay_project(tmp_path, {"talk": case(say("Hello."), say({"reply": "Refunded"}),
+    root = replay_project(tmp_path, {"talk": case(say("Hello."), say("Refunded order A-1001."),
                                                   status="completed", outputContains="Refunded")})
     result = replay(root)["talk"]
     assert result.verdict is Verdict.PASS, result.detail
-    assert result.actual == {"status": "completed", "output": {"reply": "Refunded"}}
+    assert result.actual == {"status": "completed", "output": "Refunded order A-1001."}
     assert [e.get("content") for e in result.trace if e["type"] == "assistant.output"] == ["Hello.",
-                                                                                           {"reply": "Refunded"}]
+                                                                                           "Refunded order A-1001."]
 
 
 def test_tool_call_uses_the_given_result_and_traces_it_as_a_tool_call(tmp_path: Path) -> None:

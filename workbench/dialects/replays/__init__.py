@@ -2,7 +2,8 @@
 project's tools (`tools.json`) and approval rules, with no target, no model and no network.
 
 Every case of the project is a row of one set, `scripts` (its path is the evals/ folder; each row's
-`source` is its own file), scored by one evaluator, `expect` (status equals, outputContains). The
+`source` is its own file), scored by one evaluator, `expect` (status equals, outputContains). `scripts`
+is the set's one name: its scope, its name in keys, history, the reports and the JSON, and `--set`'s. The
 steps are the row's `inputs` (`{"script": [...]}`), so history keeps what ran. Rows run through
 `execute`, which replays them (`executor.py`) and never asks for the runner.
 """
@@ -116,8 +117,8 @@ class ReplaysDialect(Dialect):
             rows.append(row)
         if not rows:
             return
-        ctx.project.sets.append(EvalSet(scope=SCOPE, path=ctx.evals, id=None, name="scripted replays",
-                                        evaluator_refs=[EXPECT], rows=rows, dialect=self.name, short_name=SET_NAME))
+        ctx.project.sets.append(EvalSet(scope=SCOPE, path=ctx.evals, id=None, name=None, evaluator_refs=[EXPECT],
+                                        rows=rows, dialect=self.name, short_name=SET_NAME, own_name=SET_NAME))
         ctx.project.evaluators[EvaluatorKey(SCOPE, EXPECT)] = EvaluatorDef(
             scope=SCOPE, ref=EXPECT, path=ctx.evals, id=None, name="expect", type_id=EXPECT_TYPE, config={},
             raw={})

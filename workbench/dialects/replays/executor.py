@@ -14,7 +14,11 @@ A tool that needs approval and has no `approval.decide` right after it stops the
 before it runs; a denial ends it `failed` before it runs. Wiring mistakes — an unknown tool,
 arguments that break the tool's `inputSchema`, a call with no `result` (and not `live`), a misplaced
 `approval.decide`, a live handler that fails — fail the *case*: the run stops there with `failure`
-set, which the `expect` evaluator reports whatever the expectations say.
+set, which the `expect` evaluator reports whatever the expectations say. When a hold or a denial ends
+the run, the steps after it are still checked for those mistakes (seed 001: "an approval.decide step
+that does not follow a tool call needing approval fails the case", "a step without result fails the
+case"), without running anything: the run keeps its status and the first mistake becomes its `failure`,
+naming the step. A later call that would itself be held or denied needs no `result` (it would never run).
 
 A live handler's reads (`live.py`) are the row's `RunOutcome.reads`, merged across its calls, so
 re-scoring sees a file outside the project the handler read change. A live handler that fails (times out,
@@ -70,11 +74,13 @@ class ScratchRefused(Exception):
 
 
 class _Stop(Exception):
-    """The run ends at this step: `status` with `detail`, or a case failure."""
+    """The run ends at this step: `status` with `detail`, or a case failure. `rest`: for a hold or a
+    denial, the position of the first step after the ones it used (the rest is still checked)."""
 
-    def __init__(self, status: str, detail: str, *, failure: bool = False, live: bool = False) -> None:
+    def __init__(self, status: str, detail: str, *, failure: bool = False, live: bool = False,
+                 rest: int | None = None) -> None:
         super().__init__(detail)
-        self.status, self.detail, self.failure, self.live = status, detail, failure, live
+        self.status, self.detail, self.failure, self.live, self.rest = status, detail, failure, live, rest
 
 
 @dataclass(slots=True)
@@ -86,6 +92,7 @@ class Replay:
     detail: str | None = None
     failure: str | None = None
     stopped_at: int | None = None
+    failed_at: int | None = None  # the step of a mistake found after a hold or a denial ended the run
     artifacts: list[str] = field(default_factory=list)
     trace: list[dict[str, Any]] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
@@ -102,6 +109,8 @@ class Replay:
             doc["failure"] = self.failure
         if self.stopped_at is not None:
             doc["stoppedAt"] = self.stopped_at
+        if self.failed_at is not None:
+            doc["failedAt"] = self.failed_at
         if self.artifacts:
             doc["artifacts"] = self.artifacts
         return doc
@@ -175,6 +184,8 @@ class Replayer:
                 self.replay.detail = stop.detail
             self.replay.live_failed = stop.live
             self.say(f"stopped at {steps[position].where}: {stop.status}: {stop.detail}")
+            if stop.rest is not None:
+                self.check_rest(steps, stop.rest, stop.status)
         self.replay.trace.append({"type": RUN_STATUS, "status": self.replay.status, "step": self.replay.stopped_at,
                                   "detail": self.replay.failure or self.replay.detail,
                                   **({LIVE_FAILED: True} if self.replay.live_failed else {})})
@@ -194,8 +205,41 @@ class Replayer:
             return await self.tool_call(steps, position)
         return position
 
-    async def tool_call(self, steps: tuple[Step, ...], position: int) -> int:
+    def check_rest(self, steps: tuple[Step, ...], start: int, status: str) -> None:
+        """After a hold or a denial ended the run at the step before `start`: the first wiring mistake in
+        the steps left becomes the run's failure, naming its step. Nothing runs (no handler, no artifact)."""
+        ended = steps[start - 1].where
+        position = start
+        try:
+            while position < len(steps):
+                position = self.check_step(steps, position) + 1
+        except _Stop as stop:
+            self.replay.failure = (f"{stop.detail} (the rest of the script is still checked after the run ended at "
+                                   f"{ended}: {status})")
+            self.replay.failed_at = steps[position].index
+            self.say(f"after the run ended: {stop.detail}")
+
+    def check_step(self, steps: tuple[Step, ...], position: int) -> int:
+        """What running `steps[position]` would check, run nothing; the position of the last step it used."""
         step = steps[position]
+        if step.type == APPROVAL_DECIDE:
+            raise _Stop(FAILED, misplaced(steps, position), failure=True)
+        if step.type != TOOL_CALL:
+            return position  # assistant.output and artifact.write were checked when the file was read
+        tool = self.checked_tool(step)
+        runs = True
+        if tool.needs_approval:
+            decision = steps[position + 1] if position + 1 < len(steps) else None
+            if decision is None or decision.type != APPROVAL_DECIDE:
+                return position  # it would be held: it never runs
+            runs, position = decision.approved, position + 1
+        if runs:
+            self.check_result(step, tool)
+        return position
+
+    def checked_tool(self, step: Step) -> Tool:
+        """The tool a call names, its arguments checked against its inputSchema; _Stop (a case failure) when
+        there is no such tool or the arguments break the schema."""
         tool = self.toolbox.get(step.tool)
         if tool is None:
             raise _Stop(FAILED, f"{step.where}: {self.toolbox.unknown(step.tool)}", failure=True)
@@ -207,6 +251,21 @@ class Replayer:
             rules = "; ".join(str(failure) for failure in failures)
             raise _Stop(FAILED, f"{step.where}: the arguments do not fit {tool.name}'s inputSchema: {rules}",
                         failure=True)
+        return tool
+
+    def check_result(self, step: Step, tool: Tool) -> None:
+        """_Stop (a case failure) when a call that runs has no way to give its output."""
+        if step.live and not tool.handler:
+            raise _Stop(FAILED, f"{step.where}: {tool.name} has no \"handler\" in {self.toolbox.source}, so a "
+                                "live step cannot run it", failure=True)
+        if not step.live and step.result is MISSING:
+            raise _Stop(FAILED, f"{step.where}: the call to {tool.name} has no \"result\"; evals never run a "
+                                "handler by surprise (give the result, or add \"live\": true to run it)",
+                        failure=True)
+
+    async def tool_call(self, steps: tuple[Step, ...], position: int) -> int:
+        step = steps[position]
+        tool = self.checked_tool(step)
         if tool.needs_approval:
             position = self.approval(steps, position, tool)
         output = await self.result(step, tool)
@@ -222,18 +281,16 @@ class Replayer:
         self.say(f"{step.where}: approval requested")
         decision = steps[position + 1] if position + 1 < len(steps) else None
         if decision is None or decision.type != APPROVAL_DECIDE:
-            raise _Stop(WAITING, held(tool.name))
+            raise _Stop(WAITING, held(tool.name), rest=position + 1)
         self.event(decision, APPROVAL_DECIDED, tool=tool.name, approved=decision.approved)
         self.say(f"{decision.where}: {'approved' if decision.approved else 'denied'}")
         if not decision.approved:
-            raise _Stop(FAILED, denial(tool.name))
+            raise _Stop(FAILED, denial(tool.name), rest=position + 2)
         return position + 1
 
     async def result(self, step: Step, tool: Tool) -> Any:
-        if step.live:
-            if not tool.handler:
-                raise _Stop(FAILED, f"{step.where}: {tool.name} has no \"handler\" in {self.toolbox.source}, so a "
-                                    "live step cannot run it", failure=True)
+        self.check_result(step, tool)  # a live step has a handler from here on
+        if step.live and tool.handler:
             info = os.fstat(self.folder())
             self.say(f"{step.where}: running {tool.handler}")
             answer = await call_handler(tool.handler, step.arguments, config=self.config, cwd=self.scratch,
@@ -243,10 +300,6 @@ class Replayer:
             if answer.error is not None:
                 raise _Stop(FAILED, f"{step.where}: {answer.error}", failure=True, live=True)
             return answer.value
-        if step.result is MISSING:
-            raise _Stop(FAILED, f"{step.where}: the call to {tool.name} has no \"result\"; evals never run a "
-                                "handler by surprise (give the result, or add \"live\": true to run it)",
-                        failure=True)
         return step.result
 
     def write_artifacts(self, step: Step) -> None:

@@ -5,7 +5,9 @@ approvals become `approval.decide`, outputs `assistant.output`, artifacts `artif
 `expect` records the run's status and final output. The trace is read in order; a replay's own
 trace (`approval.requested` before the call it gates) folds back into the steps it came from, so a
 replayed row round-trips to the same status and output. Any other run (a command target, a UiPath
-row) completed with its output, which becomes the final `assistant.output`.
+row) completed with its output, which becomes the final `assistant.output` as text (seed 001: `content`
+is "the text the agent says"; an object output is written as its compact JSON, the text `outputContains`
+searches), so the new case replays to that text.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ... import jsonio
-from ...compare import strict_equal
 from ...errors import WorkbenchError
 from ...model import Project, Result
 from ...output_paths import MISSING
@@ -77,8 +78,10 @@ class _Builder:
             self.pending = None  # a denied call never ran
 
     def said(self, content: Any) -> None:
-        self.steps.append({"type": ASSISTANT_OUTPUT, "content": content})
-        self.last_output = content
+        """An `assistant.output` step: its content is always text (a traced object as its JSON)."""
+        text = as_text(content)
+        self.steps.append({"type": ASSISTANT_OUTPUT, "content": text})
+        self.last_output = text
 
     def artifact(self, event: dict[str, Any]) -> None:
         path, content = event.get("path"), event.get("content")
@@ -131,7 +134,7 @@ def case_from_result(result: Result, *, description: str) -> tuple[dict[str, Any
         status, final = result.actual["status"], result.actual.get("output")
     else:
         status, final = "completed", result.actual
-    if final is not None and (builder.last_output is MISSING or not strict_equal(builder.last_output, final)):
+    if final is not None and (builder.last_output is MISSING or builder.last_output != as_text(final)):
         builder.said(final)
     expect: dict[str, Any] = {"status": status}
     if final is not None:

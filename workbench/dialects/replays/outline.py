@@ -1,6 +1,7 @@
 """How far a replay got, step by step: what a front-end shows for a scripted case — each step of the
 script with the state it reached (done, waiting, denied, failed, not reached), the approval decisions,
-and where the run stopped. Computed from the script as it ran and the replay's trace; no Textual here.
+and where the run stopped (and, when a hold or a denial ended it, the later step whose mistake failed the
+case). Computed from the script as it ran and the replay's trace; no Textual here.
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ def outline(script: Any, trace: list[Any] | None, output: Any) -> Outline:
             by_step.setdefault(event["step"], []).append(event)
     run = output if ran else {}
     stopped = run.get("stoppedAt") if isinstance(run.get("stoppedAt"), int) else None
+    # a mistake found in the steps after a hold or a denial: that step failed, the stop is still the stop
+    failed_at = run.get("failedAt") if isinstance(run.get("failedAt"), int) else None
     detail = run.get("failure") or run.get("detail")
     lines: list[StepLine] = []
     for index, raw in enumerate(steps):
@@ -79,9 +82,12 @@ def outline(script: Any, trace: list[Any] | None, output: Any) -> Outline:
         note = ""
         if not ran:
             state = NOT_RUN
+        elif index == failed_at:
+            state, note = FAILED, str(run.get("failure") or "")
         elif index == stopped:
-            state = FAILED if run.get("failure") else WAITING if run.get("status") == "waiting" else DENIED
-            note = str(detail or "")
+            stop_failed = run.get("failure") and failed_at is None
+            state = FAILED if stop_failed else WAITING if run.get("status") == "waiting" else DENIED
+            note = str(detail if failed_at is None else run.get("detail") or "")
         elif any(e.get("type") == APPROVAL_DECIDED and e.get("approved") is False for e in events):
             state = DENIED
         elif stopped is not None and index > stopped:

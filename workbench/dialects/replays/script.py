@@ -1,13 +1,15 @@
 """A scripted case as data: the steps of `evals/<name>.script.json` (seed 001), checked for shape.
 
-Shape mistakes (an unknown step type, a `tool.call` without `toolName`, an artifact path that leads out
-of its folder) are found when the file is read and make the case an ERROR naming the step. What
+Shape mistakes (an unknown step type, a `tool.call` without `toolName`, an `assistant.output` whose
+`content` isn't a string, an artifact path that leads out of its folder, an `expect` key that isn't an
+expectation) are found when the file is read and make the case an ERROR naming the step. What
 depends on the project's tools (does the tool exist, do the arguments fit its schema, does it need
 approval, is there a result) is decided while replaying, where it fails the case instead.
 """
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -122,6 +124,9 @@ def parse_step(index: int, raw: Any) -> Step:
     if kind == ASSISTANT_OUTPUT:
         if "content" not in raw:
             raise StepError(f"{where} has no \"content\" (the text the agent says)")
+        if not isinstance(raw["content"], str):  # seed 001: "`content`, the text the agent says"
+            raise StepError(f"{where} \"content\" must be a string (the text the agent says), not "
+                            f"{type_name(raw['content'])}")
         return Step(index, kind, content=raw["content"])
     if kind == APPROVAL_DECIDE:
         if not isinstance(raw.get("approved"), bool):
@@ -151,10 +156,12 @@ def _expect(doc: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     contains = expect.get("outputContains")
     if contains is not None and not isinstance(contains, str):
         raise StepError(f"expect.outputContains must be a string, not {type_name(contains)}")
-    unknown = [key for key in expect if key not in EXPECT_KEYS]
-    warnings = [f"expect has {', '.join(repr(k) for k in unknown)}, which is not checked "
-                f"(expectations: {', '.join(EXPECT_KEYS)})"] if unknown else []
-    return expect, warnings
+    for key in expect:
+        if key not in EXPECT_KEYS:  # a misspelt expectation would pass unchecked: refused, as every format does
+            close = difflib.get_close_matches(str(key), EXPECT_KEYS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f" (expectations: {', '.join(EXPECT_KEYS)})"
+            raise StepError(f"expect has {str(key)!r}, which is not an expectation{hint}")
+    return expect, []
 
 
 def parse_case(doc: Any, file_name: str) -> Case:
