@@ -7,6 +7,7 @@ files still load, so one bad save never hides the rest of the suite.
 from __future__ import annotations
 
 import gc
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,7 @@ from .model import Problem, Project, Severity
 
 if TYPE_CHECKING:
     from .config import Config
+    from .dialects.base import Dialect
 
 
 def project_markers() -> tuple[str, ...]:
@@ -56,9 +58,41 @@ def _load_project(root: Path, config: Config | None) -> Project:
         dialect.load(ctx)
     project = ctx.project
     if not project.sets and not project.problems:
-        where = " or ".join(d.expects for d in present if d.expects)
-        project.problems.append(Problem(EVALS_DIR, f"no eval sets found: expected {where}", Severity.WARNING))
+        project.problems.append(_no_sets(root, present))
     return project
+
+
+def _no_sets(root: Path, present: list[Dialect]) -> Problem:
+    """Why nothing loaded: an empty evals/ is a warning; an evals/ holding only files no format reads is an
+    ERROR that names some of them and every format's files (a run of nothing must never look green)."""
+    unread = _some_files(root / EVALS_DIR)
+    if not unread:
+        where = " or ".join(d.expects for d in present if d.expects)
+        return Problem(EVALS_DIR, f"no eval sets found: expected {where}", Severity.WARNING)
+    names, more = unread
+    shown = ", ".join(names) + (f" and {more} more" if more else "")
+    formats = "; ".join(f"{d.title}: {d.expects}" for d in all_dialects() if d.expects)
+    return Problem(EVALS_DIR, f"holds only files workbench can't read ({shown}); it reads {formats}",
+                   Severity.ERROR)
+
+
+def _some_files(folder: Path, shown: int = 5, looked: int = 10_000) -> tuple[list[str], int] | None:
+    """Up to `shown` files under `folder` (relative to it, not in dot-folders) and how many more, looking at
+    `looked` entries at most; None when there are none."""
+    names: list[str] = []
+    more = 0
+    seen = 0
+    for folder_name, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            seen += 1
+            if len(names) < shown:
+                names.append(relative(folder, Path(folder_name) / name))
+            else:
+                more += 1
+        if seen >= looked:
+            break
+    return (names, more) if names else None
 
 
 def find_project_root(start: Path) -> Path:

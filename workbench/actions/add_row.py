@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import jsonio
 from ..config import Config, reload_config
+from ..dialects import all_dialects, dialect_for
 from ..engine import RunnerFactory
 from ..model import EvalSet, EvaluatorDef, Project
 from ..runners import LogSink, make_runner
@@ -49,6 +50,11 @@ def check_new_row(eval_set: EvalSet, name: str, inputs_text: str) -> dict[str, A
     """The parsed inputs, once the name and inputs can make a row of `eval_set`. Raises WritebackError
     for inputs that are not a JSON object, Refused for an empty or taken name. Cheap enough to call
     as the user types."""
+    dialect = dialect_for(eval_set.dialect)
+    if not dialect.row_sets:  # refused before the target runs; e.g. a .eval.ts file is never written into
+        where = " or ".join(d.row_sets for d in all_dialects() if d.row_sets) or "no format's sets"
+        raise Refused(f"{eval_set.file_name} is a file of {dialect.title or dialect.name}, which workbench never "
+                      f"writes (it adds rows only to {where}); add the row to the file by hand")
     inputs = parse_inputs(inputs_text)
     if not name.strip():
         raise Refused("the row needs a name")

@@ -71,7 +71,8 @@ def test_the_setup_workflow_is_asked_first_and_its_state_and_workflows_count(tmp
     assert result.actual["setup"]["workflows"] == [{"name": "onboarding", "entered": True, "completed": True}]
 
 
-def test_idle_timeout_bounds_each_turn_and_the_runner_timeout_is_the_default(tmp_path: Path) -> None:
+def test_idle_timeout_bounds_each_turn_and_30_seconds_is_the_default(tmp_path: Path) -> None:
+    """Seed 002: idleTimeout defaults to 30,000 ms per turn (it was the runner's 60 s before issue 22)."""
     write_evals(tmp_path, {"a": eval_doc("quick", [turn("x"), turn("y")], options={"idleTimeout": 1500}),
                            "b": eval_doc("plain", [turn("x")])})
     target = ScriptedTarget(lambda request: {"reply": "ok"})
@@ -79,7 +80,7 @@ def test_idle_timeout_bounds_each_turn_and_the_runner_timeout_is_the_default(tmp
     by_eval = {}
     for request, timeout in zip(target.requests, target.timeouts, strict=True):
         by_eval.setdefault(request["eval"], []).append(timeout)
-    assert by_eval == {"quick": [1.5, 1.5], "plain": [None]}
+    assert by_eval == {"quick": [1.5, 1.5], "plain": [30.0]}
 
 
 def test_a_target_error_stops_the_conversation_as_an_error_naming_the_turn(tmp_path: Path) -> None:

@@ -1,10 +1,10 @@
 """The conversation dialect: multi-turn evals in the Botpress ADK's format (seed 002).
 
-`files.py` finds and reads `evals/**/*.eval.json`, `rules.py` checks each eval against the seed's
-rules, `protocol.py` is what the target is asked per turn, `player.py` plays the turns, `keep.py`
-caps what the transcript keeps. The
-assertions are scored by `scorer.py` (`checks.py` compiles them, `judge.py` asks the judge) against the
-transcript the player records.
+`files.py` finds and reads `evals/**/*.eval.json` and `*.eval.ts` (`ts_literals.py` reads the TypeScript
+literals, `agent_config.py` the agent-level defaults, `defaults.py` cascades them), `rules.py` checks
+each eval against the seed's rules, `protocol.py` is what the target is asked per turn, `player.py`
+plays the turns, `keep.py` caps what the transcript keeps. The assertions are scored by `scorer.py`
+(`checks.py` compiles them, `judge.py` asks the judge) against the transcript the player records.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ...runners.base import RunOutcome
 from ..base import EVALS_DIR, Dialect, LoadContext, RowRun, Scaffolded
-from .files import DIALECT, SUFFIX, ConversationLoader, eval_files
+from .files import DIALECT, SUFFIX, TS_SUFFIX, ConversationLoader, eval_files
 from .player import play
 from .scorer import ConversationScorer
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 class ConversationsDialect(Dialect):
     name = DIALECT
     title = "conversation evals"
-    expects = f"{EVALS_DIR}/**/*{SUFFIX}"
+    expects = f"{EVALS_DIR}/**/*{SUFFIX} or *{TS_SUFFIX}"
     markers = (EVALS_DIR,)
     view = "workbench.tui.detail_views.conversation:ConversationView"
     init_name = "botpress"
@@ -38,7 +38,8 @@ class ConversationsDialect(Dialect):
         created, kept, skipped = scaffold.init_conversations(root)
         return Scaffolded(created, kept, skipped, scaffold.NEXT_STEPS)
     accept_refusal = ("is a conversation eval: its assertions are checked turn by turn and there is no single "
-                      "expected output to accept; edit the assertions in its .eval.json file instead")
+                      "expected output to accept; edit the assertions in its .eval.json or .eval.ts file instead "
+                      "(workbench never writes into a .eval.ts file)")
 
     def scorers(self) -> tuple[Scorer, ...]:
         return (ConversationScorer(),)

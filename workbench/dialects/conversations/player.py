@@ -30,11 +30,17 @@ from .protocol import ProtocolError, TurnReply, next_state, read_reply, seeded_s
 from .scorer import Checked, observed_outcome, observed_turn, tested
 
 
-def idle_timeout(spec: dict[str, Any]) -> float | None:
-    """`options.idleTimeout` (ms) in seconds, or None for the runner's own timeout."""
-    options = spec.get("options")
-    value = options.get("idleTimeout") if isinstance(options, dict) else None
-    return value / 1000 if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+def idle_timeout(run: RowRun) -> tuple[float, str]:
+    """One turn's time limit in seconds, and where it came from: the row's `idleTimeout` input (the cascade
+    of `defaults.idle_timeout`, taken when the row loaded), else the cascade now."""
+    from .defaults import idle_timeout as cascade  # here: the package imports this module
+
+    spec = run.row.criteria.get("conversation")
+    ms, source = cascade(spec, run.config, {})
+    loaded = run.row.inputs.get("idleTimeout")
+    if isinstance(loaded, (int, float)) and not isinstance(loaded, bool) and loaded > 0 and loaded != ms:
+        ms, source = float(loaded), "agent.config.ts's evals.idleTimeout"
+    return ms / 1000, source
 
 
 class Conversation:
@@ -45,7 +51,7 @@ class Conversation:
         self.target = target
         self.spec: dict[str, Any] = run.row.criteria["conversation"]
         self.name = run.row.name or run.row.id
-        self.timeout = idle_timeout(self.spec)
+        self.timeout, self.timeout_source = idle_timeout(run)
         self.state = seeded_state(self.spec.get("setup"))
         self.history: list[dict[str, Any]] = []
         self.transcript: dict[str, Any] = {"eval": self.name, "seeded_state": self.state, "turns": []}
@@ -144,8 +150,8 @@ class Conversation:
         return [verdict(tested(check, None, seen)) for check in self.checks.outcome]
 
     def failure_text(self, error: str) -> str:
-        if self.timeout is not None and "timed out" in error:
-            return f"{error} (options.idleTimeout is {self.timeout * 1000:g} ms)"
+        if "timed out" in error:
+            return f"{error} ({self.timeout_source} is {self.timeout * 1000:g} ms)"
         return error
 
     def stop(self, number: int, error: str) -> None:

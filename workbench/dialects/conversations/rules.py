@@ -76,6 +76,9 @@ def _conversation(turns: Any) -> list[str]:
         return ["conversation is required: an array of turns such as [{\"user\": \"hi\"}]"]
     if not isinstance(turns, list):
         return [f"conversation must be an array of turns, not {show(turns)}"]
+    if not turns:
+        return ["conversation is empty: an eval needs at least one turn, such as [{\"user\": \"hi\"}] (an eval "
+                "with no turns would pass without the bot ever being asked)"]
     problems: list[str] = []
     for number, turn in enumerate(turns, 1):
         problems += [f"turn {number}: {message}" for message in _turn(turn)]

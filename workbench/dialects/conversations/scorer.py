@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ... import jsonio
-from ...compare import is_number
 from ...model import EvaluatorDef, Verdict
 from ...output_paths import MISSING
 from ...scoring.base import CriterionError, Score, ScoreInput, Scorer
@@ -38,7 +37,6 @@ from .checks import SILENCE, Check, Observed, compile_eval
 from .judge import judge_reply
 
 CONVERSATION_TYPE = "workbench-conversation"
-DEFAULT_JUDGE_THRESHOLD = 3.0
 
 
 @dataclass(slots=True)
@@ -85,14 +83,12 @@ def observed_outcome(transcript: dict[str, Any]) -> Observed:
 
 
 def judge_threshold(criterion: dict[str, Any], data: ScoreInput) -> float:
-    options = criterion.get("options")
-    value = options.get("judgePassThreshold") if isinstance(options, dict) else None
-    if is_number(value):
-        return float(value)
-    from .settings import ConversationsConfig  # here: the package imports this module
+    """The eval's options.judgePassThreshold, else [evals] judge_pass_threshold, else agent.config.ts's, else 3."""
+    from .defaults import AGENT_KEY  # here: the package imports this module
+    from .defaults import judge_threshold as cascade
 
-    return data.config.section(ConversationsConfig).judge_pass_threshold if data.config is not None \
-        else DEFAULT_JUDGE_THRESHOLD
+    agent = data.evaluator.config.get(AGENT_KEY) if isinstance(data.evaluator.config, dict) else None
+    return cascade(criterion, data.config, agent if isinstance(agent, dict) else {})
 
 
 class ConversationScorer(Scorer):
