@@ -96,6 +96,7 @@ class Digest:
     duration_s: float = 0.0
     handle: str | None = None  # set while the iteration still runs (`status(handle)` waits for it)
     progress: tuple[int, int] | None = None  # rows done, rows total
+    live: str | None = None  # how a live TUI/`watch` session answered: "joined", "recorded" or "ran"
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -113,6 +114,8 @@ class Digest:
         }
         if self.handle is not None:
             doc["handle"] = self.handle
+        if self.live is not None:
+            doc["live_session"] = self.live
         if self.progress is not None:
             doc["progress"] = {"rows_done": self.progress[0], "rows_total": self.progress[1]}
         return doc
@@ -144,7 +147,8 @@ class Digest:
         count = f"{self.rows_passing}/{self.rows_total} rows pass"
         if self.rows_erroring:
             count += f", {self.rows_erroring} error"
-        head = f"{where}: {count} ({self.rescored} re-scored, {self.ran} run, {self.duration_s:.1f}s)"
+        why = f" ({one_line(self.trigger, 120)})" if self.trigger else ""
+        head = f"{where}{why}: {count} ({self.rescored} re-scored, {self.ran} run, {self.duration_s:.1f}s)"
         return head + (" — all green" if self.green else "")
 
     def _tail(self) -> list[str]:

@@ -267,14 +267,16 @@ class AgentLoop:
                          trigger=report.trigger.describe())
 
     async def _join_live(self, pending: Pending, selection: RowFilter) -> Digest | None:
-        asker = _live_asker()
-        if asker is None:
-            return None
+        """The answer of a TUI/`watch` session on this project (it ran, joined or already had the iteration
+        for these files), read from history; None when none serves the project (then this process runs it)."""
 
         def progress(done: int, total: int) -> None:
             pending.progress(done, total)
 
         try:
+            asker = _live_asker()
+            if asker is None:
+                return None
             linked = await asker(self.root, selection, asked_by="agent", on_progress=progress)
         except asyncio.CancelledError:
             raise
@@ -284,12 +286,16 @@ class AgentLoop:
         number = getattr(linked, "number", None)
         if not isinstance(number, int):
             return None
-        return await asyncio.to_thread(self._digest_recorded, number)
+        how = getattr(linked, "how", "joined")
+        return await asyncio.to_thread(self._digest_recorded, number, str(how))
 
-    def _digest_recorded(self, number: int) -> Digest:
+    def _digest_recorded(self, number: int, how: str) -> Digest:
         project = load_project(self.root, self.live_config)
         with HistoryStore.open(self.config) as store:
             digest = digest_of(store, number, project, self.live_config.watch.stall_after)
-        digest.trigger = f"{digest.trigger} (joined the live session)"
+        said = {"joined": "joined the live session's iteration", "recorded": "the live session's last iteration "
+                "holds for these files: nothing ran", "ran": "the live session ran it"}.get(how, how)
+        digest.trigger = f"{digest.trigger} ({said})"
+        digest.live = how
         return digest
 
