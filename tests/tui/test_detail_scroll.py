@@ -36,7 +36,9 @@ async def test_a_failing_row_opens_at_its_first_difference_at_80x24(tmp_path: Pa
         assert detail.show_vertical_scrollbar
         assert detail.scroll_y > 0, "it opened scrolled down to the difference"
         shown = screen_text(app)
-        assert '"grade": "PASS",' in shown and '"grade": "FAIL",' in shown  # expected | actual, side by side
+        # expected above actual (stacked at 80 columns, issue 22 point 3), open at the expected's first difference
+        assert app.main.detail.has_class("stacked")
+        assert '"grade": "PASS",' in shown and '"band": "pass",' in shown
         assert "Differences" not in shown  # scrolled past the heading to the lines that differ
 
 

@@ -287,13 +287,11 @@ async def test_left_and_right_switch_the_evaluator_in_the_detail(tmp_path: Path)
         assert shown_rows(app)["merit"].startswith("✘")  # one evaluator passes, the other fails
         await pilot.press("enter")
         assert app.focused is app.main.detail
-        assert app.main.detail.current_ref == "grade" and "✔ PASS" in static_text(app, "#detail-meta")
-        await pilot.press("right")
-        assert app.main.detail.current_ref == "detail"
+        # the row opens on its failing evaluator (issue 22 point 2)
         meta = static_text(app, "#detail-meta")
-        assert "✘ FAIL" in meta and "detail" in meta
+        assert app.main.detail.current_ref == "detail" and "✘ FAIL" in meta and "detail" in meta
         assert "band" in static_text(app, "#detail-explanation")
         await pilot.press("right")  # wraps around
-        assert app.main.detail.current_ref == "grade"
+        assert app.main.detail.current_ref == "grade" and "✔ PASS" in static_text(app, "#detail-meta")
         await pilot.press("left")
         assert app.main.detail.current_ref == "detail"

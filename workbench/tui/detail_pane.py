@@ -1,11 +1,13 @@
-"""The row detail pane: the row's heading, one tab per evaluator, and below them the body drawn by the
-view registered for the row's dialect (`detail_views`; by default expected vs actual)."""
+"""The row detail pane: the row's heading, one tab per evaluator (each marked ✔/✘ with its verdict), and
+below them the body drawn by the view registered for the row's dialect (`detail_views`; by default
+expected vs actual). A row opens on its first failing evaluator, which is where the work is."""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -13,13 +15,22 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static, Tab, Tabs
 
-from ..model import EvalSet, EvaluatorKey, Result, ResultKey, Row, RowKey
+from ..model import EvalSet, EvaluatorKey, Result, ResultKey, Row, RowKey, Verdict
 from ..textsafe import one_line
 from .detail_views import DEFAULT_VIEW, DetailContext, DetailView, view_for
-from .labels import plain
+from .labels import verdict_text
 from .state import RUNNING, RunState
 
 NOTHING_SELECTED = "Select a row to see its inputs, expected and actual output."
+STACK_BELOW = 70  # a pane narrower than this shows expected above actual: two columns of 30 would wrap
+
+
+def tab_label(ref: str, verdict: Verdict | None) -> Text:
+    """An evaluator's tab: its name and its latest verdict's mark (✔ ✘ !, ○ before it ran)."""
+    label = Text(one_line(ref, 30))
+    label.append(" ")
+    label.append_text(verdict_text(verdict))
+    return label
 
 
 class RowDetail(VerticalScroll, can_focus=True):
@@ -41,6 +52,9 @@ class RowDetail(VerticalScroll, can_focus=True):
         self.state = state
         self.row: tuple[EvalSet, Row] | None = None
         self._generation = 0
+        self._picked = False  # the user chose an evaluator of this row: results arriving never move it
+        self._marks: list[Verdict | None] = []  # the verdict each tab shows
+        self._first_tab_activates = False
         self._view: DetailView = DEFAULT_VIEW(classes="detail-view")
 
     def compose(self) -> ComposeResult:
@@ -48,6 +62,10 @@ class RowDetail(VerticalScroll, can_focus=True):
         with Vertical(id="detail-body"):
             yield Tabs(id="detail-evaluators")
             yield self._view
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Narrow (an 80-column terminal): views' side-by-side parts stack, expected above actual."""
+        self.set_class(event.size.width < STACK_BELOW, "stacked")
 
     @property
     def view(self) -> DetailView:
@@ -67,7 +85,8 @@ class RowDetail(VerticalScroll, can_focus=True):
             found[1].id != self.row[1].id
         self.row = found
         if changed:
-            self.set_reactive(RowDetail.evaluator_index, 0)  # the refresh below draws it
+            self._picked = False
+            self.set_reactive(RowDetail.evaluator_index, self._first_failing() or 0)  # the refresh draws it
             self._rebuild_tabs()
             # a new row starts at its top (or its view scrolls to what matters)
             self.scroll_home(animate=False, immediate=True)
@@ -88,14 +107,49 @@ class RowDetail(VerticalScroll, can_focus=True):
         tabs.clear()
         self._generation += 1  # removed tabs linger until the next refresh: never reuse their ids
         refs = self.row[0].evaluator_refs if self.row else []
+        self._marks = self._verdicts()
+        self._first_tab_activates = bool(refs)  # Tabs.add_tab's own activation of the first tab is on its way
         for index, ref in enumerate(refs):
-            tabs.add_tab(Tab(plain(ref, 30), id=self._tab_id(index)))
+            tabs.add_tab(Tab(tab_label(ref, self._marks[index]), id=self._tab_id(index)))
         tabs.display = len(refs) > 1
         if refs:
             tabs.active = self._tab_id(self.evaluator_index)
 
     def _tab_id(self, index: int) -> str:
         return f"evaluator-{self._generation}-{index}"
+
+    def _verdicts(self) -> list[Verdict | None]:
+        """The latest verdict of each of the row's evaluators (None: not run yet)."""
+        if self.row is None:
+            return []
+        eval_set, row = self.row
+        key = RowKey.of(eval_set, row)
+        return [found.verdict if (found := self.state.results.get(ResultKey(*key, ref))) is not None else None
+                for ref in eval_set.evaluator_refs]
+
+    def _first_failing(self) -> int | None:
+        """The first evaluator whose latest result failed or errored, if any."""
+        return next((index for index, verdict in enumerate(self._verdicts())
+                     if verdict is not None and verdict is not Verdict.PASS), None)
+
+    def _follow_results(self) -> None:
+        """Results arrived: the tabs show their verdicts, and a row the user has not steered opens on a
+        failing evaluator when the one shown passes (the row was opened before it had run)."""
+        if self.row is None or len(self.row[0].evaluator_refs) < 2:
+            return
+        marks = self._verdicts()
+        if marks != self._marks:
+            self._marks = marks
+            refs = self.row[0].evaluator_refs
+            ids = {self._tab_id(index): index for index in range(len(refs))}
+            for tab in self.query_one("#detail-evaluators", Tabs).query(Tab):
+                if tab.id in ids:
+                    tab.label = tab_label(refs[ids[tab.id]], marks[ids[tab.id]])
+        failing = self._first_failing()
+        shown = self._marks[self.evaluator_index] if self.evaluator_index < len(self._marks) else None
+        if not self._picked and failing is not None and (shown is None or shown is Verdict.PASS):
+            self.set_reactive(RowDetail.evaluator_index, failing)
+            self.query_one("#detail-evaluators", Tabs).active = self._tab_id(failing)
 
     @property
     def current_ref(self) -> str | None:
@@ -114,11 +168,24 @@ class RowDetail(VerticalScroll, can_focus=True):
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         event.stop()
-        if event.tab is not None and event.tab.id and event.tab.id.startswith(f"evaluator-{self._generation}-"):
-            self.evaluator_index = int(event.tab.id.rsplit("-", 1)[1])
+        tab = event.tab
+        if tab is None or tab.id != event.tabs.active:
+            return  # a stale activation: the pane has moved the tabs on since (a row opening on its failure)
+        if tab.id and tab.id.startswith(f"evaluator-{self._generation}-"):
+            index = int(tab.id.rsplit("-", 1)[1])
+            if self._first_tab_activates and index == 0:
+                # Tabs activates its first tab once it is mounted, whichever the pane chose: show the chosen one
+                self._first_tab_activates = False
+                if self.evaluator_index != 0:
+                    event.tabs.active = self._tab_id(self.evaluator_index)
+                return
+            if index != self.evaluator_index:
+                self._picked = True  # a click on a tab (activating the shown one is the pane's own doing)
+            self.evaluator_index = index
 
     def action_evaluator(self, step: int) -> None:
         if self.row is not None and len(self.row[0].evaluator_refs) > 1:
+            self._picked = True
             self.evaluator_index += step
 
     def validate_evaluator_index(self, index: int) -> int:
@@ -140,6 +207,7 @@ class RowDetail(VerticalScroll, can_focus=True):
             self.show_message(Text(NOTHING_SELECTED, "dim"))
             return
         self.query_one("#detail-body").display = True
+        self._follow_results()
         context = self.context()
         self.query_one("#detail-title", Static).update(self._heading(context))
         self.view.show(context)

@@ -1,5 +1,6 @@
 """The live run log: the selected row's log (a command target's stderr, the uip debug log), streamed
-while it runs and kept afterwards, each run under its own header (`row_logs.py`)."""
+while it runs and kept afterwards, each run under its own header (`row_logs.py`). It follows the newest
+line unless the user scrolled up; scrolling back to the bottom follows again."""
 
 from __future__ import annotations
 
@@ -11,25 +12,62 @@ from textual.widgets import Log
 from ..model import RowKey
 from ..textsafe import one_line, printable
 from .row_logs import RowLogs
+from .settling import Settling
 
 NO_OUTPUT = "(no log output yet)"
 
 
-class RunLog(Log):
+class RunLog(Settling, Log):
     """Shows one row's log at a time; lines are sanitised, never interpreted. It remembers how many of
     the row's lines it has shown, so catching up appends each line once, whatever the order in which
-    the selection and the engine's batched updates arrive."""
+    the selection and the engine's batched updates arrive.
+
+    Following is its own state, not Log's "was at the bottom before this write": a long line brings a
+    horizontal scrollbar a moment after it is written (Log measures widths in a thread), which takes a
+    line of the height, leaves the view one line short of the bottom, and Log would stop following."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(max_lines=5000, highlight=False, **kwargs)
+        super().__init__(max_lines=5000, highlight=False, auto_scroll=False, **kwargs)
         self.row: RowKey | None = None
+        self.following = True  # the view keeps to the newest line (the user has not scrolled up)
         self._shown = 0  # lines of the row's log shown so far (RowLogs.added when last drawn)
         self._placeholder = False  # the pane shows a note instead of log lines
+        self._moving = False  # the log itself is scrolling (to the newest line), not the user
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if not self._moving and self.max_scroll_y:
+            self.following = round(new_value) >= self.max_scroll_y  # up: stop; back at the bottom: follow
+
+    def watch_virtual_size(self) -> None:
+        self._keep_following()
+
+    def watch_show_horizontal_scrollbar(self) -> None:
+        self._keep_following()
+
+    def on_resize(self) -> None:
+        self._keep_following()
+
+    def _keep_following(self) -> None:
+        """The content or the room for it changed: stay on the newest line, now and once laid out."""
+        if self.following:
+            self._to_newest()
+            self.defer(self._to_newest)
+
+    def _to_newest(self) -> None:
+        if not self.following:
+            return
+        self._moving = True
+        try:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+        finally:
+            self._moving = False
 
     def show(self, row: RowKey | None, logs: RowLogs, label: str) -> None:
-        """Draw `row`'s whole log (the selection moved)."""
+        """Draw `row`'s whole log (the selection moved): it opens on its newest lines."""
         self.row = row
         self.clear()
+        self.following = True
         self.border_title = Text(f"Log — {one_line(label, 80)}" if row else "Log")  # Text: never markup
         lines = logs.lines(row) if row is not None else []
         self._shown = logs.added(row) if row is not None else 0
@@ -53,4 +91,5 @@ class RunLog(Log):
             self._write(new)
 
     def _write(self, lines: list[str]) -> None:
-        self.write_lines([printable(line, keep_newlines=False) for line in lines])
+        self.write_lines([printable(line, keep_newlines=False) for line in lines], scroll_end=False)
+        self._keep_following()
