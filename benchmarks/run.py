@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import bench_agent
 import bench_cluster
 import bench_compare
 import bench_conversations
@@ -35,6 +36,7 @@ SUITE: dict[str, Callable[[bool], list[Measure]]] = {
     "6": bench_pay_once.run,
     "7": bench_conversations.run,
     "8": bench_cluster.run,  # rows on a local Ray (skipped without Ray)
+    "9": bench_agent.run,  # `workbench mcp` through the SDK's client (skipped without the mcp extra)
 }
 
 
