@@ -97,7 +97,8 @@ def test_update_baseline_below_the_minimum_is_refused_and_the_file_untouched(tmp
     (root / BASELINE).write_bytes(original)
     proc, doc = invoke_json("run", str(root), "--update-baseline")
     assert proc.returncode == 1
-    assert "scenario baseline NOT updated (eval-baseline.json left as it was): scenario pass rate 4/5" in proc.stderr
+    assert ("scenario baseline NOT updated (the baseline found at .appilots/eval-baseline.json is left as it was): "
+            "scenario pass rate 4/5") in proc.stderr
     assert gate_of(doc)["baseline_written"] is False
     assert (root / BASELINE).read_bytes() == original
     assert sorted(p.name for p in (root / BASELINE).parent.iterdir()) == ["eval-baseline.json", "scenarios"]
@@ -108,7 +109,8 @@ def test_baseline_round_trip_and_the_gates_exit_codes(tmp_path: Path) -> None:
     fix_the_agent(root)
     proc = invoke_workbench("run", str(root), "--update-baseline")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert f"scenario baseline written: {root / BASELINE} (5 scenarios, pass rate 100.0%)" in proc.stdout
+    assert ("scenario baseline written: .appilots/eval-baseline.json (a new file; 5 scenarios, pass rate 100.0%)"
+            in proc.stdout)
     written = json.loads((root / BASELINE).read_text(encoding="utf-8"))
     assert sorted(written["scenarios"]) == sorted(SCENARIOS)
     assert all(entry["passed"] and entry["tokens"] > 180 for entry in written["scenarios"].values())

@@ -6,7 +6,8 @@ baseline, not now) and **token regressions** (still passing, but above `(1 + max
 the baseline's tokens; exactly at that limit is fine). A scenario with no baseline entry never
 regresses. The gate fails on either, and when the pass rate is below the minimum.
 
-`--update-baseline` writes the file (atomically) only when the pass rate reaches the minimum; the
+`--update-baseline` writes the file (atomically) only when the pass rate reaches the minimum, and says
+which baseline it found (replaced, or left as it was) or that there was none; the
 comparison is exact (fractions, not floats), so 19 of 20 reaches 0.95 and 100 × 1.25 is 125.
 """
 
@@ -21,6 +22,7 @@ from typing import Any
 
 from ... import jsonio
 from ...baseline import BaselineError
+from ...compare import type_name
 from ...model import Project, Result, Verdict, results_by_row, row_verdict
 from ...trace import trace_tokens
 from ...writeback.atomic import write_atomically
@@ -121,19 +123,39 @@ def load_scenario_baseline(path: Path) -> ScenarioBaseline | None:
         raise BaselineError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except jsonio.JsonError as exc:
         raise BaselineError(f"{path}: not valid JSON: {exc}") from None
-    scenarios = doc.get("scenarios") if isinstance(doc, dict) else None
-    if isinstance(scenarios, list):  # [{"name": ..., "passed": ...}] is accepted too
-        scenarios = {item.get("name"): item for item in scenarios if isinstance(item, dict)}
-    if not isinstance(scenarios, dict):
-        raise BaselineError(f"{path}: not a scenario baseline (expected {{\"scenarios\": {{name: {{\"passed\": "
-                            "...}}}}}}); regenerate it with `workbench run --update-baseline`")
+    scenarios = _scenarios(path, doc)
     entries = {}
     for name, item in scenarios.items():
-        if not isinstance(name, str) or not isinstance(item, dict) or not isinstance(item.get("passed"), bool):
-            raise BaselineError(f"{path}: scenario {name!r} has no boolean \"passed\"; regenerate it with "
-                                "`workbench run --update-baseline`")
+        if not isinstance(item, dict) or not isinstance(item.get("passed"), bool):
+            raise BaselineError(f"{path}: scenario {name!r} has no boolean \"passed\"; {REGENERATE}")
         entries[name] = ScenarioEntry(item["passed"], _count(item.get("tokens")))
     return ScenarioBaseline(entries, str(doc.get("createdAt", "")))
+
+
+REGENERATE = "regenerate it with `workbench run --update-baseline`"
+SHAPE = '{"scenarios": {"<scenario name>": {"passed": true, "tokens": 120}}}'
+
+
+def _scenarios(path: Path, doc: Any) -> dict[str, Any]:
+    """The baseline's entries by scenario name; BaselineError saying what is there instead of that shape."""
+    scenarios = doc.get("scenarios") if isinstance(doc, dict) else None
+    if isinstance(scenarios, list):  # [{"name": ..., "passed": ...}] is accepted too
+        listed: dict[str, Any] = {}
+        for number, item in enumerate(scenarios):
+            name = item.get("name") if isinstance(item, dict) else None
+            if not isinstance(name, str):
+                raise BaselineError(f"{path}: scenarios[{number}] has no \"name\" (a string); {REGENERATE}")
+            listed[name] = item
+        return listed
+    if isinstance(scenarios, dict):
+        return scenarios
+    if not isinstance(doc, dict):
+        what = f"it is {type_name(doc)}"
+    elif "scenarios" not in doc:
+        what = 'it has no "scenarios"'
+    else:
+        what = f'"scenarios" is {type_name(scenarios)}'
+    raise BaselineError(f"{path}: not a scenario baseline: {what}; expected an object such as {SHAPE}; {REGENERATE}")
 
 
 def write_scenario_baseline(path: Path, baseline: ScenarioBaseline) -> None:
@@ -211,8 +233,10 @@ class ScenarioGate:
     settings: ScenarioSettings
     total: int
     passed_count: int
-    check: ScenarioCheck | None  # None: no baseline file yet
+    check: ScenarioCheck | None  # None: no baseline file yet, or --update-baseline (nothing compared)
     reasons: list[str] = field(default_factory=list)
+    found: bool = False  # a baseline file is there (with --update-baseline: the one to be replaced)
+    updating: bool = False  # --update-baseline: the gate line says which baseline it found, not "against"
 
     @property
     def passed(self) -> bool:
@@ -225,7 +249,10 @@ class ScenarioGate:
     def lines(self, root: Path) -> list[str]:
         """The report's lines: the pass rate against the minimum, then each regression."""
         where = self.settings.to_json(root)["baseline"]
-        against = f"against {where}" if self.check is not None else f"no baseline yet ({where})"
+        if self.updating:
+            against = f"updating the baseline found at {where}" if self.found else f"no baseline yet ({where})"
+        else:
+            against = f"against {where}" if self.check is not None else f"no baseline yet ({where})"
         lines = [f"scenarios: {self.passed_count}/{self.total} pass ({self.pass_rate:.1%}, minimum "
                  f"{self.settings.min_pass_rate:.1%}), {against}"]
         lines += [f"  {regression.describe()}" for regression in (self.check.regressions if self.check else [])]
@@ -235,17 +262,21 @@ class ScenarioGate:
         check = self.check
         return {"passed": self.passed, "total": self.total, "passed_count": self.passed_count,
                 "pass_rate": round(self.pass_rate, 4), **self.settings.to_json(root),
-                "baseline_found": check is not None,
+                "baseline_found": self.found,
                 "newly_failing": [r.to_json() for r in check.newly_failing] if check else [],
                 "token_regressions": [r.to_json() for r in check.token_regressions] if check else [],
                 "new": list(check.new) if check else [], "reasons": list(self.reasons)}
 
 
 def evaluate_scenario_gate(runs: list[ScenarioRun], settings: ScenarioSettings, baseline: ScenarioBaseline | None,
-                           *, allow_empty: bool = False) -> ScenarioGate:
+                           *, allow_empty: bool = False, updating: bool = False,
+                           found: bool | None = None) -> ScenarioGate:
+    """The gate over `runs` against `baseline` (None: nothing to compare with). `found`: whether a baseline
+    file is there (default: whether `baseline` was given); `updating`: --update-baseline is about to write it."""
     passed = sum(run.passed for run in runs)
     check = compare_scenarios(runs, baseline, settings.max_token_regression) if baseline is not None else None
-    gate = ScenarioGate(settings, len(runs), passed, check)
+    gate = ScenarioGate(settings, len(runs), passed, check, found=baseline is not None if found is None else found,
+                        updating=updating)
     if not runs:
         if not allow_empty:
             gate.reasons.append("no scenario ran")
@@ -267,23 +298,28 @@ class ScenarioBaselineUpdate:
     written: bool
     path: Path
     reason: str = ""
+    found: bool = False  # a baseline was there before (replaced, or left as it was)
+    kept: int = 0  # a partial run's update: entries of scenarios that did not run, kept as they were
 
 
 def update_scenario_baseline(runs: list[ScenarioRun], settings: ScenarioSettings,
-                             keep: ScenarioBaseline | None = None) -> ScenarioBaselineUpdate:
+                             keep: ScenarioBaseline | None = None, *, found: bool = False) -> ScenarioBaselineUpdate:
     """Write the baseline from `runs` when their pass rate reaches the minimum; otherwise leave the
-    file exactly as it is. `keep`: a partial run's baseline, whose other entries stay."""
+    file exactly as it is. `keep`: a partial run's baseline, whose other entries stay; `found`: a baseline
+    file was there (the words say which one was replaced or kept)."""
     passed = sum(run.passed for run in runs)
     if not reaches(passed, len(runs), settings.min_pass_rate):
         rate = f"{passed}/{len(runs)} ({passed / len(runs):.1%})" if runs else "nothing (no scenario ran)"
         return ScenarioBaselineUpdate(False, settings.baseline, f"scenario pass rate {rate} is below the minimum "
-                                      f"{settings.min_pass_rate:.1%}; fix the failures first")
+                                      f"{settings.min_pass_rate:.1%}; fix the failures first", found)
     try:
         write_scenario_baseline(settings.baseline, ScenarioBaseline.from_runs(runs, keep))
     except OSError as exc:
         return ScenarioBaselineUpdate(False, settings.baseline,
-                                      f"cannot write {settings.baseline}: {exc.strerror or exc}")
-    return ScenarioBaselineUpdate(True, settings.baseline)
+                                      f"cannot write {settings.baseline}: {exc.strerror or exc}", found)
+    ran = {run.name for run in runs}
+    kept = sum(name not in ran for name in keep.entries) if keep is not None else 0
+    return ScenarioBaselineUpdate(True, settings.baseline, found=found, kept=kept)
 
 
 __all__ = ["ScenarioBaseline", "ScenarioBaselineUpdate", "ScenarioCheck", "ScenarioEntry", "ScenarioGate",

@@ -11,6 +11,7 @@ project loads). Nothing here prints.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -59,11 +60,21 @@ class ScenarioGateRun:
         written = self.written
         if written is None:
             return None
+        where = self.gate.settings.to_json(self.root)["baseline"]
         if not written.written:
-            return GateUpdate(False, f"scenario baseline NOT updated ({written.path.name} left as it was): "
-                                     f"{written.reason}")
-        return GateUpdate(True, f"scenario baseline written: {written.path} ({self.gate.total} scenarios, "
+            kept = f"the baseline found at {where} is left as it was" if written.found else \
+                f"there is none at {where}; none written"
+            return GateUpdate(False, f"scenario baseline NOT updated ({kept}): {written.reason}")
+        if written.kept:
+            what = f"updated the baseline found there, {_count(written.kept, 'other scenario')} kept"
+        else:
+            what = "replaced the baseline found there" if written.found else "a new file"
+        return GateUpdate(True, f"scenario baseline written: {where} ({what}; {_count(self.gate.total, 'scenario')}, "
                                 f"pass rate {self.gate.pass_rate:.1%})")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 @dataclass(slots=True)
@@ -75,6 +86,7 @@ class ScenarioPart:
     baseline: ScenarioBaseline | None
     ask: GateAsk
     takes_baseline: bool = True  # --baseline names the scenario baseline
+    found: bool = False  # a baseline file is there (read, or — for a full --update-baseline — to be replaced)
 
     def others(self, report: IterationReport) -> IterationReport:
         """The report without the scenario results: what the other formats' gate judges."""
@@ -91,8 +103,8 @@ class ScenarioPart:
         if self.ask.partial and not runs:
             return None
         gate = evaluate_scenario_gate(runs, self.settings, None if update else self.baseline,
-                                      allow_empty=self.ask.allow_empty)
-        written = update_scenario_baseline(runs, self.settings, self.baseline) if update else None
+                                      allow_empty=self.ask.allow_empty, updating=update, found=self.found)
+        written = update_scenario_baseline(runs, self.settings, self.baseline, found=self.found) if update else None
         return ScenarioGateRun(gate, self.project.root, written)
 
 
@@ -105,8 +117,12 @@ def prepare_scenarios(project: Project, ask: GateAsk) -> ScenarioPart | None:
         return None
     settings = settings.with_flags(baseline=ask.baseline)
     settings.check_baseline(project.root)
-    baseline = None if ask.update and not ask.partial else load_scenario_baseline(settings.baseline)
-    return ScenarioPart(project, settings, baseline, ask)
+    if ask.update and not ask.partial:  # replaced whole: not read, so a broken one can be replaced
+        baseline, found = None, os.path.lexists(settings.baseline)
+    else:
+        baseline = load_scenario_baseline(settings.baseline)
+        found = baseline is not None
+    return ScenarioPart(project, settings, baseline, ask, found=found)
 
 
 __all__ = ["ScenarioGateRun", "ScenarioPart", "prepare_scenarios"]
