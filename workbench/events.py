@@ -19,11 +19,12 @@ class TriggerKind(StrEnum):
     CHANGE = "change"  # files changed (Trigger.files names them)
     MANUAL = "manual"  # R: every row again
     ROW = "row"  # r: one row or set again
+    AGENT = "agent"  # another process (a coding agent, through session_link) asked the session for one
 
 
 @dataclass(frozen=True, slots=True)
 class Trigger:
-    """Why an iteration ran: `start`, `run`, `change` (with the files), `manual`, `row` (one row)."""
+    """Why an iteration ran: `start`, `run`, `change` (with the files), `manual`, `row` (one row), `agent`."""
 
     kind: TriggerKind
     files: tuple[str, ...] = ()
@@ -40,7 +41,7 @@ class Trigger:
 
 
 _DESCRIBED = {TriggerKind.START: "start", TriggerKind.RUN: "workbench run", TriggerKind.MANUAL: "re-run",
-              TriggerKind.ROW: "re-run row"}
+              TriggerKind.ROW: "re-run row", TriggerKind.AGENT: "asked by agent"}
 
 
 @dataclass(frozen=True, slots=True)

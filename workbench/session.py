@@ -9,7 +9,8 @@ with what came before (fixed, newly failing, stalled).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from . import compare
 from .config import Config, ConfigError, reload_config
@@ -81,6 +82,7 @@ class Session:
                 self.on_notice(f"history is off: {exc}")
         self.tracker = LoopTracker(config.watch.stall_after, self.remembered)
         self.paused = False
+        self.watching = False  # watch() runs: a change to a watched file is about to start an iteration
         self.pending_changes: set[str] = set()
         # Re-score rows from their last run when nothing they depend on changed (reuse.py).
         self.reuse = ReuseBook(config.state_dir, self.history.identity if self.history is not None else None,
@@ -88,6 +90,9 @@ class Session:
         self.last_report: IterationReport | None = None
         self._tasks: list[asyncio.Task[IterationReport | None]] = []
         self._warming: asyncio.Future[None] | None = None
+        # Other subscribers to the event stream besides `on_event` (session_link streams progress to them).
+        self.listeners: list[EventSink] = []
+        self._exclusive = asyncio.Lock()  # held by an iteration's run and record, or by `exclusive()`
 
     def _recorded_outcomes(self, iteration: int) -> dict[RowKey, RunOutcome]:
         """An iteration's outputs as history keeps them (rows recorded by another workbench process)."""
@@ -129,6 +134,20 @@ class Session:
     def _task(self) -> asyncio.Task[IterationReport | None] | None:
         return self._tasks[-1] if self._tasks else None
 
+    @property
+    def pending(self) -> asyncio.Task[IterationReport | None] | None:
+        """The newest iteration that is running or queued (the one whose report comes next), or None."""
+        task = self._task
+        return task if task is not None and not task.done() else None
+
+    @contextlib.asynccontextmanager
+    async def exclusive(self) -> AsyncIterator[None]:
+        """Hold off iterations while the block runs (none is mid-run inside it): what looks at the reuse
+        book, its file digests and `last_report` from outside an iteration (session_link's proof) sees them
+        as the last iteration left them."""
+        async with self._exclusive:
+            yield
+
     async def iterate_now(self, trigger: Trigger, selection: RowFilter | None = None) -> IterationReport | None:
         return await self.request(trigger, selection)
 
@@ -142,6 +161,11 @@ class Session:
                                              or bool(selection.sets))
         overrides = self.config.overrides
         recorded_partial = (selection or RowFilter()).narrowed(overrides.tags, overrides.kinds).partial
+        async with self._exclusive:
+            return await self._run_and_record(trigger, selection, partial, recorded_partial)
+
+    async def _run_and_record(self, trigger: Trigger, selection: RowFilter | None, partial: bool,
+                              recorded_partial: bool) -> IterationReport | None:
         config_problem = await self._reload_config()
         try:
             report = await self.engine.run_iteration(trigger, selection, self._emit, reuse=self._policy(trigger))
@@ -190,6 +214,8 @@ class Session:
 
     def _emit(self, event: Event) -> None:
         self.on_event(event)
+        for listener in list(self.listeners):
+            listener(event)
 
     async def cancel(self) -> None:
         """Cancel every iteration in progress or queued, and wait until their children are gone."""
@@ -223,11 +249,15 @@ class Session:
         """Run an iteration at start, then one per batch of changes, until cancelled."""
         if initial:
             self.request(Trigger(TriggerKind.START))
-        async for files in watch_changes(self.config, ready=ready):
-            if self.paused:
-                self.pending_changes.update(files)
-                continue
-            self.request(Trigger(TriggerKind.CHANGE, tuple(files)))
+        self.watching = True
+        try:
+            async for files in watch_changes(self.config, ready=ready):
+                if self.paused:
+                    self.pending_changes.update(files)
+                    continue
+                self.request(Trigger(TriggerKind.CHANGE, tuple(files)))
+        finally:
+            self.watching = False
 
     async def aclose(self) -> None:
         await self.cancel()

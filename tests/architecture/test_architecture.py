@@ -41,7 +41,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("iterations", ("workbench.engine", "workbench.session", "workbench.history",
                     "workbench.gate", "workbench.progress", "workbench.reuse",
                     "workbench.fingerprint", "workbench.iteration_reuse")),
-    ("use cases", ("workbench.actions",)),
+    # session_link serves a Session to other processes: beside the use cases that drive one (watch_loop).
+    ("use cases", ("workbench.actions", "workbench.session_link")),
     ("reports", ("workbench.report",)),
     # What a coding agent reads and calls (`workbench mcp`, `run --brief`); only agent/server.py imports the mcp SDK.
     ("the agent interface", ("workbench.agent",)),

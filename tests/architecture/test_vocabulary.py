@@ -48,7 +48,7 @@ def test_severities_and_trigger_kinds_write_the_strings_they_always_did() -> Non
     assert Problem("f", "m", "error").severity is Severity.ERROR  # type: ignore[arg-type]  # as old callers wrote it
     assert Problem("f", "m").is_error and not Problem("f", "m", Severity.WARNING).is_error
     assert json.dumps(Trigger(TriggerKind.CHANGE, ("a.py",)).to_json()) == '{"kind": "change", "files": ["a.py"]}'
-    assert {kind.value for kind in TriggerKind} == {"start", "run", "change", "manual", "row"}
+    assert {kind.value for kind in TriggerKind} == {"start", "run", "change", "manual", "row", "agent"}
     assert Trigger(TriggerKind.ROW).describe() == "re-run row" and f"{Severity.ERROR}" == "error"
 
 

@@ -2,30 +2,35 @@
 stop rule ends it — all green (`--until-green`), a number of iterations (`--max-iterations`), no
 progress (`--stop-on-stall`) — or until it is stopped. Nothing here prints: the caller gets every
 iteration as it completes, and at the end the rule that stopped the loop and the per-row state
-(`tracker`, for `progress.final_summary`)."""
+(`tracker`, for `progress.final_summary`). While it watches, it answers this user's other processes
+(a coding agent) with its iterations (`session_link`); `on_asked` hears of each answer."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 
 from ..config import Config
 from ..events import EventSink, IterationReport
 from ..progress import IterationSummary, LoopEnd, LoopTracker, StopRules
 from ..session import IterationSink, NoticeSink, Session
+from ..session_link import AgentAsk, LinkServer
 
 
 class WatchLoop:
     """A Session watching the project, stopped by `rules` (or by cancelling `run`)."""
 
     def __init__(self, config: Config, rules: StopRules, *, on_event: EventSink | None = None,
-                 on_iteration: IterationSink | None = None, on_notice: NoticeSink | None = None) -> None:
+                 on_iteration: IterationSink | None = None, on_notice: NoticeSink | None = None,
+                 on_asked: Callable[[AgentAsk], None] | None = None) -> None:
         self.rules = rules
         self.completed = 0  # full iterations
         self.end: LoopEnd | None = None
         self._on_iteration = on_iteration or (lambda _report, _summary: None)
         self._ended: asyncio.Event | None = None
         self.session = Session(config, on_event=on_event, on_iteration=self._iteration_done, on_notice=on_notice)
+        self.link = LinkServer(self.session, on_asked=on_asked, on_notice=on_notice)
 
     @property
     def tracker(self) -> LoopTracker:
@@ -45,6 +50,7 @@ class WatchLoop:
         """Watch until a stop rule ends the loop (its LoopEnd) or the task is cancelled; either way the
         running targets are stopped and history is closed before this returns."""
         self._ended = asyncio.Event()
+        await self.link.start()
         watcher = asyncio.ensure_future(self.session.watch())
         ended = asyncio.ensure_future(self._ended.wait())
         try:
@@ -57,5 +63,6 @@ class WatchLoop:
             for task in (watcher, ended):
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await self.link.aclose()
             await self.session.aclose()
         return self.end

@@ -16,6 +16,7 @@ from ..config import Config
 from ..events import IterationReport
 from ..progress import IterationSummary, StopRules, final_summary, progress_line
 from ..report.text import TextReporter, format_problem
+from ..session_link import AgentAsk
 from .common import (
     EXIT_OK,
     load_project_config,
@@ -37,6 +38,11 @@ class PlainPrinter:
 
     def notice(self, text: str) -> None:
         click.echo(f"workbench: {text}", err=True)
+
+    def asked(self, ask: AgentAsk) -> None:
+        """Another process (a coding agent) was answered with an iteration: `iteration 12 · asked by agent`."""
+        click.echo(ask.line())
+        sys.stdout.flush()
 
     def on_iteration(self, report: IterationReport, summary: IterationSummary) -> None:
         if self.verbose:
@@ -96,7 +102,7 @@ def run_plain_loop(config: Config, verbose: bool, rules: StopRules | None = None
     click.echo(f"watching {config.root} (Ctrl-C to stop)")
     printer = PlainPrinter(verbose)
     loop = WatchLoop(config, rules, on_event=printer.reporter, on_iteration=printer.on_iteration,
-                     on_notice=printer.notice)
+                     on_notice=printer.notice, on_asked=printer.asked)
     try:
         end = run_until_stopped(loop.run())
     except (Stopped, asyncio.CancelledError) as exc:

@@ -97,8 +97,12 @@ class Runner(ABC):
 
 def target_env(config: Config) -> dict[str, str]:
     """What every process workbench starts for the project's code sees: workbench's environment,
-    `[runner] env` over it, and unbuffered Python output unless the user said otherwise."""
+    `[runner] env` over it, and unbuffered Python output unless the user said otherwise. PWD is the
+    project folder the target runs in, as a shell there would say — not the folder workbench was started
+    from, which the target can't see and which would make a `run` started elsewhere than the TUI re-run
+    every row (the environment is part of the re-scoring proof)."""
     env = dict(os.environ)
+    env["PWD"] = os.fspath(config.root)
     env.update(config.runner.env)
     env.setdefault("PYTHONUNBUFFERED", "1")
     return env

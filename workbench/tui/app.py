@@ -106,6 +106,7 @@ class WorkbenchApp(App[None]):
             self.watcher.start(initial=True)
         else:
             self.session.request(Trigger(TriggerKind.START))
+        await self.link.serve(self.session)  # a coding agent's requests join this loop (session_link)
 
     # -- engine → UI: the Session's callbacks post messages (engine_link.py); the screen repaints --------
 
@@ -220,6 +221,7 @@ class WorkbenchApp(App[None]):
         self._closed = self.link.closed = True
         self._remove_signal_handlers()
         self.workers.cancel_group(self, WATCH_GROUP)
+        await self.link.aclose()
         await self.session.aclose()
 
     async def on_unmount(self) -> None:

@@ -3,7 +3,8 @@
 It runs on the app's event loop (the engine does), so it only updates RunState and posts: the app's
 handlers repaint. Messages keep the engine's order; row updates are batched into one `RowsChanged` at
 most every `REPAINT_INTERVAL_S`; and it counts what was posted and what the app applied, so
-`caught_up` says when the screen shows everything the engine said."""
+`caught_up` says when the screen shows everything the engine said. It also serves the session to this
+user's other processes (`session_link`: a coding agent joins the loop) and says when one was answered."""
 
 from __future__ import annotations
 
@@ -11,11 +12,14 @@ import time
 from collections.abc import Callable
 from functools import partial
 
+from textual.app import App
 from textual.message_pump import MessagePump
 from textual.timer import Timer
 
 from ..events import Event, IterationReport, IterationStarted
 from ..progress import IterationSummary
+from ..session import Session
+from ..session_link import AgentAsk, LinkServer
 from .messages import EngineMessage, IterationBegan, IterationDone, RowsChanged, SessionIdle
 from .state import RunState
 
@@ -31,6 +35,7 @@ class EngineLink:
         self._rows_due = False  # a RowsChanged is posted or waiting for its interval
         self._rows_painted_at = 0.0
         self._rows_timer: Timer | None = None
+        self.server: LinkServer | None = None
 
     @property
     def caught_up(self) -> bool:
@@ -55,6 +60,26 @@ class EngineLink:
 
     def idle(self) -> None:
         self._post_in_order(SessionIdle)
+
+    # -- other processes asking the session (session_link) -------------------------------------------
+
+    async def serve(self, session: Session) -> None:
+        """Answer this user's other processes (a coding agent) with the session's iterations."""
+        self.server = LinkServer(session, on_asked=self.asked, on_notice=self._notice)
+        await self.server.start()
+
+    async def aclose(self) -> None:
+        server, self.server = self.server, None
+        if server is not None:
+            await server.aclose()
+
+    def asked(self, ask: AgentAsk) -> None:
+        """`iteration 12 · asked by agent` (history shows an iteration the agent started as asked by it)."""
+        self._notice(ask.line(), "information")
+
+    def _notice(self, text: str, severity: str = "warning") -> None:
+        if not self.closed and isinstance(self.app, App):
+            self.app.notify(text, severity="information" if severity == "information" else "warning", timeout=6)
 
     # -- the app's side ------------------------------------------------------------------------------
 
