@@ -24,6 +24,7 @@ from .progress import IterationSummary, LoopTracker
 from .project import ProjectError
 from .reuse import ReuseBook, outcomes_from_results
 from .runners import RunOutcome, make_runner
+from .settings.problems import settings_problem
 from .watching import watch_changes
 
 
@@ -204,8 +205,8 @@ class Session:
         try:
             fresh = await asyncio.to_thread(_fresh_settings, self.config)
         except ConfigError as exc:
-            source = self.config.source.name if self.config.source else "workbench.toml"
-            return Problem(source, f"{exc} — this iteration used the previous settings")
+            return settings_problem(self.config.root, f"{exc} — this iteration used the previous settings",
+                                    self.config.source)
         if fresh.watch != self.config.watch:
             self.on_notice("[watch] settings changed; they take effect when workbench restarts")
         self.config = fresh

@@ -89,7 +89,7 @@ def test_text_report_has_a_line_per_result_with_reasons_and_a_summary(mixed):
     assert "KeyError: 'score'" in out
     assert ("problem: evals/default/eval-sets/broken.json: is not valid JSON at line 3, column 19: "
             "Expecting value") in out
-    assert lines[-1].startswith("5 passed, 1 failed, 1 errors, 1 file problem (7 results in ")
+    assert lines[-1].startswith("5 passed, 1 failed, 1 error, 1 file problem (7 results in ")
     assert "\x1b[" not in out, "no colour codes when stdout is not a terminal"
     shown = [line.split(" ", 1)[1].strip().split(" [", 1)[0] for line in lines
              if line.split(" ", 1)[0] in ("PASS", "FAIL", "ERROR")]
@@ -323,13 +323,12 @@ def test_the_uip_runner_end_to_end(tmp_path):
 
 def test_with_no_config_a_workflow_json_means_the_uip_runner(tmp_path):
     root = make_project(tmp_path, files={"Workflow.json": WORKFLOW_JSON}, sets={"s": [row("a", {}, {})]})
-    # no `uip` anywhere on PATH: the row must ERROR saying uip could not start
-    proc, doc = run_json("run", str(root), env=cli_env(PATH="/nonexistent-bin"))
-    assert proc.returncode == 1
-    assert verdicts(doc) == {f"a [{EXACT}]": "ERROR"}
-    detail = result_for(doc, "a")["detail"]
-    assert "could not start 'uip'" in detail
-    assert "installed and on PATH" in detail and "[runner] uip = " in detail
+    # no `uip` anywhere on PATH: the run stops before any row, saying uip can't start (issue 22 point 6;
+    # before, every row was an ERROR saying so)
+    proc = run_workbench("run", str(root), env=cli_env(PATH="/nonexistent-bin"))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "[runner] uip (its default) can't start: 'uip' is not on PATH" in proc.stderr
+    assert "UiPath CLI installed" in proc.stderr and "[runner] uip = " in proc.stderr
 
 
 @pytest.mark.parametrize(("signum", "code", "word"), [(signal.SIGINT, 130, "interrupted"),

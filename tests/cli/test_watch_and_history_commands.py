@@ -236,8 +236,8 @@ def test_watch_refuses_a_project_it_cannot_run(tmp_path: Path) -> None:
     root = make_project(tmp_path, sets={"qa": [row("question a", {"q": "a"}, {"answer": "A"})]})  # no config
     proc = run_workbench("watch", str(root), "--plain", timeout=60)
     assert proc.returncode == 2 and "no way to run the target" in proc.stderr
-    bad_paths = make_project(tmp_path / "other", config={"runner": {"kind": "command", "command": ["x"]},
-                                                         "watch": {"paths": ["missing"]}})
+    runner = {"kind": "command", "command": ["{python}", "-c", "0"]}  # a target that starts
+    bad_paths = make_project(tmp_path / "other", config={"runner": runner, "watch": {"paths": ["missing"]}})
     proc = run_workbench("watch", str(bad_paths), "--plain", timeout=60)
     assert proc.returncode == 2 and "[watch] paths lists 'missing', which does not exist" in proc.stderr
 

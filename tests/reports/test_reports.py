@@ -60,8 +60,8 @@ def test_terminal_escapes_in_names_and_details_are_made_visible():
 def test_summary_line_counts_and_mentions_file_problems():
     summary = Summary(total=4, passed=2, failed=1, errors=1)
     problems = [Problem("evals/default/eval-sets/x.json", "bad"), Problem("y", "just a warning", "warning")]
-    assert format_summary(summary, problems, 1.23) == "2 passed, 1 failed, 1 errors, 1 file problem (4 results in 1.2s)"
-    assert format_summary(summary, [], 0.0) == "2 passed, 1 failed, 1 errors (4 results in 0.0s)"
+    assert format_summary(summary, problems, 1.23) == "2 passed, 1 failed, 1 error, 1 file problem (4 results in 1.2s)"
+    assert format_summary(summary, [], 0.0) == "2 passed, 1 failed, 1 error (4 results in 0.0s)"
 
 
 def test_the_reporter_finishes_with_problems_then_the_summary():

@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 from ..cluster import check_cluster
-from ..config import Config, resolve_runner_kind
+from ..config import Config, ConfigError, resolve_runner_kind
 from ..dialects import runner_needed
 from ..model import Project
 from ..project import load_project
+from ..runners.startable import startup_problem
 from ..watching import watch_paths
 
 
 def check_runnable(config: Config, *, watching: bool) -> Project:
-    """The project as loaded now, provided the target can be run (and, when `watching`, the watched
-    paths exist). Raises ProjectError or ConfigError naming what to fix.
+    """The project as loaded now, provided the target can be run — its kind is known, its program and
+    script are found (`runners.startable`) — and, when `watching`, the watched paths exist. Raises
+    ProjectError or ConfigError naming what to fix.
 
     The project comes first: pointed at the wrong folder, "no evals/ here" is the message that helps."""
     project = load_project(config.root, config)
     if runner_needed(config.root, config):  # a project of scripted replays only has no target to run
-        resolve_runner_kind(config)
+        problem = startup_problem(config, resolve_runner_kind(config))
+        if problem is not None:  # one message, not an ERROR on every row (`check` says the same)
+            raise ConfigError(problem)
         check_cluster(config)  # Ray installed, when the rows run on a cluster
     if watching:
         watch_paths(config)

@@ -13,14 +13,14 @@ from typing import Any
 from ..baseline import Baseline, BaselineCheck, configured_baseline, load_baseline, write_baseline
 from ..config import Config
 from ..dialects import all_dialects
-from ..dialects.base import DialectGate, GateAsk, GateVerdict
+from ..dialects.base import DialectGate, GateAsk, GateVerdict, relative
 from ..engine import Engine, RowFilter, RunnerFactory
 from ..errors import WorkbenchError
 from ..events import EventSink, IterationReport, Trigger, TriggerKind
 from ..gate import GateOutcome, GateSettings, joined_gate, judge_generic
 from ..history import HistoryError, HistoryStore, read_identity
 from ..iteration_reuse import ReusePolicy
-from ..model import Project, RowKey
+from ..model import Problem, Project, RowKey
 from ..reuse import ReuseBook, outcomes_from_results
 from ..runners import RunOutcome, make_runner
 from .checks import check_runnable
@@ -91,6 +91,8 @@ class GateRun:
     history_problem: str | None = None  # why the run was not recorded
     baseline_update: BaselineUpdate | None = None
     verdicts: list[GateVerdict] = field(default_factory=list)  # the formats' own gates (Dialect.gate)
+    # A narrowed run's problems of files none of its rows are in: shown, not counted (`split_problems`)
+    elsewhere: list[Problem] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -113,6 +115,8 @@ class GateRun:
             fields["baseline_written"] = self.baseline_update.written
         for verdict in self.verdicts:
             fields["gate"][verdict.key] = verdict.to_json()
+        if self.elsewhere:
+            fields["problems_not_counted"] = [p.to_json() for p in self.elsewhere]
         return fields
 
 
@@ -137,9 +141,43 @@ def run_gate(config: Config, request: GateRequest, on_event: EventSink | None = 
     history_problem = record_run(config, report, partial=request.partial) if request.record else None
     policy.book.numbered(report.number, {r.row_key for r in report.results})
     policy.book.save()
+    elsewhere: list[Problem] = []
+    if request.partial:  # judged on the rows it ran: other files' problems are shown, not counted
+        counted, elsewhere = split_problems(project, report)
+        report = replace(report, problems=counted)
     if request.update_baseline:
-        return judge_run(request, report, None, gates, history_problem, keep=stored)
-    return judge_run(request, report, stored, gates, history_problem)
+        run = judge_run(request, report, None, gates, history_problem, keep=stored)
+    else:
+        run = judge_run(request, report, stored, gates, history_problem)
+    run.elsewhere = elsewhere
+    return run
+
+
+def split_problems(project: Project, report: IterationReport) -> tuple[list[Problem], list[Problem]]:
+    """A narrowed run's problems: (those that count into its verdict, those of files none of its rows are
+    in). Only what is surely another file's is left out: a problem pinned to a row that did not run, or of
+    an eval file (a set, a row's own file — broken ones too) that holds none of the rows that ran. Settings,
+    evaluators and every other file still count: a false green is the worst outcome."""
+    ran = {result.row_key for result in report.results}
+    ran_files: set[str] = set()
+    for eval_set in project.sets:
+        for row in eval_set.rows:
+            if eval_set.key_of(row) in ran:
+                ran_files.update({relative(project.root, eval_set.path),
+                                  relative(project.root, eval_set.source_of(row))})
+    evaluator_files = {relative(project.root, evaluator.path) for evaluator in project.evaluators.values()}
+    evaluator_files |= {dialect.evaluator_file(key.scope, key.ref) for dialect in all_dialects()
+                        for key in project.broken_evaluators}  # where each format keeps them
+    counted: list[Problem] = []
+    elsewhere: list[Problem] = []
+    for problem in report.problems:
+        if problem.row is not None:
+            other = problem.row not in ran
+        else:
+            other = (problem.file in project.eval_files and problem.file not in ran_files
+                     and problem.file not in evaluator_files)
+        (elsewhere if other else counted).append(problem)
+    return counted, elsewhere
 
 
 def dialect_gates(project: Project, config: Config, ask: GateAsk) -> list[DialectGate]:

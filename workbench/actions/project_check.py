@@ -9,17 +9,19 @@ those findings as warnings beside the rows; here they are errors, because such a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..config import Config, ConfigError, load_config, resolve_runner_kind
-from ..dialects import all_dialects
+from ..dialects import all_dialects, runner_needed
 from ..dialects.base import relative
 from ..engine import Engine
 from ..model import EvalSet, EvaluatorKey, Problem, Project, Row, Severity, error_problems
 from ..project import load_project
+from ..runners.startable import startup_problem
 from ..scoring import scorer_for, unsupported_message
+from ..settings.problems import settings_problem
 from .reuse_explain import ReuseExplanation, explain_now
 
 _ROWS_NAMED = 3
@@ -77,18 +79,22 @@ def check_project(root: Path) -> CheckReport:
 
 
 def _settings(root: Path) -> tuple[Config, list[Problem]]:
-    """The project's settings (the defaults when they can't be read), and what is wrong with them."""
+    """The project's settings (the defaults when they can't be read), and what is wrong with them: a
+    target that can't start (`runners.startable`: the program or script not found) is an error, as `run`
+    refuses it; no way to run the rows at all, a warning — unless the project's rows need no target."""
     try:
         config = load_config(root)
     except ConfigError as exc:
-        return Config(root=root), [Problem("workbench.toml", str(exc))]
+        return Config(root=root), [settings_problem(root, str(exc))]
+    if not runner_needed(root, config):  # scripted replays only: nothing to run, nothing to warn about
+        return config, []
     try:
-        resolve_runner_kind(config)
+        kind = resolve_runner_kind(config)
     except ConfigError as exc:
-        first = str(exc).strip().splitlines()[0]
-        return config, [Problem(config.source.name if config.source else "workbench.toml",
-                                f"nothing runs the rows yet: {first}", Severity.WARNING)]
-    return config, []
+        problem = settings_problem(root, str(exc).strip().splitlines()[0], config.source, Severity.WARNING)
+        return config, [replace(problem, message=f"nothing runs the rows yet: {problem.message}")]
+    startup = startup_problem(config, kind)
+    return config, [settings_problem(root, startup, config.source)] if startup is not None else []
 
 
 def _evaluator_problems(project: Project) -> list[Problem]:
@@ -124,6 +130,7 @@ def _row_errors(config: Config, project: Project) -> list[Problem]:
 
 
 def _grouped(file: str, ref: str, why: str, rows: list[tuple[EvalSet, Row]]) -> Problem:
+    why = why.removeprefix(f"{file}: ").removeprefix(f"{Path(file).name}: ")  # the file is named once, in front
     if len(rows) == 1:
         eval_set, row = rows[0]
         where = f"evaluations[{row.index}]" + (f" ({row.name!r})" if row.name else "")

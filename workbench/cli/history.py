@@ -11,7 +11,7 @@ from ..config import STATE_DIR
 from ..history import DB_NAME, HistoryError, HistoryStore, IterationInfo, compare_results
 from ..model import Result, ResultKey
 from ..report.json_report import encode_document
-from ..report.text import format_result
+from ..report.text import counted, format_result
 from ..textsafe import one_line
 from .common import EXIT_FAILED, fail, load_project_config, resolve_root
 
@@ -126,7 +126,7 @@ def _show(store: HistoryStore, number: int, as_json: bool) -> None:
         sys.stdout.buffer.write(encode_document(doc))
         return
     click.echo(f"iteration {info.number} — {_when(info)} — {one_line(info.trigger.describe(), 80)}")
-    click.echo(f"{info.passed} passed, {info.failed} failed, {info.errors} errors of {info.total} "
+    click.echo(f"{info.passed} passed, {info.failed} failed, {counted(info.errors, 'error')} of {info.total} "
                f"in {info.duration_s:.1f}s" + (f" (change {_change(info)})" if _change(info) else ""))
     for problem in info.problems:
         click.echo(one_line(f"{problem.severity}: {problem.file}: {problem.message}", 300))

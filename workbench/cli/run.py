@@ -36,7 +36,9 @@ that got slower or use more tokens."""
 
 EXIT_HELP = """Exit status: 0 when at least one result ran and the gate passes (by default: every result passed
 and nothing regressed against the baseline); 1 when it does not, when a file had a problem, or
-when nothing ran (unless --allow-empty); 2 for usage or project errors."""
+when nothing ran (unless --allow-empty); 2 for usage or project errors (a target that can't start).
+A run narrowed with --set, --row, --tag or --type is judged on the rows it ran: problems of eval
+files none of them is in are printed but not counted."""
 
 
 def run_help() -> str:
@@ -96,7 +98,7 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
         raise
     if run.history_problem:
         click.echo(f"workbench: {run.history_problem}", err=True)
-    reporter.finish(run.report)
+    reporter.finish(run.report, run.elsewhere)
     explanation = explain_report(config, run.report) if explain_reuse else None
     if brief:
         click.echo(brief_text(config, run.report))

@@ -48,6 +48,11 @@ def _paint(text: str, code: str, color: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if color else text
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """`1 error`, `2 errors`, `0 errors`: every count workbench prints agrees with its number."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
 def format_duration(ms: float) -> str:
     return f"{ms:.0f}ms" if ms < 1000 else f"{ms / 1000:.1f}s"
 
@@ -107,10 +112,10 @@ def format_row(results: list[Result], *, show_scope: bool = False, color: bool =
 
 def format_summary(summary: Summary, problems: list[Problem], duration_s: float, color: bool = False) -> str:
     errors = error_problems(problems)
-    text = f"{summary.passed} passed, {summary.failed} failed, {summary.errors} errors"
+    text = f"{summary.passed} passed, {summary.failed} failed, {counted(summary.errors, 'error')}"
     if errors:
-        text += f", {len(errors)} file problem{'s' if len(errors) != 1 else ''}"
-    text += f" ({summary.total} result{'' if summary.total == 1 else 's'} in {duration_s:.1f}s)"
+        text += f", {counted(len(errors), 'file problem')}"
+    text += f" ({counted(summary.total, 'result')} in {duration_s:.1f}s)"
     return _paint(text, "32" if is_green(summary.passed, summary.total, errors) else "31", color)
 
 
@@ -118,8 +123,11 @@ def format_set_metric(line: SetMetricLine, show_scope: bool = False) -> str:
     return one_line(f"metric: {line.describe(show_scope)}", 300)
 
 
-def format_problem(problem: Problem) -> str:
+def format_problem(problem: Problem, *, counted: bool = True) -> str:
+    """`problem: FILE: message` (or `warning:`); not `counted`: a narrowed run's problem of another file."""
     tag = "problem" if problem.is_error else "warning"
+    if not counted:
+        tag += " (not counted: none of this run's rows is in this file)"
     return one_line(f"{tag}: {problem.file}: {problem.message}", 400)
 
 
@@ -131,15 +139,14 @@ def format_row_warning(problem: Problem) -> str:
 def format_check(report: CheckReport) -> list[str]:
     """`workbench check`'s lines: every problem, then a verdict with what was checked."""
     lines = [format_problem(problem) for problem in report.problems]
-    checked = (f"{report.sets} set{'s' if report.sets != 1 else ''}, {report.rows} row{'s' if report.rows != 1 else ''}"
-               f", {report.evaluators} evaluator{'s' if report.evaluators != 1 else ''}")
+    checked = f"{counted(report.sets, 'set')}, {counted(report.rows, 'row')}, {counted(report.evaluators, 'evaluator')}"
     if report.workflow:
         checked += f"; rows checked against {report.workflow}"
     if report.reuse is not None:
         lines += [*format_reuse_files(report.reuse), *format_reuse_rows(report.reuse)]
     verdict = "check passed" if report.passed else "check failed"
-    lines.append(f"{verdict}: {len(report.errors)} error{'s' if len(report.errors) != 1 else ''}, "
-                 f"{len(report.warnings)} warning{'s' if len(report.warnings) != 1 else ''} ({checked})")
+    lines.append(f"{verdict}: {counted(len(report.errors), 'error')}, {counted(len(report.warnings), 'warning')} "
+                 f"({checked})")
     return lines
 
 
@@ -237,7 +244,9 @@ class TextReporter:
             self.err.flush()
             self._progress_shown = False
 
-    def finish(self, report: IterationReport) -> None:
+    def finish(self, report: IterationReport, elsewhere: list[Problem] | None = None) -> None:
+        """The rows still waiting, the problems, the set metrics and the summary. `elsewhere`: a narrowed
+        run's problems of files none of its rows are in — shown, marked as not counted in its verdict."""
         self._flush(everything=True)
         self._clear_progress()
         if not self.results:
@@ -245,6 +254,8 @@ class TextReporter:
         for problem in report.problems:
             if problem.row is None or problem.row not in self._warned:
                 print(format_problem(problem), file=self.out)
+        for problem in elsewhere or ():
+            print(format_problem(problem, counted=False), file=self.out)
         if report.project is not None:
             for line in set_metrics(report.project, report.results):
                 print(format_set_metric(line, self.show_scope), file=self.out)

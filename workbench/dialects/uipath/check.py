@@ -5,8 +5,8 @@ these findings as warnings beside the rows; `check` makes them errors, because s
 from __future__ import annotations
 
 from ...config import Config
-from ...model import Problem, Project
-from ..base import Checked
+from ...model import Problem, Project, Severity
+from ..base import Checked, relative
 from .contract import as_warnings, contract_problems, read_contract, target_path_problems
 
 
@@ -15,8 +15,8 @@ def workflow_check(project: Project, config: Config) -> Checked:
     without a declared output schema, still the rows that lack a path their targetOutputKey compares."""
     contract, file_problems = read_contract(project.root, config.runner.workflow)
     if contract is None:
-        return Checked(file_problems, target_path_problems(project))
-    findings = contract_problems(project, contract)
+        return Checked(file_problems, [*missing_inputs(project), *target_path_problems(project)])
+    findings = [*missing_inputs(project), *contract_problems(project, contract)]
     if contract.output is None:
         findings += target_path_problems(project)
     for side, schema in (("input", contract.input), ("output", contract.output)):
@@ -26,3 +26,21 @@ def workflow_check(project: Project, config: Config) -> Checked:
                                              "checked; declare it first (the property names and their casing)")])
     # loading added the same findings as warnings: check says them once, as errors
     return Checked(file_problems, findings, as_warnings(findings), contract.file)
+
+
+def missing_inputs(project: Project) -> list[Problem]:
+    """Rows without an `inputs` key (issue 22 point 11): the target would get `{}` (as the seed's scorer
+    does) and most targets fail on that with a traceback of their own (`KeyError: 'score'`); `check` names
+    the file and the row instead."""
+    problems: list[Problem] = []
+    for eval_set in project.sets:
+        if eval_set.dialect != "uipath":
+            continue
+        for row in eval_set.rows:
+            if isinstance(row.raw, dict) and "inputs" not in row.raw:
+                where = f"evaluations[{row.index}]" + (f" ({row.name!r})" if row.name else "")
+                problems.append(Problem(relative(project.root, eval_set.source_of(row)),
+                                        f"{where} has no \"inputs\"; the target would get {{}} — add the "
+                                        "row's inputs (an object, {} when the workflow takes none)",
+                                        Severity.ERROR, eval_set.key_of(row)))
+    return problems
