@@ -89,3 +89,13 @@ def test_run_brief_prints_the_digest(tmp_path: Path) -> None:
     assert "vs #1: fixed 1: 'score 50 passes (boundary)'" in second.stdout and "all green" in second.stdout
     both = invoke_workbench("run", "--brief", "--json", str(root))
     assert both.returncode == 2 and "--brief or --json" in both.stderr
+
+
+def test_the_budget_holds_for_wide_characters_and_many_file_problems() -> None:
+    results = [result(i, detail="差异 " * 200) for i in range(50)]
+    problems = [Problem(f"evals/{'长' * 100}{i}.json", "坏 " * 300) for i in range(10)]
+    digest = build_digest(results, None, iteration=3, problems=problems)
+    text = digest.text()
+    assert len(text.encode()) <= TEXT_BUDGET and text.splitlines()[-1].startswith("next: ")
+    assert sum(line.startswith("FAIL ") for line in text.splitlines()) >= 5  # rows before file problems' words
+    assert "more failing rows not shown" in text and "… 7 more file problems: check()" in text

@@ -11,6 +11,7 @@ against the previous iteration, where the loop stands (stall, iterations since t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +26,7 @@ MAX_ROWS = 20
 TEXT_BUDGET = 4000  # bytes of the text rendering
 _DIGEST_CHARS = 240  # one failure's account, in the structured content and the text
 _FLIPS_NAMED = 8
-_PROBLEMS_SHOWN = 5
+_PROBLEMS_SHOWN = 3
 
 Digester = Callable[[Result], str]
 
@@ -44,7 +45,7 @@ class FailingRow:
 
     def line(self) -> str:
         head = f"{self.verdict:<5} {self.set} › {one_line(self.row, 80)}"
-        accounts = [f"[{ref}] {text}" for ref, text in self.failures[:2]]
+        accounts = [f"[{ref}] {_clip_bytes(text, _DIGEST_CHARS)}" for ref, text in self.failures[:2]]
         more = f" (+{len(self.failures) - 2} more evaluators)" if len(self.failures) > 2 else ""
         return f"{head} — {'; '.join(accounts)}{more}"
 
@@ -136,7 +137,7 @@ class Digest:
             shown += 1
         if self.failing_total > shown:
             lines.append(f"… {self.failing_total - shown} more failing rows not shown: {self._see_more()}")
-        return "\n".join([*lines, *tail])
+        return _within_budget(lines, tail)
 
     def _head(self) -> str:
         where = f"iteration {self.iteration}" if self.iteration is not None else "iteration"
@@ -154,13 +155,13 @@ class Digest:
     def _tail(self) -> list[str]:
         lines = []
         for problem in error_problems(self.problems)[:_PROBLEMS_SHOWN]:
-            lines.append(one_line(f"problem: {problem.file}: {problem.message}", 240))
+            lines.append(_clip_bytes(one_line(f"problem: {problem.file}: {problem.message}", 240), 240))
         errors = len(error_problems(self.problems))
         if errors > _PROBLEMS_SHOWN:
             lines.append(f"… {errors - _PROBLEMS_SHOWN} more file problems: check()")
         flips = self.flips.line()
         if flips:
-            lines.append(one_line(flips, 600))
+            lines.append(_clip_bytes(one_line(flips, 600), 600))
         if self.status is not None and self.status.describe():
             lines.append(f"loop: {self.status.describe()}")
         lines.append(f"next: {self.next}")
@@ -168,6 +169,27 @@ class Digest:
 
     def _see_more(self) -> str:
         return "row(name, set) for any row's detail; run(failing_only=true, sets=[...]) to narrow"
+
+
+def _within_budget(lines: list[str], tail: list[str]) -> str:
+    """The lines, at most TEXT_BUDGET bytes: problem lines go first (check() has them all), then the text is cut."""
+    text = "\n".join([*lines, *tail])
+    if len(text.encode()) > TEXT_BUDGET:
+        kept = [line for line in tail if not line.startswith(("problem: ", "… ") )]
+        text = "\n".join([*lines, "problems: see check()", *kept])
+    if len(text.encode()) > TEXT_BUDGET:
+        text = text.encode()[:TEXT_BUDGET - 4].decode("utf-8", errors="ignore") + " …"
+    return text
+
+
+def _clip_bytes(text: str, limit: int) -> str:
+    """`text` in at most `limit` bytes of UTF-8 (a wide character counts for what it takes)."""
+    data = text.encode()
+    return text if len(data) <= limit else data[:limit - 3].decode("utf-8", errors="ignore") + "…"
+
+
+def _quoted(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
 
 
 def _clip(text: str, limit: int = _DIGEST_CHARS) -> str:
@@ -220,8 +242,8 @@ def next_hint(failing: Sequence[FailingRow], green: bool, status: LoopStatus | N
         return "fix the file problems above (check() lists them all)"
     first = failing[0]
     if labels.get(first.row, 0) > 1:
-        return f'row(name="{first.row}", set="{first.set}") for the full diff of the first failing row'
-    return f'row("{first.row}") for the full diff of the first failing row'
+        return f"row(name={_quoted(first.row)}, set={_quoted(first.set)}) for the full diff of the first failing row"
+    return f"row({_quoted(first.row)}) for the full diff of the first failing row"
 
 
 def build_digest(results: Sequence[Result], project: Project | None, *, iteration: int | None,
