@@ -34,6 +34,10 @@ from ..session import Session
 from .digest import Digest, build_digest
 from .recorded import digest_of
 
+# The trigger an agent's iteration is recorded with: `agent` (session_link's, shown "asked by agent"), or
+# `run` in a checkout without it.
+AGENT_KIND = TriggerKind.__members__.get("AGENT", TriggerKind.RUN)
+
 ProgressSink = Callable[[int, int], Awaitable[None]]  # rows done, rows total
 LiveAsk = Callable[..., Awaitable[object]]
 
@@ -241,8 +245,9 @@ class AgentLoop:
                 return joined
         session = self._session()
         self._current = pending
-        # A RUN trigger re-scores what is proven unchanged; MANUAL (reuse=false) runs every selected row.
-        trigger = Trigger(TriggerKind.RUN if reuse else TriggerKind.MANUAL)
+        # AGENT (history: "asked by agent") re-scores what is proven unchanged; MANUAL (reuse=false) runs every
+        # selected row, as R does.
+        trigger = Trigger(AGENT_KIND if reuse else TriggerKind.MANUAL)
         task = session.request(trigger, selection)
         try:
             report = await task
@@ -295,7 +300,7 @@ class AgentLoop:
             digest = digest_of(store, number, project, self.live_config.watch.stall_after)
         said = {"joined": "joined the live session's iteration", "recorded": "the live session's last iteration "
                 "holds for these files: nothing ran", "ran": "the live session ran it"}.get(how, how)
-        digest.trigger = f"{digest.trigger} ({said})"
+        digest.trigger = f"{digest.trigger} — {said}"
         digest.live = how
         return digest
 
