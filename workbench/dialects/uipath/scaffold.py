@@ -1,17 +1,32 @@
-"""The files `workbench init` creates for UiPath evals: the same names and shapes Studio Web seeds (seed 003 §1)."""
+"""The files `workbench init` creates for UiPath evals: the same names and shapes Studio Web seeds (seed 003
+§1), in the scope the project already uses — and, in a project that has no target yet, a starter target
+(`agent.py`, run by the `workbench.toml` beside it) with one complete row, so `init && run` is green."""
 
 from __future__ import annotations
 
+import os
 import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...scaffold import create_json
-from ..base import EVALS_DIR
-from .layout import EVALUATORS_DIR, SETS_DIR
+from ...config import find_config_file
+from ...errors import WorkbenchError
+from ...scaffold import (
+    SETTINGS_FILE,
+    STARTER_SETTINGS_TEXT,
+    STARTER_TARGET,
+    STARTER_TARGET_TEXT,
+    create_file,
+    json_bytes,
+)
+from ..base import EVALS_DIR, Scaffolded
+from .contract import DEFAULT_WORKFLOW
+from .layout import EVAL_FILES_DIR, EVALUATORS_DIR, SETS_DIR
 
 EVALUATOR_FILE = "exact-match-evaluator"
 SET_FILE = "evaluation-set"
+DEFAULT_SCOPE = "default"
 
 
 def evaluator_document() -> dict[str, Any]:
@@ -29,32 +44,102 @@ def evaluator_document() -> dict[str, Any]:
     }
 
 
-def eval_set_document() -> dict[str, Any]:
+def starter_row() -> dict[str, Any]:
+    """The one row a new project starts with: what the starter target answers (its id is a fresh uuid,
+    as Studio Web writes them)."""
+    return {
+        "id": str(uuid.uuid4()),
+        "name": "greets Ada by name",
+        "inputs": {"name": "Ada"},
+        "evaluationCriterias": {EVALUATOR_FILE: {"expectedOutput": {"greeting": "Hello, Ada!"}}},
+    }
+
+
+def eval_set_document(rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     return {
         "version": "1.0",
         "id": str(uuid.uuid4()),
         "name": "Default",
         "evaluatorRefs": [EVALUATOR_FILE],
-        "evaluations": [],
+        "evaluations": rows or [],
     }
 
 
-def init_project(root: Path) -> tuple[list[str], list[str], list[str]]:
-    """Create the seeded files that are missing. Returns relative paths: (created, kept because they
-    exist, skipped — the empty eval set when the project already has eval sets of its own)."""
-    scope = root / EVALS_DIR / "default"
-    evaluator_path = scope / EVALUATORS_DIR / f"{EVALUATOR_FILE}.json"
-    set_path = scope / SETS_DIR / f"{SET_FILE}.json"
-    created: list[str] = []
-    kept: list[str] = []
-    skipped: list[str] = []
-    others = [p for p in (scope / SETS_DIR).glob("*.json") if p.name != set_path.name]
-    for path, document in ((evaluator_path, evaluator_document()), (set_path, eval_set_document())):
-        relative = path.relative_to(root).as_posix()
-        if path == set_path and others and not path.exists():
-            skipped.append(relative)
-        elif create_json(path, document):
-            created.append(relative)
-        else:
-            kept.append(relative)
-    return created, kept, skipped
+def seed_scope(root: Path) -> str:
+    """The scope init writes into: `default` unless the project already uses another one (seed 003 §1)
+    — a folder of evals/ holding eval-sets/, evaluators/ or eval-files/. With several and no `default`,
+    the first by name."""
+    try:
+        entries = sorted(os.scandir(root / EVALS_DIR), key=lambda e: e.name)
+    except OSError:
+        return DEFAULT_SCOPE
+    used = [e.name for e in entries if not e.name.startswith(".") and e.is_dir(follow_symlinks=False)
+            and any(os.path.isdir(os.path.join(e.path, part)) for part in (SETS_DIR, EVALUATORS_DIR, EVAL_FILES_DIR))]
+    return DEFAULT_SCOPE if not used or DEFAULT_SCOPE in used else used[0]
+
+
+def _has_files(folder: Path) -> bool:
+    """Whether anything but empty folders is under `folder` (a link counts; none is followed)."""
+    return any(files or any(os.path.islink(os.path.join(top, d)) for d in folders)
+               for top, folders, files in os.walk(folder))
+
+
+def _why_no_starter(root: Path) -> str | None:
+    """Why this project gets no starter target, or None when it has no target of its own yet."""
+    if os.path.lexists(root / DEFAULT_WORKFLOW):
+        return f"{DEFAULT_WORKFLOW} is the target: uip runs it"
+    try:
+        source, _ = find_config_file(root)
+    except WorkbenchError:
+        source = root / SETTINGS_FILE  # a settings file that doesn't read is still the user's
+    if source is not None:
+        return f"{source.name} already says how to run the target"
+    if (root / EVALS_DIR).is_symlink() or _has_files(root / EVALS_DIR):
+        return "the project already has eval files"
+    return None
+
+
+@dataclass(slots=True)
+class _Written:
+    root: Path
+    created: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    def create(self, relative: str, data: bytes) -> None:
+        (self.created if create_file(self.root, relative, data) else self.kept).append(relative)
+
+
+def init_project(root: Path) -> Scaffolded:
+    """Create the seeded files that are missing (and the starter target, in a project without one).
+    `created`, `kept` (they exist) and `skipped` (each with why) name files relative to `root`."""
+    scope = seed_scope(root)
+    no_starter = _why_no_starter(root)
+    done = _Written(root)
+    prefix = f"{EVALS_DIR}/{scope}"
+    done.create(f"{prefix}/{EVALUATORS_DIR}/{EVALUATOR_FILE}.json", json_bytes(evaluator_document()))
+    set_path = f"{prefix}/{SETS_DIR}/{SET_FILE}.json"
+    others = [p for p in (root / prefix / SETS_DIR).glob("*.json") if p.name != f"{SET_FILE}.json"]
+    if others and not os.path.lexists(root / set_path):
+        done.skipped.append(f"{set_path} (the project already has eval sets)")
+    else:
+        done.create(set_path, json_bytes(eval_set_document(None if no_starter else [starter_row()])))
+    if no_starter is None:
+        done.create(STARTER_TARGET, STARTER_TARGET_TEXT.encode("utf-8"))
+        done.create(SETTINGS_FILE, STARTER_SETTINGS_TEXT.encode("utf-8"))
+    else:
+        missing = [name for name in (STARTER_TARGET, SETTINGS_FILE) if not os.path.lexists(root / name)]
+        done.kept += [name for name in (STARTER_TARGET, SETTINGS_FILE) if name not in missing]
+        if missing:
+            done.skipped.append(f"{', '.join(missing)} ({no_starter})")
+    return Scaffolded(done.created, done.kept, done.skipped, _next_steps(no_starter, set_path))
+
+
+def _next_steps(no_starter: str | None, set_path: str) -> str:
+    if no_starter is None:
+        return (f"Next: `workbench run` runs the row in {set_path} against {STARTER_TARGET} (it passes), or "
+                f"`workbench` opens the TUI. Then make {STARTER_TARGET} call your agent and add rows.")
+    if no_starter.startswith(DEFAULT_WORKFLOW):
+        return (f"Next: add rows to {set_path} (inputs and expectedOutput keys spelled as {DEFAULT_WORKFLOW}'s "
+                "input.schema and output.schema spell them), then `workbench run`.")
+    return f"Next: add rows to {set_path}, then `workbench run`."
