@@ -1,4 +1,4 @@
-"""`workbench init`: scaffold the files Studio Web seeds when Evaluations is first enabled."""
+"""`workbench init`: start a project — the files Studio Web seeds, and a starter target where there is none."""
 
 from __future__ import annotations
 
@@ -22,9 +22,11 @@ def _formats() -> dict[str, Dialect]:
 @click.option("--format", "file_format", type=click.Choice(sorted(_formats())), default=next(iter(_formats())),
               show_default=True, help="; ".join(f"{name}: {d.init_help}" for name, d in _formats().items()) + ".")
 def init_command(path: str | None, file_format: str) -> None:
-    """Create evals/default/evaluators/exact-match-evaluator.json and an empty
-    evals/default/eval-sets/evaluation-set.json (or, with --format, another format's starting files).
-    Existing files are never overwritten."""
+    """Create evals/<scope>/evaluators/exact-match-evaluator.json and evals/<scope>/eval-sets/evaluation-set.json
+    (the scope the project uses, else default); in a project without a target yet (no Workflow.json, no
+    workbench.toml, no eval files) also a starter agent.py, the workbench.toml that runs it and one row, so
+    `workbench run` passes at once. With --format, another format's starting files. Existing files are never
+    overwritten."""
     target = Path(path or ".").expanduser()
     if target.is_file():
         fail(f"{path} is a file; give the project folder")
@@ -38,8 +40,8 @@ def init_command(path: str | None, file_format: str) -> None:
         click.echo(f"created {item}")
     for item in done.kept:
         click.echo(f"kept    {item} (already exists; not overwritten)")
-    for item in done.skipped:
-        click.echo(f"skipped {item} (the project already has eval sets)")
+    for item in done.skipped:  # each says why: "path (reason)"
+        click.echo(f"skipped {item}")
     if not done.created:
         click.echo("nothing to do: the project already has what init would create", err=True)
         sys.exit(EXIT_FAILED)
