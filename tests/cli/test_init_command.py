@@ -1,4 +1,5 @@
-"""`workbench init`: the two files Studio Web seeds, never overwriting, and a result that loads and runs."""
+"""`workbench init`: the files Studio Web seeds, never overwriting, and a result that loads and runs (the
+starter target and the scope: test_init_starter.py)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ EVALUATOR = "evals/default/evaluators/exact-match-evaluator.json"
 EVAL_SET = "evals/default/eval-sets/evaluation-set.json"
 
 
-def test_init_creates_the_two_seeded_files(tmp_path):
+def test_init_creates_the_seeded_files_and_a_starter(tmp_path):
     proc = run_workbench("init", str(tmp_path))  # once as a real subprocess, like a user
     assert proc.returncode == 0, proc.stderr
     assert f"created {EVALUATOR}" in proc.stdout and f"created {EVAL_SET}" in proc.stdout
@@ -38,8 +39,9 @@ def test_init_creates_the_two_seeded_files(tmp_path):
     assert evaluator["evaluatorConfig"]["defaultEvaluationCriteria"] == {"expectedOutput": {}}
     eval_set = json.loads((tmp_path / EVAL_SET).read_text())
     assert eval_set["evaluatorRefs"] == [EXACT], "refs are the evaluator's file base name, not its id"
-    assert eval_set["evaluations"] == []
+    assert len(eval_set["evaluations"]) == 1, "one complete row (issue 22 point 7; it was empty)"
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.json")) == [EVAL_SET, EVALUATOR]
+    assert (tmp_path / "agent.py").is_file() and (tmp_path / "workbench.toml").is_file()
 
 
 def test_init_refuses_to_overwrite(tmp_path, cli):
@@ -56,8 +58,9 @@ def test_init_refuses_to_overwrite(tmp_path, cli):
 def test_init_fills_in_only_what_is_missing(tmp_path):
     (tmp_path / "evals/default/evaluators").mkdir(parents=True)
     (tmp_path / EVALUATOR).write_text('{"mine": true}')
-    created, kept, skipped = init_project(tmp_path)
-    assert created == [EVAL_SET] and kept == [EVALUATOR] and skipped == []
+    done = init_project(tmp_path)
+    assert done.created == [EVAL_SET] and done.kept == [EVALUATOR]
+    assert done.skipped == ["agent.py, workbench.toml (the project already has eval files)"]
     assert (tmp_path / EVALUATOR).read_text() == '{"mine": true}'
 
 
@@ -86,23 +89,33 @@ def test_an_initialised_project_loads_cleanly_and_runs(tmp_path):
     assert [s.file_name for s in project.sets] == ["evaluation-set.json"]
     assert list(project.evaluators) == [("default", EXACT)]
     assert not project.problems, project.problems
-    (tmp_path / "workbench.toml").write_text(toml_text(COMMAND_CONFIG))
-    # Empty, as Studio Web seeds it: nothing ran, which is fine with --allow-empty (and fails without).
-    assert run_workbench("run", str(tmp_path), "--allow-empty").returncode == 0
+    (tmp_path / "workbench.toml").write_text(toml_text(COMMAND_CONFIG))  # the fixture target instead of agent.py
     # Add a row the way a user would (keeping the file's other fields), and it runs.
     path = tmp_path / EVAL_SET
     doc = json.loads(path.read_text())
-    doc["evaluations"].append({"id": "r1", "name": "first row", "inputs": {"output": {"grade": "PASS"}},
-                               "evaluationCriterias": {EXACT: {"expectedOutput": {"grade": "PASS"}}}})
+    doc["evaluations"] = [{"id": "r1", "name": "first row", "inputs": {"output": {"grade": "PASS"}},
+                           "evaluationCriterias": {EXACT: {"expectedOutput": {"grade": "PASS"}}}}]
     path.write_text(json.dumps(doc, indent=2))
     proc, report = run_json("run", str(tmp_path))
     assert proc.returncode == 0, report
     assert [(r["row_name"], r["verdict"]) for r in report["results"]] == [("first row", "PASS")]
 
 
+def test_a_workflow_project_gets_the_empty_set_studio_web_seeds_and_runs_with_allow_empty(tmp_path):
+    (tmp_path / "Workflow.json").write_text('{"input": null, "output": null}')
+    init_project(tmp_path)
+    assert json.loads((tmp_path / EVAL_SET).read_text())["evaluations"] == []
+    (tmp_path / "workbench.toml").write_text(toml_text(COMMAND_CONFIG))
+    # Empty, as Studio Web seeds it: nothing ran, which is fine with --allow-empty (and fails without).
+    assert run_workbench("run", str(tmp_path), "--allow-empty").returncode == 0
+    assert run_workbench("run", str(tmp_path)).returncode == 1
+
+
 def test_init_in_a_project_with_eval_sets_adds_no_empty_set(tmp_path):
     make_project(tmp_path, sets={"grading": []})
     before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
-    created, kept, skipped = init_project(tmp_path)
-    assert created == [] and kept == [EVALUATOR] and skipped == [EVAL_SET]
+    done = init_project(tmp_path)
+    assert done.created == [] and done.kept == [EVALUATOR]
+    assert done.skipped == [f"{EVAL_SET} (the project already has eval sets)",
+                            "agent.py, workbench.toml (the project already has eval files)"]
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == before

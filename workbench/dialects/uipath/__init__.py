@@ -53,16 +53,15 @@ class UiPathDialect(Dialect):
     expects = f"{EVALS_DIR}/<scope>/{SETS_DIR}/*.json"
     markers = (EVALS_DIR, "Workflow.json")
     init_name = "uipath"
-    init_help = "the evals/ files Studio Web seeds (an exact-match evaluator and an empty eval set)"
+    init_help = ("the evals/ files Studio Web seeds (an exact-match evaluator and an eval set), in a project "
+                 "without a target also a starter agent.py, the workbench.toml that runs it and one row")
     folders = (SETS_DIR, EVALUATORS_DIR, EVAL_FILES_DIR)
     row_sets = f"{EVALS_DIR}/<scope>/{SETS_DIR}/"
 
     def scaffold(self, root: Path) -> Scaffolded:
         from .scaffold import init_project
 
-        created, kept, skipped = init_project(root)
-        return Scaffolded(created, kept, skipped, "Next: add rows to the eval set, say how to run your target "
-                                                  "in workbench.toml, then `workbench run`.")
+        return init_project(root)
 
     def evaluator_file(self, scope: str, ref: str) -> str:
         return f"{EVALS_DIR}/{scope}/{EVALUATORS_DIR}/{ref}.json"
