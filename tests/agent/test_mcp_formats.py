@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers.agent import copy_example, mcp_session, text_of
+from helpers.project import COMMAND_CONFIG, EXACT, evaluator, make_project, row
 
 
 async def test_a_conversation_digest_names_the_turn_and_the_assertion(tmp_path: Path) -> None:
@@ -32,3 +33,12 @@ async def test_a_replay_digest_names_the_step(tmp_path: Path) -> None:
     assert failing["row"] == "refund-typo" and failing["set"] == "scripts"
     assert "script[0] (tool.call issue_refund)" in failing["failures"][0]["digest"]
     assert "refund-typo" in text_of(result) and 'next: row("refund-typo")' in text_of(result)
+
+
+async def test_row_carries_what_check_says_about_the_row(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "p", sets={"math": [row("two", {"output": {"sum": 2}}, {"Sum": 2})]},
+                        evaluators={EXACT: evaluator("sum")}, config=COMMAND_CONFIG)
+    async with mcp_session(root) as session:
+        await session.call_tool("run", {})
+        detail = (await session.call_tool("row", {"name": "two"})).structured_content
+    assert any('"Sum" — did you mean "sum"?' in warning for warning in detail["warnings"]), detail["warnings"]

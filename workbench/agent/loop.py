@@ -98,6 +98,7 @@ class AgentLoop:
         self.pending: dict[str, Pending] = {}
         self._current: Pending | None = None  # the pending the session's events belong to
         self._numbers = itertools.count(1)
+        self.last_notice = ""  # the session's newest notice (why an iteration did not run)
 
     # -- the session ---------------------------------------------------------------------------------
 
@@ -108,6 +109,7 @@ class AgentLoop:
         return self.session
 
     def _notice(self, text: str) -> None:
+        self.last_notice = text
         print(f"workbench mcp: {text}", file=sys.stderr, flush=True)
 
     def _on_event(self, event: Event) -> None:
@@ -248,6 +250,7 @@ class AgentLoop:
         # AGENT (history: "asked by agent") re-scores what is proven unchanged; MANUAL (reuse=false) runs every
         # selected row, as R does.
         trigger = Trigger(AGENT_KIND if reuse else TriggerKind.MANUAL)
+        self.last_notice = ""
         task = session.request(trigger, selection)
         try:
             report = await task
@@ -258,7 +261,7 @@ class AgentLoop:
             if self._current is pending:
                 self._current = None
         if report is None:
-            raise AgentRefusal("the iteration did not run (see the server's stderr for why)")
+            raise AgentRefusal(self.last_notice or "the iteration did not run")
         return await asyncio.to_thread(self._digest_report, session, report)
 
     def _digest_report(self, session: Session, report: IterationReport) -> Digest:

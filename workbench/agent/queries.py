@@ -11,8 +11,9 @@ from .. import jsonio
 from ..actions.project_check import check_project
 from ..compare import explain
 from ..config import Config
+from ..dialects import all_dialects
 from ..history import HistoryStore, IterationInfo
-from ..model import EvalSet, Project, Result, ResultKey, Row
+from ..model import EvalSet, Project, Result, ResultKey, Row, RowKey
 from ..project import load_project
 from ..textsafe import one_line
 from ..trace import tool_calls, trace_tokens
@@ -74,6 +75,16 @@ def locate_row(project: Project, name: str, set_name: str | None) -> tuple[EvalS
                        + (", ".join(s.stem for s in project.sets) or "none") + ")")
 
 
+def row_findings(config: Config, project: Project, key: RowKey) -> list[str]:
+    """What loading and `check` say about this row (a casing hint, inputs or expectation against the
+    workflow's schemas), each once."""
+    found = [p.message for p in project.problems if p.row == key]
+    for dialect in all_dialects():
+        checked = dialect.check(project, config)
+        found += [p.message for p in checked.findings if p.row == key]
+    return list(dict.fromkeys(found))
+
+
 def _evaluator_part(result: Result, iteration: int, row: Row) -> dict[str, Any]:
     part: dict[str, Any] = {"evaluator": result.evaluator, "type": result.evaluator_type,
                             "verdict": result.verdict.value, "score": result.score, "iteration": iteration,
@@ -99,7 +110,7 @@ def row_answer(config: Config, name: str, set_name: str | None, iteration: int |
             hit = store.find_result(ResultKey(key.scope, key.set_file, key.row_id, ref), iteration)
             if hit is not None:
                 found.append(hit)
-    warnings = [p.message for p in project.problems if p.row == key]
+    warnings = row_findings(config, project, key)
     doc: dict[str, Any] = {"set": eval_set.stem, "row": row.label, "row_id": row.id, "inputs": _bounded(row.inputs),
                            "file": eval_set.source_of(row).relative_to(project.root).as_posix()
                            if eval_set.source_of(row).is_relative_to(project.root) else eval_set.file_name,
