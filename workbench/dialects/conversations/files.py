@@ -21,7 +21,7 @@ from .defaults import AGENT_KEY, idle_timeout
 from .rules import EVAL_TYPES, eval_problems
 from .scorer import CONVERSATION_TYPE
 from .sources import read_source
-from .ts_literals import LITERAL_HINT, FoundLiteral, read_evals
+from .ts_literals import LITERAL_HINT, FoundLiteral, read_evals_cached
 
 SUFFIX = ".eval.json"
 TS_SUFFIX = ".eval.ts"
@@ -107,7 +107,7 @@ class ConversationLoader:
         text = read_source(self.ctx, path, hint=f"; {LITERAL_HINT}")
         if text is None:
             return None
-        read = read_evals(text)
+        read = read_evals_cached(text)
         for problem in read.problems:
             self.ctx.problem(path, f"line {problem.line}: {problem.message}")
         if read.more_problems:
