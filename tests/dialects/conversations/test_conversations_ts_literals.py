@@ -285,3 +285,13 @@ def test_json_written_as_typescript_reads_back_exactly(value: Any, data: Any) ->
     source = f"export default new Eval({{ v: {_as_typescript(value, data.draw)} }})"
     got = one(source)["v"]
     assert json.dumps(got, sort_keys=True) == json.dumps(value, sort_keys=True)
+
+
+def test_a_regex_escape_javascript_drops_is_read_as_javascript_reads_it_and_warned_about() -> None:
+    """`'TKT-\\d{3}'` is "TKT-d{3}" to the ADK too (so the verdict is the ADK's), but it is almost always a
+    mistake for `'TKT-\\\\d{3}'`: a warning names the line and the fix."""
+    read = read_evals("new Eval({\n  name: 'x',\n  a: 'TKT-\\d{3}\\.x',\n  b: 'fine \\\\d',\n})")
+    assert read.found[0].value == {"name": "x", "a": "TKT-d{3}.x", "b": "fine \\d"}
+    assert [(w.line, w.message) for w in read.warnings] == [
+        (3, "'TKT-\\d{3}\\.x' is \"TKT-d{3}.x\" in JavaScript (and to the ADK): the backslash of \\d, \\. is "
+            "dropped; for the regex's \\d, \\. write \\\\d, \\\\.")]

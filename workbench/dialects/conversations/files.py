@@ -110,6 +110,8 @@ class ConversationLoader:
         read = read_evals_cached(text)
         for problem in read.problems:
             self.ctx.problem(path, f"line {problem.line}: {problem.message}")
+        for warning in read.warnings:
+            self.ctx.problem(path, f"line {warning.line}: {warning.message}", "warning")
         if read.more_problems:
             self.ctx.problem(path, f"and {read.more_problems} more constructs that are not literals")
         if not read.found and not read.problems:

@@ -25,6 +25,7 @@ unchanged 1 MB file once (about a second to tokenize; a few milliseconds to take
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ _IDENT = re.compile(r"(?:[^\W\d]|\$)(?:\w|\$)*")
 _REGEX = re.compile(r"/(?:[^/\\\[\n\r]|\\.|\[(?:[^\]\\\n\r]|\\.)*\])+/[A-Za-z]*")
 _MULTI_PUNCT = re.compile(r"\.\.\.|=>|\?\.|\?\?|===|!==|==|!=|<=|>=|&&|\|\||\*\*")
 _SIMPLE_PUNCT = frozenset("()[],:;")
+_REGEX_ONLY_ESCAPES = frozenset("dDwWsSpPkK.()[]{}+*?|^$")  # mean something in a regex, nothing in a string
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v"}
 _ESCAPE = re.compile(r"\\(?:u\{([0-9a-fA-F]+)\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(\r\n|[\s\S]))")
 _REGEX_AFTER = frozenset("(,=:[!&|?{};+-*%<>~^") | {"=>", "...", "&&", "||", "??", "==", "===", "!=", "!==",
@@ -95,9 +97,10 @@ class _StringError(ValueError):
     pass
 
 
-def cook(body: str) -> str:
+def cook(body: str, useless: list[str] | None = None) -> str:
     """A JavaScript string's (or template's) text with its escapes applied, as the ADK would see it.
-    A template's raw line breaks are normalised to `\\n`, as JavaScript does."""
+    A template's raw line breaks are normalised to `\\n`, as JavaScript does. A regex escape JavaScript
+    drops (`'\\d'` is `d`) goes to `useless`: it is almost always meant as the regex's `\\d`."""
 
     def one(match: re.Match[str]) -> str:
         braced, four, two, other = match.groups()
@@ -118,6 +121,8 @@ def cook(body: str) -> str:
             raise _StringError(f"\\{other} is an octal escape, which a module's strict mode refuses")
         if other in ("u", "x"):
             raise _StringError(f"\\{other} must be followed by hexadecimal digits")
+        if useless is not None and other in _REGEX_ONLY_ESCAPES:
+            useless.append(other)
         return _ESCAPES.get(other, other)
 
     text = _ESCAPE.sub(one, body) if "\\" in body else body
@@ -146,6 +151,7 @@ class Tokens:
         self.braces: list[str] = []  # "{" or "${" for every open brace: a `}` may resume a template
         self.last: Token | None = None  # the last significant token, to tell a regex from a division
         self.ahead: Token | None = None
+        self.useless: list[tuple[int, str]] = []  # (position, words) of a string whose regex escapes JS drops
         self._lines: list[int] | None = None
 
     def line(self, pos: int) -> int:
@@ -234,8 +240,18 @@ class Tokens:
         return last.kind == "ident" and last.value in _REGEX_AFTER_WORDS
 
     def _string(self, body: str, kind: str, start: int, end: int) -> Token:
+        useless: list[str] = []
         try:
-            return Token(kind, cook(body), start, end)
+            token = Token(kind, cook(body, useless), start, end)
+            if useless:
+                escapes = "".join(dict.fromkeys(useless))
+                wrote = ", ".join(f"\\{c}" for c in escapes)
+                meant = ", ".join(f"\\\\{c}" for c in escapes)
+                self.useless.append((start, (
+                    f"{_clip(self.text[start:end])} is {json.dumps(_clip(token.value), ensure_ascii=False)} in "
+                    f"JavaScript (and to the ADK): the backslash of {wrote} is dropped; for the regex's {wrote} write "
+                    f"{meant}")))
+            return token
         except _StringError as exc:
             return Token("bad-string", str(exc), start, end)
 
@@ -454,6 +470,11 @@ class SourceRead:
     found: list[FoundLiteral] = field(default_factory=list)
     problems: list[LiteralProblem] = field(default_factory=list)
     more_problems: int = 0
+    warnings: list[LiteralProblem] = field(default_factory=list)
+
+    def warn(self, line: int, message: str) -> None:
+        if len(self.warnings) < MAX_PROBLEMS:
+            self.warnings.append(LiteralProblem(line, message))
 
     def problem(self, line: int, message: str) -> None:
         if len(self.problems) < MAX_PROBLEMS:
@@ -509,6 +530,7 @@ def read_evals(text: str, constructor: str = "Eval") -> SourceRead:
             base = tokens.depth
             tokens.next()
             line = tokens.line(opening.start)
+            noted = len(tokens.useless)
             try:
                 value = _argument(tokens, constructor)
             except NotLiteral as exc:
@@ -520,6 +542,8 @@ def read_evals(text: str, constructor: str = "Eval") -> SourceRead:
                 recent = []
                 continue
             read.found.append(FoundLiteral(value, line, export))
+            for pos, message in tokens.useless[noted:]:
+                read.warn(tokens.line(pos), message)
             recent = []
 
 
@@ -560,11 +584,13 @@ def read_evals_cached(text: str) -> SourceRead:
     if frozen is not None:
         doc = orjson.loads(frozen)
         return SourceRead([FoundLiteral(v, line, export) for v, line, export in doc["found"]],
-                          [LiteralProblem(line, message) for line, message in doc["problems"]], doc["more"])
+                          [LiteralProblem(line, message) for line, message in doc["problems"]], doc["more"],
+                          [LiteralProblem(line, message) for line, message in doc["warnings"]])
     read = read_evals(text)
     try:
         frozen = orjson.dumps({"found": [[f.value, f.line, f.export] for f in read.found],
-                               "problems": [[p.line, p.message] for p in read.problems], "more": read.more_problems})
+                               "problems": [[p.line, p.message] for p in read.problems], "more": read.more_problems,
+                               "warnings": [[p.line, p.message] for p in read.warnings]})
     except (TypeError, orjson.JSONEncodeError):  # a value orjson can't write: read it again next time
         return read
     if len(frozen) <= CACHE_BYTES // 4:
