@@ -23,6 +23,7 @@ import bench_conversations
 import bench_pay_once
 import bench_runner
 import bench_scale
+import bench_uip_concurrency
 import bench_watch
 import bench_worker
 from common import Measure
@@ -37,6 +38,7 @@ SUITE: dict[str, Callable[[bool], list[Measure]]] = {
     "7": bench_conversations.run,
     "8": bench_cluster.run,  # rows on a local Ray (skipped without Ray)
     "9": bench_agent.run,  # `workbench mcp` through the SDK's client (skipped without the mcp extra)
+    "10": bench_uip_concurrency.run,  # the default [runner] concurrency on 27 uip rows vs seed 003's scorer
 }
 
 

@@ -9,6 +9,7 @@ cluster is used, so the core install doesn't need it.
 from __future__ import annotations
 
 from ..config import Config
+from ..runners.concurrency import concurrency_of
 from .connection import (
     INSTALL_HINT,
     ClusterError,
@@ -36,7 +37,7 @@ async def rows_in_flight(config: Config) -> int:
     max_in_flight or as many as its CPUs hold. Connects first, so an unreachable cluster stops the
     iteration (ClusterError naming the address) before any row runs."""
     if not uses_cluster(config):
-        return config.runner.concurrency
+        return concurrency_of(config)  # [runner] concurrency, or the default for the target's kind
     status = await in_background(connect, config)
     return in_flight_limit(status, config.cluster)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..config import Config, resolve_runner_kind
 from .base import RUNNER_FAULTS, LogSink, Runner, RunOutcome, RunRequest, outcome_from_exception
+from .concurrency import concurrency_of, default_concurrency
 
 
 def make_runner(config: Config) -> Runner:
@@ -30,4 +31,5 @@ def make_runner(config: Config) -> Runner:
     return make_command_runner(config)
 
 
-__all__ = ["RUNNER_FAULTS", "LogSink", "RunOutcome", "RunRequest", "Runner", "make_runner", "outcome_from_exception"]
+__all__ = ["RUNNER_FAULTS", "LogSink", "RunOutcome", "RunRequest", "Runner", "concurrency_of", "default_concurrency",
+           "make_runner", "outcome_from_exception"]

@@ -41,6 +41,7 @@ from .. import jsonio
 from ..config import Config
 from ..trace import read_trace
 from .base import LogSink, Runner, RunOutcome, RunRequest, describe_failure, expand_argv, target_env
+from .concurrency import concurrency_of
 from .process import DRAIN_GRACE_S, LOG_KEEP_BYTES, kill_group
 from .python_command import PythonCommand, parse_python_command
 from .read_audit import ReadsFile, unseen_reads
@@ -432,7 +433,7 @@ class WorkerRunner(Runner):
     def _pool(self) -> asyncio.Queue[Worker | None]:
         if self._idle is None:
             self._idle = asyncio.Queue()
-            for _ in range(self.config.runner.concurrency):
+            for _ in range(concurrency_of(self.config)):
                 self._idle.put_nowait(None)
         return self._idle
 

@@ -24,7 +24,9 @@ class RunnerConfig(Section):
     callable: Text | None = Field(default=None, description=(
         "kind = \"python\": the package.module:function called with each row's inputs"))
     timeout: Seconds = Field(default=60.0, description="Per-row time limit; the row's process group is killed after it")
-    concurrency: int = Field(default=4, ge=1, le=1024, description="Rows in flight at once")
+    concurrency: int | None = Field(default=None, ge=1, le=1024, description=(
+        "Rows in flight at once; unset: one per core, at least 4 (command, worker, python), or 8 per core, 16 to "
+        "32, for uip, whose runs mostly wait"))
     workflow: Text = Field(default="Workflow.json", description="The API workflow file the uip runner runs")
     uip: Argv = Field(default_factory=lambda: ["uip"], description="The uip program (and arguments before its own)")
     env: TextTable = Field(default_factory=dict, description=(
