@@ -79,6 +79,12 @@ class RowFilter:
         partial, so it never stands as the previous full one."""
         return bool(self.sets or self.rows or self.tags or self.kinds) or self.row_keys is not None
 
+    def keys_in(self, project: Project) -> frozenset[RowKey]:
+        """The rows of `project` this filter selects: with `RowFilter().narrowed(tags, kinds)`, the rows a
+        --tag/--type session counts (its status line and totals leave the others out)."""
+        return frozenset(eval_set.key_of(row) for eval_set in project.sets if self.wants_set(eval_set)
+                         for row in eval_set.rows if self.wants_row(eval_set, row))
+
     def narrowed(self, tags: tuple[str, ...], kinds: tuple[str, ...]) -> RowFilter:
         """This filter within `--tag` / `--type` (which hold for every iteration); tags or types the
         filter names itself win."""

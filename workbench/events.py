@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from .model import Problem, Project, Result, RowKey, Summary, error_problems, is_green
+from .model import Problem, Project, Result, RowKey, Summary, error_problems, is_green, results_by_row, row_passes
 
 
 class TriggerKind(StrEnum):
@@ -76,6 +76,13 @@ class IterationReport:
     @property
     def summary(self) -> Summary:
         return Summary.of(self.results)
+
+    @property
+    def row_counts(self) -> tuple[int, int]:
+        """(rows passing, rows) over the rows this iteration ran — never the rows a --tag/--type/--set/--row
+        left out: the one count the text report, history and the TUI's status line give for an iteration."""
+        rows = results_by_row(self.results)
+        return sum(row_passes(group) for group in rows.values()), len(rows)
 
     @property
     def error_problems(self) -> list[Problem]:

@@ -81,6 +81,7 @@ class LoopTracker:
         self.best_passed: int | None = sum(s.passed for s in self.known.values()) if known else None
         self.without_progress = 0
         self.last: IterationSummary | None = None  # the newest full iteration's summary
+        self._seeded = bool(known)  # `known` came from history: narrowed to the rows of the first full iteration
 
     def update(self, report: IterationReport, partial: bool = False) -> IterationSummary:
         current = row_states(report.results)
@@ -101,8 +102,14 @@ class LoopTracker:
         if partial:
             self.known = {**previous, **current}
             return summary
+        # Only the rows this iteration ran are compared: a --tag/--type session seeded with the last full
+        # iteration of the whole project must not read the rows it leaves out as lost (`1/1 rows pass (-1)`).
+        compared = {key: previous[key] for key in current if key in previous}
+        if self._seeded:
+            self._seeded = False
+            self.best_passed = sum(s.passed for s in compared.values()) if compared else None
         if previous:
-            summary.change = summary.rows_passed - sum(s.passed for s in previous.values())
+            summary.change = summary.rows_passed - sum(s.passed for s in compared.values())
         self.known = current
         improved = (summary.change or 0) > 0 or self.best_passed is None or summary.rows_passed > self.best_passed
         self.without_progress = 0 if summary.green or improved else self.without_progress + 1
