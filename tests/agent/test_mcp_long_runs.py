@@ -46,8 +46,11 @@ async def test_a_long_iteration_returns_a_handle_and_status_waits_for_it(tmp_pat
         digest = started.structured_content
         assert not started.is_error and digest["complete"] is False  # the held row can't have finished
         handle = digest["handle"]
-        assert digest["progress"]["rows_total"] == 3 and f'status(handle="{handle}")' in digest["next"]
-        assert "still running" in text_of(started)
+        assert f'status(handle="{handle}")' in digest["next"] and "still running" in text_of(started)
+        await wait_for_file(Path(f"{hold}.started"))  # the held row runs: the iteration has its rows
+        waiting = await session.call_tool("status", {"handle": handle, "wait_s": 0.1})
+        assert waiting.structured_content["complete"] is False
+        assert waiting.structured_content["progress"]["rows_total"] == 3
         hold.write_text("go")
         finished = await session.call_tool("status", {"handle": handle, "wait_s": 60}, progress_callback=on_progress)
         digest = finished.structured_content
