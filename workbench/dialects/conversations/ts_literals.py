@@ -29,7 +29,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -49,6 +49,12 @@ _IDENT = re.compile(r"(?:[^\W\d]|\$)(?:\w|\$)*")
 _REGEX = re.compile(r"/(?:[^/\\\[\n\r]|\\.|\[(?:[^\]\\\n\r]|\\.)*\])+/[A-Za-z]*")
 _MULTI_PUNCT = re.compile(r"\.\.\.|=>|\?\.|\?\?|===|!==|==|!=|<=|>=|&&|\|\||\*\*")
 _SIMPLE_PUNCT = frozenset("()[],:;")
+# The common tokens in one match, after any whitespace and comments (atomic: never backtracked into, so a
+# long run of spaces before something else costs one pass): a word, simple punctuation, a string without
+# escapes, an integer. Anything else goes the careful way (`Tokens._token`).
+_FAST = re.compile(r"(?>(?:[\s\ufeff]+|//[^\n\r\u2028\u2029]*|/\*(?:[^*]|\*(?!/))*\*/)*)"
+                   r"(?:(?P<ident>(?:[^\W\d]|\$)(?:\w|\$)*)|(?P<punct>[()\[\],:;])"
+                   r"|(?P<string>'[^'\\\n\r]*'|\"[^\"\\\n\r]*\")|(?P<number>\d+(?![\w.$])))")
 _REGEX_ONLY_ESCAPES = frozenset("dDwWsSpPkK.()[]{}+*?|^$")  # mean something in a regex, nothing in a string
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v"}
 _ESCAPE = re.compile(r"\\(?:u\{([0-9a-fA-F]+)\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(\r\n|[\s\S]))")
@@ -58,8 +64,7 @@ _REGEX_AFTER_WORDS = frozenset({"return", "typeof", "case", "do", "else", "in", 
                                 "throw", "await", "yield", "instanceof"})
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
     """One token: `kind` is "punct", "ident", "string", "template", "template-head" (a template with a
     `${` at `end`), "number", "regex", "error" (`value` says what) or "eof"; `value` is the cooked
     string, the number, the identifier or the punctuation."""
@@ -178,6 +183,15 @@ class Tokens:
 
     def _scan(self) -> Token:
         text = self.text
+        fast = _FAST.match(text, self.pos)
+        if fast is not None and fast.lastgroup is not None:
+            kind = fast.lastgroup
+            start, end = fast.span(kind)
+            value = fast.group(kind)
+            token = Token(kind, value[1:-1] if kind == "string" else value, start, end)
+            self.pos = end
+            self.last = token
+            return token
         skipped = _SKIP.match(text, self.pos)
         if skipped:
             self.pos = skipped.end()
