@@ -13,7 +13,6 @@ import json
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import jsonschema
@@ -22,6 +21,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
+from .. import __version__
 from ..config import Config
 from .loop import AgentLoop
 from .tools import TOOLS, Answer, call_tool, schema_of
@@ -30,13 +30,6 @@ INSTRUCTIONS = """workbench runs this project's eval rows against its target and
 failing rows (each with its failing evaluator and why) → fix the code or the expectation → run() again; stop when
 the result says all green, or stalled. row(name) gives one row's full diff; accept(rows) writes a row's actual
 output as its expectation (only when the output is right); history() shows past iterations."""
-
-
-def _version() -> str:
-    try:
-        return version("workbench-evals")
-    except PackageNotFoundError:
-        return "0"
 
 
 def _result(answer: Answer, is_error: bool) -> types.CallToolResult:
@@ -68,7 +61,7 @@ def build_server(loop: AgentLoop) -> Server[Any]:
         answer, is_error = await call_tool(loop, params.name, args, progress)
         return _result(answer, is_error)
 
-    return Server("workbench", version=_version(), instructions=INSTRUCTIONS, on_list_tools=list_tools,
+    return Server("workbench", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools,
                   on_call_tool=call)
 
 
