@@ -9,7 +9,6 @@ stderr; targets' output is captured by the runners into the results (and `.workb
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -81,8 +80,3 @@ async def serve(config: Config) -> None:
         print(f"workbench mcp: serving {config.root}", file=sys.stderr, flush=True)
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
-
-def tool_list_json() -> str:
-    """The tools as the server lists them (for the README and tests)."""
-    return json.dumps([{"name": t.name, "description": t.description, "inputSchema": t.input_schema} for t in TOOLS],
-                      indent=2)
