@@ -90,3 +90,16 @@ def test_a_missing_mcp_extra_says_how_to_install_it(tmp_path: Path, monkeypatch)
     assert result.returncode == 1
     assert "pip install 'workbench-evals[mcp]'" in result.stderr and "pip install -e '.[mcp]'" in result.stderr
     assert result.stdout == ""
+
+
+async def test_failing_only_remembers_rows_a_narrower_run_left_out(tmp_path: Path) -> None:
+    root = copy_example("grading", tmp_path)
+    bands = root / "evals/default/eval-sets/bands.json"
+    bands.write_text(bands.read_text().replace('"merit"', '"MERIT"', 1))
+    async with mcp_session(root) as session:
+        first = (await session.call_tool("run", {})).structured_content
+        assert {row["row"] for row in first["failing"]} == {BOUNDARY, "score 72 is a merit"}
+        narrow = (await session.call_tool("run", {"failing_only": True, "sets": ["grading"]})).structured_content
+        assert [row["row"] for row in narrow["failing"]] == [BOUNDARY] and narrow["rows"]["total"] == 1
+        both = (await session.call_tool("run", {"failing_only": True})).structured_content
+        assert both["rows"]["total"] == 2  # the bands row, left out of the narrower run, is still failing

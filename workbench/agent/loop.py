@@ -27,7 +27,7 @@ from ..engine import RowFilter, RunnerFactory
 from ..errors import WorkbenchError
 from ..events import Event, IterationReport, IterationStarted, ResultReady, Trigger, TriggerKind
 from ..history import HistoryError, HistoryStore
-from ..model import Project, Result, RowKey
+from ..model import Project, Result, RowKey, results_by_row, row_passes
 from ..project import load_project
 from ..runners import make_runner
 from ..session import Session
@@ -169,17 +169,20 @@ class AgentLoop:
         return selection
 
     def _failing_rows(self) -> set[RowKey] | None:
-        """Rows whose newest recorded run did not pass (None when history has nothing)."""
-        if self.session is not None and self.session.tracker.known:
-            return {key for key, state in self.session.tracker.known.items() if not state.passed}
+        """Rows whose newest recorded run did not pass, whoever ran it (this server, a TUI, `watch`, `run`):
+        each row's verdict in the newest iteration that ran it, back to the newest full one. None when
+        history has nothing."""
         try:
             with HistoryStore.open(self.config) as store:
-                number = store.latest_number()
-                if number is None:
-                    return None
-                return {r.row_key for r in store.results(number) if not r.passed}
+                known: dict[RowKey, bool] = {}
+                for info in reversed(store.iterations(limit=50)):
+                    for key, group in results_by_row(store.results(info.number)).items():
+                        known.setdefault(key, row_passes(group))
+                    if not info.partial:
+                        break
         except HistoryError:
             return None
+        return {key for key, passed in known.items() if not passed} if known else None
 
     async def run(self, ask: RunAsk, on_progress: ProgressSink | None = None) -> Digest:
         """Start (or join) an iteration and wait for it up to `ask.wait_s`."""
