@@ -39,7 +39,9 @@ class LoopStatus:
             parts.append(f"{self.since_green} iteration{'s' * (self.since_green != 1)} since the last green "
                          f"(#{self.last_green})")
         elif self.full_iterations:
-            parts.append(f"never green in the {self.full_iterations} recorded full iterations")
+            count = self.full_iterations
+            parts.append(f"not green in the last {count} recorded full iteration{'s' * (count != 1)}"
+                         if count != 1 else "not green yet (1 recorded full iteration)")
         return "; ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
