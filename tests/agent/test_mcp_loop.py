@@ -10,6 +10,8 @@ from pathlib import Path
 
 from helpers.agent import copy_example, mcp_session, text_of
 
+from workbench.agent.loop import AGENT_KIND
+
 BOUNDARY = "score 50 passes (boundary)"
 SET_FILE = Path("evals/default/eval-sets/grading.json")
 
@@ -69,7 +71,7 @@ async def test_the_loop_check_run_fix_run_row_history(tmp_path: Path) -> None:
         history = await session.call_tool("history", {"last": 5})
         [one, two] = history.structured_content["iterations"]
         assert (one["rows"]["passing"], two["rows"]["passing"]) == (4, 5)
-        assert two["flips"]["fixed"] == [BOUNDARY] and two["trigger_kind"] == "run"
+        assert two["flips"]["fixed"] == [BOUNDARY] and two["trigger_kind"] == str(AGENT_KIND)
 
 
 async def test_accept_writes_the_expectation_surgically_and_returns_the_diff(tmp_path: Path) -> None:
