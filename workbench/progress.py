@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .events import IterationReport, Trigger
 from .model import Problem, Result, RowKey, Verdict, error_problems, is_green, results_by_row, row_passes, row_verdict
-from .textsafe import one_line
+from .textsafe import counted, one_line
 
 _NAMES_SHOWN = 3
 _PASSING_ROWS_LISTED = 50  # the final summary lists every failing row, and passing ones up to this many
@@ -150,7 +150,7 @@ class StopRules:
         if self.until_green and summary.green:
             return LoopEnd("all green", 0)
         if self.stop_on_stall and summary.stalled_for:
-            return LoopEnd(f"stalled: no improvement in passes for {summary.stalled_for} iterations", 1)
+            return LoopEnd(f"stalled: no improvement in passes for {counted(summary.stalled_for, 'iteration')}", 1)
         if self.max_iterations is not None and completed >= self.max_iterations:
             green = summary.green
             reason = f"reached --max-iterations {self.max_iterations}" + (" (all green)" if green else " (not green)")
@@ -207,7 +207,7 @@ def progress_line(summary: IterationSummary) -> str:
     if summary.green:
         parts.append("all green")
     if summary.stalled_for:
-        parts.append(f"stalled: no improvement in passes for {summary.stalled_for} iterations")
+        parts.append(f"stalled: no improvement in passes for {counted(summary.stalled_for, 'iteration')}")
     return " — ".join(parts)
 
 

@@ -44,3 +44,8 @@ def json_escaped(json_text: str) -> str:
 def one_line(text: str, limit: int = 200) -> str:
     text = printable(text, keep_newlines=False)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """`1 error`, `2 errors`, `0 errors`: every count workbench prints agrees with its number."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"

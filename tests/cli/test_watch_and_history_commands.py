@@ -185,7 +185,7 @@ def test_watch_plain_says_when_the_loop_is_stalled(tmp_path: Path, watch: Any) -
     loop = watch(root)
     assert "stalled" not in (loop.expect(r"^iteration 1 ") or "")
     line = loop.save_until(lambda: write_target(root, {"a": "A", "b": "still wrong"}), r"changed target\.py")
-    assert line.endswith("— stalled: no improvement in passes for 1 iterations"), line
+    assert line.endswith("— stalled: no improvement in passes for 1 iteration"), line
     assert loop.stop()[0] == 0
 
 

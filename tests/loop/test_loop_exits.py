@@ -171,7 +171,7 @@ def test_stop_on_stall_exits_1_once_the_loop_is_stalled(tmp_path: Path, watch: A
     code, lines = loop.finish()
     assert code == 1
     summary = after(lines, "stopped")
-    assert re.match(r"stopped \(stalled: no improvement in passes for 1 iterations\) — final state after "
+    assert re.match(r"stopped \(stalled: no improvement in passes for 1 iteration\) — final state after "
                     r"iteration \d+: 1/2 rows pass$", summary[0]), summary
     assert summary[2] == '  FAIL   qa.json › question b — answer: expected "B", got "still wrong"'
 

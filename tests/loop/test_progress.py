@@ -107,11 +107,11 @@ def test_an_iteration_that_improves_ends_the_stall_even_below_the_best_count() -
     tracker = LoopTracker(stall_after=1)
     line(tracker, result("a"), result("b", "FAIL", detail="d"))
     dropped = line(tracker, result("a", "FAIL", detail="d"), result("b", "FAIL", detail="d"), number=2)
-    assert "stalled: no improvement in passes for 1 iterations" in dropped
+    assert "stalled: no improvement in passes for 1 iteration" in dropped
     text = line(tracker, result("a"), result("b", "FAIL", detail="d"), number=3)
     assert "(+1)" in text and "fixed: 'a'" in text and "stalled" not in text
     # Staying at that count is no improvement again.
-    assert "stalled: no improvement in passes for 1 iterations" in line(
+    assert "stalled: no improvement in passes for 1 iteration" in line(
         tracker, result("a"), result("b", "FAIL", detail="d"), number=4)
 
 

@@ -11,8 +11,8 @@ from ..config import STATE_DIR
 from ..history import DB_NAME, HistoryError, HistoryStore, IterationInfo, compare_results
 from ..model import Result, ResultKey
 from ..report.json_report import encode_document
-from ..report.text import counted, format_result
-from ..textsafe import one_line
+from ..report.text import format_result
+from ..textsafe import counted, one_line
 from .common import EXIT_FAILED, fail, load_project_config, resolve_root
 
 

@@ -17,6 +17,7 @@ from ..report.json_report import encode_document, report_document
 from ..report.junit import write_junit
 from ..report.reuse_text import format_reuse_rows
 from ..report.text import TextReporter
+from ..textsafe import counted
 from .common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -144,7 +145,7 @@ def _print_baseline_update(run: GateRun, quiet: bool) -> None:
     if update.problem:
         click.echo(f"workbench: {update.problem}", err=True)
     elif not quiet:
-        click.echo(f"baseline written: {update.path} ({len(run.report.results)} results, "
+        click.echo(f"baseline written: {update.path} ({counted(len(run.report.results), 'result')}, "
                    f"pass rate {run.gate.result_pass_rate:.1%})")
 
 

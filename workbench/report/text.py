@@ -11,7 +11,7 @@ from .. import jsonio
 from ..dialects import dialect_for
 from ..events import Event, IterationReport, IterationStarted, ResultReady, RowStarted
 from ..model import Problem, Project, Result, RowKey, Summary, Verdict, error_problems, is_green
-from ..textsafe import one_line, printable
+from ..textsafe import counted, one_line, printable
 from .metrics import SetMetricLine, set_metrics
 from .reuse_text import format_reuse_files, format_reuse_rows
 
@@ -46,11 +46,6 @@ def use_color(stream: TextIO) -> bool:
 
 def _paint(text: str, code: str, color: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if color else text
-
-
-def counted(count: int, noun: str, plural: str | None = None) -> str:
-    """`1 error`, `2 errors`, `0 errors`: every count workbench prints agrees with its number."""
-    return f"{count} {noun if count == 1 else plural or noun + 's'}"
 
 
 def format_duration(ms: float) -> str:
