@@ -78,7 +78,7 @@ async def test_history_shows_rows_and_results(tmp_path: Path) -> None:
         await settle(pilot)
         table = app.query_one("#history-table", DataTable)
         labels = [str(column.label) for column in table.columns.values()]
-        assert labels[2:4] == ["rows passing", "results passing"]
+        assert labels[2:4] == ["rows ✔", "results ✔"]  # short headers fit 80 columns (issue 22 point 3)
         assert [str(cell) for cell in table.get_row_at(0)[2:4]] == ["0/1", "1/2"]
         detail = app.query_one("#history-detail").content.plain
         assert "0/1 rows pass · 1/2 results pass" in detail

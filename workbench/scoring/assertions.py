@@ -219,6 +219,7 @@ def _label(spec: dict[str, Any]) -> str:
 
 class Assertions(Scorer):
     type_id: ClassVar[str] = "workbench-assertions"
+    compares: ClassVar[str] = "the row's checks: on the output, the trace's tool calls, duration and tokens"
 
     def check_config(self, evaluator: EvaluatorDef) -> str | None:
         return check_flags(evaluator, "ignoreCase", "ignoreAccents")

@@ -56,6 +56,9 @@ class Scorer:
     structural: ClassVar[bool] = False
     """Compares `expectedOutput` key by key, so its keys must be the output's (checked against the
     workflow's output.schema by `check`)."""
+    compares: ClassVar[str] = ""
+    """What it compares, in words, when that is not the output at `targetOutputKey` (a type scored from the
+    trace says which part of it); empty: the output. The TUI's detail and evaluators tab show it."""
     default_criterion_allowed: ClassVar[bool] = True
     """A row without its own criterion is scored with `evaluatorConfig.defaultEvaluationCriteria`; exact
     match needs the row's own expectation (seed 003 rule 2)."""

@@ -94,6 +94,7 @@ def _list_criterion(data: ScoreInput, key: str, example: str) -> list[Any]:
 
 class ToolCallOrder(_ToolCallScorer):
     type_id: ClassVar[str] = "uipath-tool-call-order"
+    compares: ClassVar[str] = "the order of the trace's tool calls (toolCallsOrder)"
 
     def measure(self, data: ScoreInput, calls: list[ToolCall]) -> tuple[float, list[str], Any]:
         expected = _list_criterion(data, "toolCallsOrder", '"toolCallsOrder": ["lookupUser", "createTicket"]')
@@ -138,6 +139,7 @@ def _count_rule(name: str, rule: Any, ref: str) -> tuple[str, int]:
 
 class ToolCallCount(_ToolCallScorer):
     type_id: ClassVar[str] = "uipath-tool-call-count"
+    compares: ClassVar[str] = "how often the trace calls each tool (toolCallsCount)"
 
     def measure(self, data: ScoreInput, calls: list[ToolCall]) -> tuple[float, list[str], Any]:
         ref = data.evaluator.ref
@@ -210,6 +212,7 @@ def _output_equal(expected: Any, actual: Any) -> bool:
 
 class ToolCallArgs(_ToolCallScorer):
     type_id: ClassVar[str] = "uipath-tool-call-args"
+    compares: ClassVar[str] = "the arguments of the trace's tool calls (toolCalls)"
     flags: ClassVar[tuple[str, ...]] = ("strict", "subset")
 
     def measure(self, data: ScoreInput, calls: list[ToolCall]) -> tuple[float, list[str], Any]:
@@ -234,6 +237,7 @@ class ToolCallArgs(_ToolCallScorer):
 
 class ToolCallOutput(_ToolCallScorer):
     type_id: ClassVar[str] = "uipath-tool-call-output"
+    compares: ClassVar[str] = "the outputs of the trace's tool calls (toolOutputs)"
 
     def measure(self, data: ScoreInput, calls: list[ToolCall]) -> tuple[float, list[str], Any]:
         ref = data.evaluator.ref

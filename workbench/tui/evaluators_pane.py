@@ -2,29 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rich.text import Text
-from textual.widgets import DataTable
 
 from ..model import EvaluatorKey, Project
-from ..output_paths import describe_target
 from ..scoring import scorer_for
 from ..textsafe import one_line
-from .labels import plain
+from .columns import Cell, Column, FittedTable
+from .labels import compared, plain
+
+# At 80 columns: "used by" and "compares" give way first (cut between names), then the type and status
+# (cut with …); then the scope goes, then the type; only then is the evaluator's file name cut (with …).
+COLUMNS = (Column("evaluator file", shrink_to=16, give=1), Column("scope", drop=3),
+           Column("type", shrink_to=12, give=4, drop=2), Column("compares", shrink_to=12, give=5),
+           Column("used by", shrink_to=12, give=5), Column("status", shrink_to=6, give=4))
 
 
-class EvaluatorsTable(DataTable[Any]):
+class EvaluatorsTable(FittedTable):
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
-
-    def on_mount(self) -> None:
-        self.add_columns("evaluator file", "scope", "type", "compares", "used by", "status")
+        super().__init__(COLUMNS, **kwargs)
 
     def show(self, project: Project | None) -> None:
-        self.clear()
         if project is None:
+            self.set_rows([])
             return
+        rows: list[tuple[Sequence[Cell], str | None]] = []
         used: dict[EvaluatorKey, list[str]] = {}
         for eval_set in project.sets:
             for ref in eval_set.evaluator_refs:
@@ -33,7 +37,7 @@ class EvaluatorsTable(DataTable[Any]):
         for key in keys:
             scope, ref = key
             evaluator = project.evaluators.get(key)
-            users = ", ".join(used.get(key, [])) or "—"
+            users = tuple(used.get(key, [])) or ("—",)
             if evaluator is not None:
                 status = Text("ok", "green")
                 scorer = scorer_for(evaluator.type_id)
@@ -41,12 +45,13 @@ class EvaluatorsTable(DataTable[Any]):
                     status = Text("unsupported type", "bold yellow")
                 elif problem := scorer.check_config(evaluator):
                     status = Text(one_line(f"bad config: {problem}", 60), "bold yellow")
-                row = (plain(f"{ref}.json", 40), plain(scope), plain(evaluator.type_id, 40),
-                       plain(describe_target(evaluator.target_output_key), 40), plain(users, 50), status)
+                row: tuple[Cell, ...] = (plain(f"{ref}.json"), plain(scope), plain(evaluator.type_id, 40),
+                                         compared(evaluator), users, status)
             elif key in project.broken_evaluators:
-                row = (plain(f"{ref}.json", 40), plain(scope), plain("?"), plain("?"), plain(users, 50),
+                row = (plain(f"{ref}.json"), plain(scope), plain("?"), plain("?"), users,
                        Text(one_line(f"broken: {project.broken_evaluators[key]}", 60), "bold red"))
             else:
-                row = (plain(ref, 40), plain(scope), plain("—"), plain("—"), plain(users, 50),
+                row = (plain(ref), plain(scope), plain("—"), plain("—"), users,
                        Text("missing: no such evaluator file", "bold red"))
-            self.add_row(*row)
+            rows.append((row, None))
+        self.set_rows(rows)

@@ -20,9 +20,13 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from ..history import HistoryError, HistoryStore, IterationInfo, compare_results
 from ..model import Result
 from ..textsafe import one_line, printable
+from .columns import Column, FittedTable
 from .labels import plain, verdict_text
 
 SPARK_ITERATIONS = 120
+# At 80 columns the time taken goes first, then the change, then the clock time; the trigger is cut with `…`.
+COLUMNS = (Column("#"), Column("when", drop=2), Column("rows ✔"), Column("results ✔"),
+           Column("±", drop=3), Column("took", drop=4), Column("trigger", shrink_to=8, give=5))
 _BARS = "▁▂▃▄▅▆▇█"
 
 
@@ -48,15 +52,15 @@ def iteration_text(info: IterationInfo, results: list[Result], previous: list[Re
     """What flipped in an iteration (vs the one before) and its results."""
     flips = compare_results(previous, results, only_current=info.partial)
     text = Text(f"iteration {info.number}", "bold")
-    text.append(f" · {one_line(info.trigger.describe(), 80)} · {info.rows_passed}/{info.rows_total} rows pass · "
-                f"{info.passed}/{info.total} results pass\n", "dim")
+    text.append(f" · {one_line(info.trigger.describe(), 80)}\n", "dim")  # lines are cut with …, never wrapped:
+    text.append(f"{info.rows_passed}/{info.rows_total} rows pass · {info.passed}/{info.total} results pass\n", "dim")
     for title, items, style in (("newly passing", flips.newly_passing, "green"),
                                 ("newly failing", flips.newly_failing, "red"),
                                 ("new", flips.added, "cyan"), ("gone", flips.removed, "dim")):
         if items and (not first or title != "new"):
             text.append(f"{title} ({len(items)})\n", f"bold {style}")
             for result in items[:50]:
-                text.append(f"  {one_line(result.label, 60)} [{one_line(result.evaluator, 30)}]\n")
+                text.append(f"  [{one_line(result.evaluator, 30)}] {one_line(result.label, 60)}\n")
     if first:
         text.append("(first recorded iteration)\n", "dim")
     elif not (flips.newly_passing or flips.newly_failing or flips.removed):
@@ -64,8 +68,9 @@ def iteration_text(info: IterationInfo, results: list[Result], previous: list[Re
     text.append("\nresults\n", "bold")
     for result in results[:500]:
         text.append_text(verdict_text(result.verdict))
-        text.append(f" {one_line(result.set_file, 30)} › {one_line(result.label, 60)} "
-                    f"[{one_line(result.evaluator, 30)}]\n")
+        # the evaluator first: a narrow pane cuts the line's end, and rows with several evaluators must differ
+        text.append(f" [{one_line(result.evaluator, 30)}] {one_line(result.label, 60)} · "
+                    f"{one_line(result.set_file, 30)}\n")
     if len(results) > 500:
         text.append(f"… and {len(results) - 500} more\n", "dim")
     return text
@@ -103,13 +108,10 @@ class HistoryPane(Horizontal):
         with Vertical(id="history-left"):
             yield Static(id="history-spark-label")
             yield Static(id="history-spark")
-            yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
+            yield FittedTable(COLUMNS, id="history-table")
         with VerticalScroll(id="history-detail-scroll"):
             yield Static(Text("Select an iteration to see what flipped.", "dim"), id="history-detail")
 
-    def on_mount(self) -> None:
-        table = self.query_one("#history-table", DataTable)
-        table.add_columns("#", "when", "rows passing", "results passing", "± results", "time", "trigger")
 
     # -- the iteration list --------------------------------------------------------------------------
 
@@ -117,7 +119,7 @@ class HistoryPane(Horizontal):
         """Read the iterations again (after one was recorded); the table follows once they are read."""
         self.store = store
         if store is None:
-            self.query_one("#history-table", DataTable).clear()
+            self.query_one("#history-table", FittedTable).set_rows([])
             self.query_one("#history-spark-label", Static).update(
                 Text("History is off for this project (see the notification).", "yellow"))
             return
@@ -146,23 +148,21 @@ class HistoryPane(Horizontal):
         self._fill(message.infos, message.counts)
 
     def _fill(self, infos: list[IterationInfo], counts: list[tuple[int, int, int]]) -> None:
-        table = self.query_one("#history-table", DataTable)
+        table = self.query_one("#history-table", FittedTable)
         selected = self._selected_number()
-        table.clear()
         self.infos = {info.number: info for info in infos}
         self.query_one("#history-spark", Static).update(sparkline(counts))
         label = self.query_one("#history-spark-label", Static)
         if counts:
             _, passed, total = counts[-1]
-            label.update(Text(f"results passing over the last {len(counts)} iterations · now {passed}/{total}",
-                              "dim"))
+            label.update(Text(f"now {passed}/{total} results pass · the last {len(counts)} iteration"
+                              f"{'s' * (len(counts) != 1)}:", "dim"))
         else:
             label.update(Text("no iterations recorded yet", "dim"))
-        for info in reversed(infos):
-            table.add_row(str(info.number), info.started_at.astimezone().strftime("%H:%M:%S"),
-                          f"{info.rows_passed}/{info.rows_total}", f"{info.passed}/{info.total}", _change(info),
-                          f"{info.duration_s:.1f}s",
-                          plain(info.trigger.describe(), 50), key=str(info.number))
+        table.set_rows([((Text(str(info.number)), Text(info.started_at.astimezone().strftime("%H:%M:%S")),
+                          Text(f"{info.rows_passed}/{info.rows_total}"), Text(f"{info.passed}/{info.total}"),
+                          _change(info), Text(f"{info.duration_s:.1f}s"), plain(info.trigger.describe(), 50)),
+                          str(info.number)) for info in reversed(infos)])
         if table.has_focus and selected is not None and str(selected) in table.rows:
             table.move_cursor(row=table.get_row_index(str(selected)))  # the user is browsing: stay put
         elif table.row_count:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ..model import EvalSet, Result, Row, Verdict
+from ..model import EvalSet, EvaluatorDef, Result, Row, Verdict
+from ..output_paths import describe_target
 from ..report.text import format_duration
+from ..scoring import scorer_for
 from ..textsafe import one_line
 from .state import QUEUED, RUNNING, RunState
 
@@ -17,6 +19,15 @@ RUNNING_GLYPH = ("◐", "bold cyan")
 def plain(value: str, limit: int = 200) -> Text:
     """User-derived text as a Text object: DataTable and Tab would parse a plain str as markup."""
     return Text(one_line(value, limit))
+
+
+def compared(evaluator: EvaluatorDef) -> tuple[str, ...]:
+    """What the evaluator looks at, as parts a narrow column cuts between: the output's paths
+    (`details.rawScore`, `details.band`), or, for a type scored from the trace, what of it."""
+    scorer = scorer_for(evaluator.type_id)
+    if scorer is not None and scorer.compares:
+        return (scorer.compares,)
+    return tuple(part.strip() for part in describe_target(evaluator.target_output_key).split(", "))
 
 
 def verdict_text(verdict: Verdict | None, *, word: bool = False, dim: bool = False) -> Text:

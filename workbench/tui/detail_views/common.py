@@ -9,10 +9,9 @@ from textual.widgets import Static
 
 from ... import jsonio
 from ...model import Result, Verdict
-from ...output_paths import describe_target
 from ...report.text import format_duration
 from ...textsafe import one_line, printable
-from ..labels import verdict_text
+from ..labels import compared, verdict_text
 from .base import DetailContext
 
 
@@ -32,7 +31,7 @@ def meta_text(context: DetailContext) -> Text:
             meta.append(f" ({one_line(result.evaluator_type, 50)})", "dim")
         meta.append(f"  score {result.score:.2f}  ·  {format_duration(result.duration_ms)}")
     if evaluator is not None:
-        meta.append(f"\ncompares {one_line(describe_target(evaluator.target_output_key), 100)}", "dim")
+        meta.append(f"\ncompares {one_line(', '.join(compared(evaluator)), 100)}", "dim")
     return meta
 
 

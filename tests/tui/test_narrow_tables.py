@@ -1,0 +1,101 @@
+"""Issue 22 points 3 and 11: at 80 columns the history and evaluators tabs keep their columns readable —
+they fit the pane (no sideways scrolling), a cut cell ends in `…`, a list of file names is cut between
+names and never inside one, and the history's detail cuts its lines instead of wrapping them. A
+trace-based evaluator says what of the trace it compares (the detail and the evaluators tab)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers.project import evaluator, row
+from helpers.tui import FakeTarget, app_for, settled, static_text, wait_idle, wait_until, write_project
+from rich.text import Text
+from textual.widgets import DataTable
+
+from workbench.tui.columns import Column, FittedTable, clip_items, fit
+from workbench.tui.evaluators_pane import EvaluatorsTable
+
+SMALL = (80, 24)
+LONG_REF = "exact-match-whole-output"
+SETS = ("first-set-with-a-long-name", "second-set-with-a-long-name", "third-set")
+
+
+def cells(table: DataTable) -> list[list[str]]:
+    return [[cell.plain if isinstance(cell, Text) else str(cell) for cell in table.get_row_at(index)]
+            for index in range(table.row_count)]
+
+
+def fits(table: FittedTable) -> bool:
+    return 0 < table.laid_out_width <= table.room
+
+
+def test_shrinkable_columns_give_way_then_droppable_ones_go() -> None:
+    columns = [Column("#"), Column("when", drop=1), Column("name", shrink_to=6, give=2)]
+    assert fit(columns, [2, 8, 30], 100, 1) == [2, 8, 30]
+    assert fit(columns, [2, 8, 30], 30, 1) == [2, 8, 14]  # the name is cut to make room
+    assert fit(columns, [2, 8, 30], 16, 1) == [2, None, 10]  # then `when` goes, and the name gets its room back
+
+
+def test_a_list_of_names_is_cut_between_names() -> None:
+    names = ["bands.json", "grading.json", "third.json"]
+    assert clip_items(names, 80).plain == "bands.json, grading.json, third.json"
+    assert clip_items(names, 28).plain == "bands.json, +2 more"
+    assert clip_items(names, 12).plain == "3 of them"  # not even the first fits: counted, not cut
+    assert clip_items(["grading.json"], 8).plain == "grading…"  # the only name can only be cut
+
+
+def many_sets_project(root: Path):
+    rows = [row("one", {"out": {"a": 1}}, {"a": 1}, ref=LONG_REF)]
+    docs = {name: {"version": "1.0", "id": f"set-{name}", "name": name, "evaluatorRefs": [LONG_REF, "order"],
+                   "evaluations": rows} for name in SETS}
+    return write_project(root, docs, evaluators={
+        LONG_REF: evaluator("*", id="long"), "order": evaluator(type_id="uipath-tool-call-order", id="order")})
+
+
+async def test_the_evaluators_tab_fits_80_columns(tmp_path: Path) -> None:
+    app = app_for(many_sets_project(tmp_path))
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_idle(app, pilot)
+        await pilot.press("3")
+        await settled(app, pilot)
+        table = app.query_one(EvaluatorsTable)
+        await wait_until(pilot, lambda: fits(table), "the table was laid out to the pane's width")
+        shown = cells(table)
+        assert [line[0] for line in shown] == [f"{LONG_REF}.json", "order.json"]  # file names whole
+        used_by = {line[-2] for line in shown}
+        assert used_by == {"3 of them"}  # three long set names in a narrow column: counted, not cut
+
+
+async def test_the_trace_based_evaluator_says_what_it_compares(tmp_path: Path) -> None:
+    app = app_for(many_sets_project(tmp_path))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_idle(app, pilot)
+        await settled(app, pilot)
+        detail = app.main.detail
+        detail.evaluator_index = 1  # order
+        await settled(app, pilot)
+        assert detail.current_ref == "order"
+        assert "compares the order of the trace's tool calls (toolCallsOrder)" in static_text(app, "#detail-meta")
+        await pilot.press("3")
+        await settled(app, pilot)
+        compares = {line[0]: line[3] for line in cells(app.query_one(EvaluatorsTable))}
+        assert compares["order.json"].startswith("the order of the trace's tool")
+        assert compares[f"{LONG_REF}.json"] == "the whole output"
+
+
+async def test_the_history_tab_fits_80_columns_and_cuts_instead_of_wrapping(tmp_path: Path) -> None:
+    app = app_for(write_project(tmp_path, {"a-set-file-with-a-rather-long-name": [
+        row("a row whose name is longer than the pane is wide", {"out": 1}, 1)]}), FakeTarget(), record=True)
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_idle(app, pilot)
+        await pilot.press("2")
+        history = app.main.history_pane
+        await wait_until(pilot, lambda: not history.busy and history.infos, "history was read")
+        await settled(app, pilot)
+        table = app.query_one("#history-table", FittedTable)
+        await wait_until(pilot, lambda: fits(table), "the table was laid out to the pane's width")
+        assert [str(column.label) for column in table.columns.values()][:4] == ["#", "when", "rows ✔", "results ✔"]
+        detail = app.query_one("#history-detail")
+        lines = detail.content.plain.split("\n")
+        assert detail.size.height == len(lines), "one screen line per line of text: nothing wrapped"
+        assert any("[exact-match-evaluator] a row whose name" in line for line in lines)
