@@ -1,12 +1,16 @@
 """A `run` that outlasts its wait returns a handle and `status(handle)` waits on it; progress notifications
 arrive while it runs; a cancelled request stops its iteration and kills its processes; a target that
-writes to stdout never reaches the protocol stream (issue 23)."""
+writes to stdout never reaches the protocol stream; SIGTERM stops the server and its iteration's processes
+(issue 23)."""
 
 from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -104,3 +108,39 @@ async def test_a_target_printing_to_stdout_leaves_the_protocol_stream_clean(tmp_
     assert not any(message.get("id") == 99 for message in messages)
     assert "not protocol" not in wire.read_text() and "raw bytes" not in wire.read_text()
     assert os.path.getsize(wire) > 0
+
+
+def test_sigterm_stops_the_server_and_kills_a_running_iteration(tmp_path: Path) -> None:
+    root = tmp_path / "hang"
+    pidfile = tmp_path / "pids"
+    make_project(root, sets={"hangs": [row("hangs", {"hang": str(pidfile)}, {"never": True})]},
+                 config=COMMAND_CONFIG | {"timeout": 120})
+    command, args, env = server_command(root)
+    server = subprocess.Popen([command, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env={**os.environ, **env}, cwd=root)
+    assert server.stdin is not None and server.stdout is not None
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "run", "arguments": {"wait_s": 100}}},
+    ]
+    try:
+        server.stdin.write(json.dumps(messages[0]).encode() + b"\n")
+        server.stdin.flush()
+        assert json.loads(server.stdout.readline())["id"] == 1
+        for message in messages[1:]:
+            server.stdin.write(json.dumps(message).encode() + b"\n")
+        server.stdin.flush()
+        guard = time.monotonic() + 60  # a hang guard, not a timing window
+        while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < guard:
+            time.sleep(0.02)
+        pids = [int(pid) for pid in pidfile.read_text().split()]
+        server.send_signal(signal.SIGTERM)
+        _, err = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert server.returncode == 128 + signal.SIGTERM
+    assert b"terminated; the server stopped and every child process with it" in err
+    assert not any(process_alive(pid) for pid in pids)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import importlib.util
 
 import click
 
+from ..actions.signals import run_until_stopped
 from .common import fail, load_project_config, project_argument, resolve_root
 
 INSTALL_HINT = "pip install 'workbench-evals[mcp]' (from a clone of workbench: pip install -e '.[mcp]')"
@@ -36,5 +35,6 @@ def mcp_command(path: str | None) -> None:
     config = load_project_config(resolve_root(path))
     from ..agent.server import serve
 
-    with contextlib.suppress(KeyboardInterrupt):  # the client closing stdin is the normal end; Ctrl-C too
-        asyncio.run(serve(config))
+    # The client closing stdin is the normal end. Ctrl-C, SIGTERM (a client stopping its server) and SIGHUP cancel
+    # the server like `run`: a running iteration's processes are killed, then it exits 128 + the signal.
+    run_until_stopped(serve(config), note="the server stopped and every child process with it")
