@@ -94,6 +94,10 @@ def test_targets_that_can_start_pass_check(tmp_path: Path) -> None:
                             files={"agent.py": "def reply(x):\n    return x\n"})
         check = invoke_workbench("check", str(root))
         assert check.returncode == 0, (runner, check.stdout)
+    src_layout = make_project(tmp_path / "src-layout", sets={"s": [row("a", {}, {})]},
+                              files={"src/pkg/__init__.py": ""},
+                              config={"kind": "python", "callable": "pkg:reply", "env": {"PYTHONPATH": "src"}})
+    assert invoke_workbench("check", str(src_layout)).returncode == 0  # found where the worker's sys.path looks
 
 
 def test_a_replay_only_project_gets_no_nothing_runs_warning(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import difflib
 import os
 import shutil
 import sys
+from glob import escape as glob_escape
 from pathlib import Path
 
 from ..config import Config
@@ -120,7 +121,12 @@ def _callable_problem(config: Config) -> str | None:
     """kind = "python": the module of `callable` must be in the project or importable by workbench's Python."""
     spec = config.runner.callable or ""
     top = spec.partition(":")[0].split(".")[0]
-    if not top or (config.root / f"{top}.py").is_file() or (config.root / top).is_dir():
+    extra = [Path(part) for part in target_env(config).get("PYTHONPATH", "").split(os.pathsep) if part]
+    for folder in (config.root, *(config.root / part for part in extra)):  # the worker's sys.path starts so
+        if top and ((folder / f"{top}.py").is_file() or (folder / top).is_dir()
+                    or any(folder.glob(f"{glob_escape(top)}.*.so"))):
+            return None
+    if not top:
         return None
     if config.runner.command:  # another interpreter: its packages are not ours to look into
         return None
