@@ -121,7 +121,7 @@ def format_set_metric(line: SetMetricLine, show_scope: bool = False) -> str:
 def format_problem(problem: Problem, *, counted: bool = True) -> str:
     """`problem: FILE: message` (or `warning:`); not `counted`: a narrowed run's problem of another file."""
     tag = "problem" if problem.is_error else "warning"
-    if not counted:
+    if not counted and problem.is_error:
         tag += " (not counted: none of this run's rows is in this file)"
     return one_line(f"{tag}: {problem.file}: {problem.message}", 400)
 
