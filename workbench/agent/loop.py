@@ -38,6 +38,9 @@ from .recorded import digest_of
 # `run` in a checkout without it.
 AGENT_KIND = TriggerKind.__members__.get("AGENT", TriggerKind.RUN)
 
+PROGRESS_EVERY_S = 0.1
+HANDLES_KEPT = 20  # finished iterations whose digest nobody asked for are dropped beyond this many
+
 ProgressSink = Callable[[int, int], Awaitable[None]]  # rows done, rows total
 LiveAsk = Callable[..., Awaitable[object]]
 
@@ -73,6 +76,12 @@ class Pending:
     def progress(self, done: int, total: int) -> None:
         self.done, self.total = done, total
         self.changed.set()
+
+
+def _retrieved(future: asyncio.Future[Digest]) -> None:
+    """Mark the outcome seen: an iteration nobody waits for any more is no 'exception never retrieved'."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _live_asker() -> LiveAsk | None:
@@ -189,10 +198,17 @@ class AgentLoop:
         self._guard()
         selection = await self.selection(ask)
         pending = Pending(f"run-{next(self._numbers)}")
+        self._forget_old()
         self.pending[pending.handle] = pending
         self.started += 1
         pending.future = asyncio.ensure_future(self._iterate(pending, selection, ask.reuse))
+        pending.future.add_done_callback(_retrieved)
         return await self.wait(pending, ask.wait_s, on_progress)
+
+    def _forget_old(self) -> None:
+        done = [handle for handle, p in self.pending.items() if p.future is not None and p.future.done()]
+        for handle in done[:max(0, len(self.pending) - HANDLES_KEPT + 1)]:
+            del self.pending[handle]
 
     async def status(self, handle: str, wait_s: float, on_progress: ProgressSink | None = None) -> Digest:
         pending = self.pending.get(handle)
@@ -208,7 +224,7 @@ class AgentLoop:
         assert future is not None
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max(0.0, wait_s)
-        sent = (-1, -1)
+        sent, sent_at = (-1, -1), -PROGRESS_EVERY_S
         try:
             while not future.done():
                 remaining = deadline - loop.time()
@@ -221,8 +237,12 @@ class AgentLoop:
                     await asyncio.wait(waiting, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
                 finally:
                     changed.cancel()
-                if on_progress is not None and (pending.done, pending.total) != sent and pending.total:
-                    sent = (pending.done, pending.total)
+                now = (pending.done, pending.total)
+                # At most one notification per PROGRESS_EVERY_S (10,000 rows are not 10,000 messages); the last
+                # state always goes out before the answer.
+                due = future.done() or loop.time() - sent_at >= PROGRESS_EVERY_S
+                if on_progress is not None and now != sent and pending.total and due:
+                    sent, sent_at = now, loop.time()
                     await on_progress(*sent)
         except asyncio.CancelledError:
             future.cancel()
