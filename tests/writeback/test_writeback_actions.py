@@ -16,6 +16,7 @@ from workbench.actions.add_row import RunFailed, check_new_row, try_new_row
 from workbench.actions.gate import gate_request, run_gate
 from workbench.actions.writing import Refused, write_plan
 from workbench.config import load_config
+from workbench.project import load_project
 from workbench.writeback import WritebackError
 from workbench.writeback.accept import accept_rows_edit
 
@@ -99,9 +100,8 @@ def test_new_row_names_and_inputs_are_checked_before_running(tmp_path: Path) -> 
 def test_add_row_runs_with_settings_edited_after_the_config_was_loaded(tmp_path: Path) -> None:
     root = make_project(tmp_path, sets={"qa": [row("a", {"output": 1}, {"result": 1})]},
                         config={"kind": "command", "command": [str(tmp_path / "no-such-program")], "timeout": 20})
-    config = load_config(root)  # the launch-time settings: a target that can't start
-    project = run_gate(config, gate_request(config, record=False)).report.project
-    assert project is not None
+    config = load_config(root)  # the launch-time settings: a target that can't start (run refuses it now)
+    project = load_project(root, config)
     (root / "workbench.toml").write_text(toml_text(COMMAND_CONFIG))  # fixed while the session runs
 
     new_row = asyncio.run(try_new_row(config, project, project.sets[0], "b", {"output": {"grade": "PASS"}}))
