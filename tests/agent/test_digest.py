@@ -18,9 +18,9 @@ from workbench.model import Problem, Result, Verdict
 
 
 def result(index: int, verdict: Verdict = Verdict.FAIL, detail: str | None = None) -> Result:
+    why = detail if detail is not None else f"details.band: expected \"pass\", got \"fail {index}\" {'x' * 400}"
     return Result("default", "big.json", f"row-{index}", f"row number {index}", "exact", verdict,
-                  1.0 if verdict is Verdict.PASS else 0.0,
-                  detail if detail is not None else f"details.band: expected \"pass\", got \"fail\" {'x' * 400}")
+                  1.0 if verdict is Verdict.PASS else 0.0, why)
 
 
 def test_two_hundred_failing_rows_stay_within_the_budget() -> None:
@@ -93,10 +93,22 @@ def test_run_brief_prints_the_digest(tmp_path: Path) -> None:
 
 
 def test_the_budget_holds_for_wide_characters_and_many_file_problems() -> None:
-    results = [result(i, detail="差异 " * 200) for i in range(50)]
+    results = [result(i, detail=f"{i} " + "差异 " * 200) for i in range(50)]
     problems = [Problem(f"evals/{'长' * 100}{i}.json", "坏 " * 300) for i in range(10)]
     digest = build_digest(results, None, iteration=3, problems=problems)
     text = digest.text()
     assert len(text.encode()) <= TEXT_BUDGET and text.splitlines()[-1].startswith("next: ")
     assert sum(line.startswith("FAIL ") for line in text.splitlines()) >= 5  # rows before file problems' words
     assert "more failing rows not shown" in text and "… 7 more file problems: check()" in text
+
+
+def test_rows_failing_the_same_way_are_one_line() -> None:
+    crashed = [result(i, Verdict.ERROR, "the target exited with status 1") for i in range(150)]
+    digest = build_digest([*crashed, result(150)], None, iteration=2)
+    lines = digest.text().splitlines()
+    assert lines[1] == ("ERROR 150 rows of big.json the same way ('row number 0', 'row number 1', 'row number 2', …) "
+                        "— [exact] the target exited with status 1")
+    assert lines[2].startswith("FAIL  big.json › row number 150 — [exact] details.band")
+    assert "more failing rows not shown" not in digest.text()  # every row is accounted for in two lines
+    [group] = digest.to_json()["same_failure"]
+    assert group["count"] == 150 and group["rows"][:2] == ["row number 0", "row number 1"]

@@ -51,6 +51,39 @@ class FailingRow:
 
 
 @dataclass(slots=True)
+class SameFailure:
+    """Rows that fail the same way (same verdict, same evaluators, same words): a target that crashes on
+    every row is one line, not twenty."""
+
+    first: FailingRow
+    rows: list[str]  # display names, in order
+    sets: set[str] = field(default_factory=set)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"count": len(self.rows), "rows": self.rows[:5], "verdict": self.first.verdict,
+                "failures": [{"evaluator": ref, "digest": text} for ref, text in self.first.failures]}
+
+    def line(self) -> str:
+        if len(self.rows) == 1:
+            return self.first.line()
+        names = ", ".join(repr(one_line(name, 40)) for name in self.rows[:3])
+        more = ", …" if len(self.rows) > 3 else ""
+        accounts = "; ".join(f"[{ref}] {_clip_bytes(text, _DIGEST_CHARS)}" for ref, text in self.first.failures[:2])
+        where = f" of {self.first.set}" if self.sets == {self.first.set} else ""
+        return f"{self.first.verdict:<5} {len(self.rows)} rows{where} the same way ({names}{more}) — {accounts}"
+
+
+def same_failures(rows: Sequence[FailingRow]) -> list[SameFailure]:
+    groups: dict[tuple[str, tuple[tuple[str, str], ...]], SameFailure] = {}
+    for row in rows:
+        key = (row.verdict, tuple(row.failures))
+        group = groups.setdefault(key, SameFailure(row, []))
+        group.rows.append(row.row)
+        group.sets.add(row.set)
+    return list(groups.values())
+
+
+@dataclass(slots=True)
 class Flipped:
     fixed: list[str] = field(default_factory=list)
     newly_failing: list[str] = field(default_factory=list)
@@ -97,6 +130,7 @@ class Digest:
     duration_s: float = 0.0
     handle: str | None = None  # set while the iteration still runs (`status(handle)` waits for it)
     progress: tuple[int, int] | None = None  # rows done, rows total
+    groups: list[SameFailure] = field(default_factory=list)  # every failing row, grouped by how it fails
     live: str | None = None  # how a live TUI/`watch` session answered: "joined", "recorded" or "ran"
 
     def to_json(self) -> dict[str, Any]:
@@ -107,6 +141,7 @@ class Digest:
             "results": self.results, "rescored_rows": self.rescored, "ran_rows": self.ran,
             "failing": [row.to_json() for row in self.failing],
             "failing_shown": len(self.failing), "failing_total": self.failing_total,
+            "same_failure": [group.to_json() for group in self.groups if len(group.rows) > 1][:5],
             "flips": self.flips.to_json(),
             "problems": [p.to_json() for p in self.problems[:_PROBLEMS_SHOWN]],
             "problems_total": len(self.problems),
@@ -127,14 +162,14 @@ class Digest:
         tail = self._tail()
         budget = TEXT_BUDGET - sum(len(line.encode()) + 1 for line in [*lines, *tail]) - 120
         shown = 0
-        for row in self.failing:
-            line = row.line()
+        for group in (self.groups or [SameFailure(row, [row.row]) for row in self.failing])[:MAX_ROWS]:
+            line = group.line()
             size = len(line.encode()) + 1
             if size > budget:
                 break
             lines.append(line)
             budget -= size
-            shown += 1
+            shown += len(group.rows)
         if self.failing_total > shown:
             lines.append(f"… {self.failing_total - shown} more failing rows not shown: {self._see_more()}")
         return _within_budget(lines, tail)
@@ -272,5 +307,6 @@ def build_digest(results: Sequence[Result], project: Project | None, *, iteratio
         results=counts, rescored=rescored, ran=len(groups) - rescored, failing=failing[:MAX_ROWS],
         failing_total=len(failing), flips=flips_between(previous, results, previous_number), status=status,
         problems=errors, green=green, next=next_hint(failing, green, status, labels), trigger=trigger,
+        groups=same_failures(failing),
         duration_s=duration_s)
 
