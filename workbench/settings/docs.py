@@ -80,6 +80,16 @@ def _flags(facts: FieldFacts) -> str:
     return ", ".join(f"`{option.flag}`" for option in declared().options_setting(path))
 
 
+UNSET_MEANS = "x-unset-means"  # a field's json_schema_extra: what leaving it unset does, when that is a rule
+
+
+def _unset_means(cls: type[Section], key: str) -> str | None:
+    """The rule an unset field follows instead of a fixed default (`[runner] concurrency`: by cores and kind)."""
+    extra = cls.model_fields[key].json_schema_extra
+    value = extra.get(UNSET_MEANS) if isinstance(extra, dict) else None
+    return value if isinstance(value, str) else None
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
@@ -91,6 +101,8 @@ def settings_table() -> str:
     for name, cls in declared().sections.items():
         for facts in fields_of(name, cls):
             default = "unset" if facts.default is None else f"`{_toml(facts.default)}`"
+            if facts.default is None and (unset := _unset_means(cls, facts.key)):
+                default = f"unset: {unset}"
             cells = [f"`[{name}]`", f"`{facts.key}`", facts.noun, default, _allowed(facts), _flags(facts),
                      facts.description]
             lines.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
