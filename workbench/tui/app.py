@@ -58,7 +58,7 @@ class WorkbenchApp(App[None]):
         super().__init__()
         self.config = config
         self.welcome = welcome
-        self.state = RunState()
+        self.state = RunState(RowFilter().narrowed(config.overrides.tags, config.overrides.kinds))
         self.link = EngineLink(self, self.state)
         self._notices: list[str] = []  # before the Session: opening the history may already notify
         self.session = Session(config, on_event=self.link.event, on_iteration=self.link.iteration,

@@ -8,7 +8,7 @@ from rich.text import Text
 
 from ..cluster import cluster_status
 from ..model import RowKey
-from ..textsafe import one_line, printable
+from ..textsafe import counted, one_line, printable
 from .evaluators_pane import EvaluatorsTable
 from .messages import IterationDone
 from .panes import Panes
@@ -48,7 +48,7 @@ class Repaint(Panes):
             iteration=summary.number if summary else None, last=summary,
             failures_only=tree.failures_only, name_filter=tree.name_filter, watch_stopped=self.watch_stopped,
             cluster=cluster_status(session.config), totals=Totals(*self.state.totals()),
-            waiting=len(session.pending_changes) if session.paused else 0)
+            waiting=len(session.pending_changes) if session.paused else 0, file_errors=self.state.file_errors())
 
     def watch_watch_stopped(self) -> None:
         self.render_status()
@@ -89,7 +89,7 @@ class Repaint(Panes):
                         f"{one_line(errors[0].file, 60)} — {one_line(errors[0].message, 120)}",
                         severity="error", timeout=6)
         if message.summary.stalled_for:
-            self.notify(f"Stalled: no improvement in passes for {message.summary.stalled_for} iterations",
+            self.notify(f"Stalled: no improvement in passes for {counted(message.summary.stalled_for, 'iteration')}",
                         severity="warning", timeout=6)
 
     def _end_failures_only(self) -> None:

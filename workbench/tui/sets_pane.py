@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -14,7 +15,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ..model import Problem, RowKey
-from ..textsafe import one_line
+from ..textsafe import one_line, printable
 from .filter_text import RowFilterText
 from .labels import row_label, set_label
 from .settling import Settling
@@ -134,6 +135,26 @@ class SetsTree(Settling, Tree[NodeRef]):
         if target is not None:
             self.move_cursor(target)
         self.post_message(self.CursorRestored())
+
+    # -- the project's path, on the bottom border ------------------------------------------------------
+
+    def show_path(self, path: Path) -> None:
+        """Keep the project's folder in view (the demo's is a temporary copy the user must find to edit)."""
+        self._path = str(path)
+        self._fit_path()
+
+    def on_resize(self) -> None:
+        self._fit_path()
+
+    def _fit_path(self) -> None:
+        path = getattr(self, "_path", "")
+        home = str(Path.home())
+        if path.startswith(home + "/"):
+            path = "~" + path[len(home):]
+        room = self.size.width - 6  # the corners and a space either side
+        if path and room > 1 and len(path) > room:
+            path = "…" + path[-(room - 1):]  # the end names the project: cut the start
+        self.border_subtitle = Text(printable(path, keep_newlines=False), "dim") if path and room > 1 else ""
 
     # -- the user moving the cursor ------------------------------------------------------------------
 

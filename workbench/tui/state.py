@@ -10,9 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from ..engine import RowFilter
 from ..events import Event, IterationFinished, IterationStarted, ResultReady, RowLog, RowStarted
 from ..history import HistoryError, HistoryStore
-from ..model import EvalSet, Project, Result, ResultKey, Row, RowKey, Verdict, row_verdict
+from ..model import EvalSet, Project, Result, ResultKey, Row, RowKey, Verdict, error_problems, row_verdict
 from ..report.metrics import SetMetricLine, set_metrics
 from .row_logs import RowLogs, run_header
 
@@ -50,8 +51,11 @@ class Changes:
 
 
 class RunState:
-    def __init__(self) -> None:
+    def __init__(self, selection: RowFilter | None = None) -> None:
         self.project: Project | None = None
+        # The rows this session runs (--tag / --type): the counts leave the others out. None: every row.
+        self.selection = selection if selection is not None and selection.partial else None
+        self._counted: frozenset[RowKey] | None = None
         self._index: dict[RowKey, tuple[EvalSet, Row]] = {}
         self._verdicts: dict[RowKey, Verdict | None] = {}  # cache of row_verdict, dropped on change
         self._set_passed: dict[tuple[str, str], int] = {}  # cache of set_counts' passing rows
@@ -91,23 +95,38 @@ class RunState:
         verdict = self.row_verdict(eval_set, row)
         return verdict is not None and verdict is not Verdict.PASS
 
+    def counts(self, key: RowKey) -> bool:
+        """The row is one this session runs (every row, unless launched with --tag / --type)."""
+        return self._counted is None or key in self._counted
+
+    def counted_rows(self, eval_set: EvalSet) -> list[Row]:
+        return [row for row in eval_set.rows if self.counts(eval_set.key_of(row))]
+
     def totals(self) -> tuple[int, int, int, int]:
-        """(rows passing, rows, results passing, results) over the project as the screen shows it now."""
+        """(rows passing, rows, results passing, results) over the rows this session runs, as the screen
+        shows them now."""
         if self._totals is None:
             project = self.project
             sets = project.sets if project is not None else []
             rows = [self.set_counts(eval_set) for eval_set in sets]
-            results_passed = sum(r.passed for r in self.results.values())  # only the project's rows are kept
+            # only the project's rows are kept; a remembered result of a row this session leaves out is not counted
+            results_passed = sum(r.passed for r in self.results.values() if self.counts(r.row_key))
             self._totals = (sum(p for p, _ in rows), sum(t for _, t in rows), results_passed,
-                            sum(len(s.rows) * len(s.evaluator_refs) for s in sets))
+                            sum(len(self.counted_rows(s)) * len(s.evaluator_refs) for s in sets))
         return self._totals
 
     def set_counts(self, eval_set: EvalSet) -> tuple[int, int]:
-        """(rows passing, rows); counted once, then kept up to date as results arrive."""
+        """(rows passing, rows) of the set's rows this session runs; counted once, then kept up to date as
+        results arrive."""
         key = (eval_set.scope, eval_set.file_name)
+        rows = self.counted_rows(eval_set)
         if key not in self._set_passed:
-            self._set_passed[key] = sum(self.row_verdict(eval_set, row) is Verdict.PASS for row in eval_set.rows)
-        return self._set_passed[key], len(eval_set.rows)
+            self._set_passed[key] = sum(self.row_verdict(eval_set, row) is Verdict.PASS for row in rows)
+        return self._set_passed[key], len(rows)
+
+    def file_errors(self) -> int:
+        """Files the project could not read (an eval set that doesn't parse, ...): the status line marks them."""
+        return len(error_problems(self.project.problems)) if self.project is not None else 0
 
     def find_row(self, key: RowKey) -> tuple[EvalSet, Row] | None:
         return self._index.get(key)
@@ -130,6 +149,7 @@ class RunState:
     def _set_project(self, project: Project) -> None:
         self.project = project
         self._index = {s.key_of(r): (s, r) for s in project.sets for r in s.rows}
+        self._counted = self.selection.keys_in(project) if self.selection is not None else None
         self._forget_counts()
 
     def log_of(self, key: RowKey) -> list[str]:
@@ -183,7 +203,7 @@ class RunState:
             self.results[result.key] = result
             self._verdicts.pop(key, None)
             self._totals = None
-            if found is not None and (key.scope, key.set_file) in self._set_passed:
+            if found is not None and (key.scope, key.set_file) in self._set_passed and self.counts(key):
                 self._set_passed[key.scope, key.set_file] += (self.row_verdict(*found) is Verdict.PASS) - was_passing
             self.status[key] = DONE
             self.logs.add_recorded(key, result.log)

@@ -1,5 +1,6 @@
 """The status line: watching, paused (and how many changes wait) or stopped by an error, progress, how
-many rows and results pass, what a partial re-run found, the stalled warning, the filters.
+many rows and results pass (of the rows this session runs), files that could not be read, what a partial
+re-run found, the stalled warning, the filters.
 
 At 80 columns everything can't fit, so each part has a rank and the parts are left out one by one, the
 least important first (the iteration number and the project name long before the pass counts; the
@@ -14,7 +15,7 @@ from textual.widget import Widget
 
 from ..cluster import ClusterStatus
 from ..progress import IterationSummary
-from ..textsafe import one_line
+from ..textsafe import counted, one_line
 
 # Ranks: when the line is too narrow, the part with the highest rank is left out first.
 ESSENTIAL = 0  # the pass counts, running, paused, stalled, stopped
@@ -31,8 +32,9 @@ class Totals:
     results_total: int
 
 
-def _counts(totals: Totals, last: IterationSummary | None) -> list[tuple[int, Text]]:
-    style = "green" if totals.rows_total and totals.rows_passed == totals.rows_total else "red"
+def _counts(totals: Totals, last: IterationSummary | None, file_errors: int) -> list[tuple[int, Text]]:
+    green = totals.rows_total and totals.rows_passed == totals.rows_total and not file_errors
+    style = "green" if green else "red"
     parts = [(ESSENTIAL, Text(f"  {totals.rows_passed}/{totals.rows_total} rows pass", style))]
     if last is not None and not last.partial and last.change:
         parts.append((CHANGE, Text(f" ({last.change:+d})", style)))
@@ -73,7 +75,9 @@ class StatusBar(Widget):
     def render_status(self, *, project: str, watching: bool, paused: bool, running: bool, done: int, total: int,
                       iteration: int | None, last: IterationSummary | None, failures_only: bool,
                       name_filter: str, watch_stopped: bool = False, cluster: ClusterStatus | None = None,
-                      totals: Totals | None = None, waiting: int = 0) -> None:
+                      totals: Totals | None = None, waiting: int = 0, file_errors: int = 0) -> None:
+        """`file_errors`: files the project could not read (a broken eval set): marked, never left out, since
+        the counts then leave that file's rows out."""
         parts: list[tuple[int, Text]] = [(BRAND, Text(" workbench ·", "bold")),
                                          (PROJECT, Text(f" {one_line(project, 40)} ", "bold"))]
         if watch_stopped:
@@ -94,11 +98,14 @@ class StatusBar(Widget):
         if iteration is not None:
             parts.append((ITERATION, Text(f"  · iteration {iteration}")))
         if totals is not None and totals.rows_total:
-            parts += _counts(totals, last)
-        if last is not None and last.reused:
+            parts += _counts(totals, last, file_errors)
+        if file_errors:
+            parts.append((ESSENTIAL, Text(f"  ⚠ {counted(file_errors, 'file error')}", "bold yellow")))
+        if last is not None and last.reused and not running:  # the next iteration's start clears it
             parts.append((ITERATION, Text(f"  ↺ {last.reused} re-scored, {last.ran} run", "dim")))
         if last is not None and last.stalled_for:
-            parts.append((ESSENTIAL, Text(f"  ⚠ stalled: no gain in {last.stalled_for} iterations", "bold yellow")))
+            parts.append((ESSENTIAL, Text(f"  ⚠ stalled: no gain in {counted(last.stalled_for, 'iteration')}",
+                                          "bold yellow")))
         if failures_only:
             parts.append((FILTERS, Text("  [failures only]", "bold magenta")))
         if name_filter:
