@@ -106,14 +106,16 @@ def test_every_runner_kind_plays_the_turns(tmp_path: Path, kind: str) -> None:
 
 @pytest.mark.parametrize("kind", ["python", "command"])
 def test_a_turn_past_idle_timeout_is_an_error_and_the_process_is_killed(tmp_path: Path, kind: str) -> None:
+    # 3 s: room for a `command` target's fresh Python process on a loaded machine (300 ms was not), far
+    # below the slow turn's 30 s sleep
     turns = [turn("fine"), turn("slow one"), turn("never sent")]
-    write_evals(tmp_path, {"a": eval_doc("slow", turns, options={"idleTimeout": 300}),
+    write_evals(tmp_path, {"a": eval_doc("slow", turns, options={"idleTimeout": 3000}),
                            "b": eval_doc("fast", [turn("fine")])})
     report = run(tmp_path, kind)
     result = result_of(report, "slow")
     assert result.verdict is Verdict.ERROR
     first = result.detail.splitlines()[0]
-    assert first.startswith("turn 2: ") and "timed out after 0.3s" in first, first
-    assert "(options.idleTimeout is 300 ms)" in first
+    assert first.startswith("turn 2: ") and "timed out after 3s" in first, first
+    assert "(options.idleTimeout is 3000 ms)" in first
     assert [t["turn"] for t in result.actual["turns"]] == [1]
     assert result_of(report, "fast").verdict is Verdict.PASS
