@@ -16,7 +16,7 @@ from . import compare
 from .config import Config, ConfigError, reload_config
 from .dialects import runner_needed
 from .engine import Engine, RowFilter, RunnerFactory
-from .events import Event, EventSink, IterationReport, Trigger, TriggerKind
+from .events import Event, EventSink, IterationReport, IterationStarted, ResultReady, Trigger, TriggerKind
 from .history import HistoryError, HistoryStore
 from .iteration_reuse import ReusePolicy
 from .model import Problem, Result, RowKey
@@ -73,11 +73,16 @@ class Session:
         self.on_idle = on_idle or (lambda: None)  # the settled signal: nothing runs or waits any more
         self.history: HistoryStore | None = None
         self.remembered: list[Result] = []  # the newest full iteration's results, from history
+        # Whether each row passed when it last ran (history, then every row finished here, even in an
+        # iteration cancelled later): the rows that did not start first next time.
+        self.verdicts: dict[RowKey, bool] = {}
+        self._row_passing: dict[RowKey, bool] = {}
         if record:
             try:
                 self.history = HistoryStore.open(config)
                 latest = self._latest_full()
                 self.remembered = self.history.results(latest) if latest is not None else []
+                self.verdicts = self.history.last_verdicts()
             except HistoryError as exc:
                 self.history = None
                 self.on_notice(f"history is off: {exc}")
@@ -95,7 +100,7 @@ class Session:
         self.listeners: list[EventSink] = []
         self._exclusive = asyncio.Lock()  # held by an iteration's run and record, or by `exclusive()`
 
-    def _recorded_outcomes(self, iteration: int) -> dict[RowKey, RunOutcome]:
+    def _recorded_outcomes(self, iteration: int) -> dict[RowKey, list[RunOutcome]]:
         """An iteration's outputs as history keeps them (rows recorded by another workbench process)."""
         return outcomes_from_results(self.history.results(iteration)) if self.history is not None else {}
 
@@ -168,6 +173,7 @@ class Session:
     async def _run_and_record(self, trigger: Trigger, selection: RowFilter | None, partial: bool,
                               recorded_partial: bool) -> IterationReport | None:
         config_problem = await self._reload_config()
+        self.engine.last_verdicts = dict(self.verdicts)
         try:
             report = await self.engine.run_iteration(trigger, selection, self._emit, reuse=self._policy(trigger))
         except (ConfigError, ProjectError) as exc:
@@ -214,6 +220,13 @@ class Session:
         return None
 
     def _emit(self, event: Event) -> None:
+        if isinstance(event, ResultReady):
+            key = event.result.row_key
+            self._row_passing[key] = self._row_passing.get(key, True) and event.result.passed
+            if event.row_complete:
+                self.verdicts[key] = self._row_passing.pop(key)
+        elif isinstance(event, IterationStarted):
+            self._row_passing.clear()
         self.on_event(event)
         for listener in list(self.listeners):
             listener(event)
