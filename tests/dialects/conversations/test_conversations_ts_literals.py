@@ -106,6 +106,8 @@ export let third = new Eval({ name: 'third', conversation: [{ user: `yo` }] })
     ("name: 'x' as const", "the TypeScript expression `as ...`"),
     ("name: '\\1'", "\\1 is an octal escape"),
     ("name: '\\uD800'", "a lone surrogate"),
+    ("`name`: 'x'", "a template literal (`name`) where a key was expected"),
+    ("__proto__: { a: 1 }", "the key `__proto__`"),
 ])
 def test_a_construct_that_is_not_a_literal_is_named_with_its_line(body: str, construct: str) -> None:
     source = f"import {{ Eval }} from '@botpress/evals'\n\nexport default new Eval({{\n  {body},\n}})\n"

@@ -311,6 +311,8 @@ def _describe(tokens: Tokens, token: Token) -> str:
         if after.is_punct(".", "?.", "["):
             return f"the expression `{name}{after.value}...` (an identifier's property)"
         return f"the identifier `{name}`"
+    if token.kind == "template":
+        return f"a template literal ({_clip(tokens.text[token.start:token.end])})"
     if token.kind == "template-head":
         return "a template literal with a `${...}` substitution"
     if token.kind == "regex":
@@ -421,8 +423,11 @@ class LiteralParser:
                 raise self.fail(ahead, "an empty slot in an array (`[a, , b]`)")
             return
         token = tokens.next()
-        if token.kind in ("ident", "string", "template"):
+        if token.kind in ("ident", "string"):
             key = token.value
+            if key == "__proto__":
+                raise self.fail(token, "the key `__proto__` (JavaScript makes its value the object's prototype, "
+                                       "not a key of it)")
         elif token.kind == "number" and not token.value.endswith("n"):
             number = _number(token.value)
             key = str(int(number)) if float(number).is_integer() else repr(number)
