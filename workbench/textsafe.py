@@ -15,6 +15,7 @@ log viewers obey: U+009B is CSI), bidi and zero-width characters as they are.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _CONTROL = re.compile(
     r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060\u2066-\u2069\ufeff\ud800-\udfff]")
@@ -49,3 +50,10 @@ def one_line(text: str, limit: int = 200) -> str:
 def counted(count: int, noun: str, plural: str | None = None) -> str:
     """`1 error`, `2 errors`, `0 errors`: every count workbench prints agrees with its number."""
     return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
+def slug(text: str, limit: int = 60) -> str:
+    """A readable file-name part for a row's name: `score 50 passes (boundary)` → `score-50-passes-boundary`
+    (ASCII letters, digits and dashes; accents dropped; empty when nothing of it is left)."""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
+    return re.sub(r"[^a-z0-9]+", "-", folded).strip("-")[:limit].rstrip("-")

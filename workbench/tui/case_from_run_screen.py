@@ -19,15 +19,21 @@ from textual.widgets import Button, Input, Label, Static
 from ..actions.from_run import NewCase, RecordedRow, write_case
 from ..actions.writing import Refused
 from ..errors import WorkbenchError
-from ..textsafe import one_line, printable
+from ..textsafe import one_line, printable, slug
 from .write_worker import write_in_thread
 
 Planner = Callable[[str], NewCase]  # the case for a name, or Refused
 
 
+def default_case_name(recorded: RecordedRow) -> str:
+    """A readable slug of the row's name (`score-50-passes-boundary`), not its UUID; the id when the name
+    leaves nothing."""
+    return slug(recorded.result.label) or recorded.result.row_id
+
+
 class CaseFromRunScreen(ModalScreen[bool]):
-    """Name (the row's id by default) → the case file as it will be written → Write. Dismisses True once
-    written."""
+    """Name (a slug of the row's name by default) → the case file as it will be written → Write. Dismisses
+    True once written."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "confirm", "Write", show=False),
@@ -47,16 +53,16 @@ class CaseFromRunScreen(ModalScreen[bool]):
             title.append(f"{one_line(self.recorded.where, 100)} · nothing runs again", "dim")
             yield Static(title)
             yield Label("Name (the file is evals/<name>.script.json)")
-            yield Input(value=self.recorded.result.row_id, id="case-name")
+            yield Input(value=default_case_name(self.recorded), id="case-name")
             yield Static(id="case-status")
             with VerticalScroll(classes="dialog-scroll"):
                 yield Static(id="case-preview")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Write it (ctrl+s)", variant="success", id="case-write")
-                yield Button("Cancel (Esc)", id="case-cancel")
+                yield Button("Write it (ctrl+s)", variant="success", id="case-write", compact=True)
+                yield Button("Cancel (Esc)", id="case-cancel", compact=True)
 
     def on_mount(self) -> None:
-        self._replan(self.recorded.result.row_id)
+        self._replan(default_case_name(self.recorded))
 
     @on(Input.Changed, "#case-name")
     def _name_changed(self, event: Input.Changed) -> None:

@@ -63,6 +63,8 @@ class HelpScreen(ModalScreen[None]):
         for keys, description in self.rows:
             table.add_row(Text(keys), Text(description))
         with VerticalScroll(id="help-box"):
-            yield Static(Text("workbench keys", "bold"), id="help-title")
+            title = Text("workbench keys", "bold")
+            title.append("   Esc, q or ? closes this help", "dim")  # said first: the list can be longer than the screen
+            yield Static(title, id="help-title")
             yield Static(table, id="help-text")
             yield Static(Text("Press Esc to close.", "dim"), id="help-close")

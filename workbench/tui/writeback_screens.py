@@ -123,6 +123,7 @@ class AddRowScreen(ModalScreen[bool]):
         self.eval_set = eval_set
         self.runner_factory = runner_factory
         self.new_row: NewRow | None = None
+        self.ran = False  # the target ran (or runs) on the values as they are: Enter won't run it again
         self.writing = False  # the row is being written (in a thread worker): cancel waits for it
         self.asked = criteria_to_ask(project, eval_set)  # evaluators whose criterion the user types
 
@@ -168,6 +169,7 @@ class AddRowScreen(ModalScreen[bool]):
     @on(Input.Changed)
     def _validate(self, _event: Input.Changed) -> None:
         self.new_row = None
+        self.ran = False  # new values: Enter may run them
         self.query_one("#add-append", Button).disabled = True
         try:
             self._checked()
@@ -178,16 +180,30 @@ class AddRowScreen(ModalScreen[bool]):
 
     @on(Input.Submitted)
     def _submitted(self, _event: Input.Submitted) -> None:
-        self.action_run()
+        """Enter in a field runs the target only when nothing has run on these values yet: after a run (or
+        during one) it never runs it again — ctrl+r or the Run button does that."""
+        if self.running:
+            self._status("the target is running on these inputs…", "cyan")
+        elif self.ran:
+            self._status("already run on these inputs: Append writes the row, ctrl+r runs the target again", "green")
+        else:
+            self.action_run()
+
+    @property
+    def running(self) -> bool:
+        return any(worker.group == "add-row" and not worker.is_finished for worker in self.workers)
 
     @on(Button.Pressed, "#add-run")
     def action_run(self) -> None:
+        if self.running:
+            return  # one run at a time: a second would cancel the first
         try:
             name, inputs, criteria = self._checked()
         except WorkbenchError as exc:
             self._status(str(exc), "bold red")
             return
         self._status("running the target…", "cyan")
+        self.ran = True
         self.query_one("#add-run", Button).disabled = True
         self._run(name, inputs, criteria)
 
