@@ -39,12 +39,19 @@ from .safe_paths import real_folder
 
 # The shell's and the terminal's own bookkeeping, which changes from one terminal, SSH session or directory
 # to the next and which no target reads for its answer, and workbench's own progress switch; every other
-# variable is part of the fingerprint ([cache] ignore_env adds).
+# variable is part of the fingerprint ([cache] ignore_env adds). The second line: which window, tab or pane
+# of a terminal the command was typed in (the TUI in one tab, `run` or an agent's shell in another), and the
+# terminal gpg would prompt on — a target has no terminal (its stdin and stdout are pipes). Not left out:
+# TERM, COLUMNS and LINES (libraries size and colour output by them even without a terminal), nor an agent's
+# own markers (CLAUDECODE, ...): programs change how they answer when they see one; an agent that must not
+# re-run the person's rows asks their session instead (`workbench mcp`, session_link).
 UNFINGERPRINTED_ENV = (
     "_", "OLDPWD", "SHLVL", MARK_ENV, "WORKBENCH_NO_PROGRESS",
     "SSH_AUTH_SOCK", "SSH_AGENT_PID", "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "GPG_AGENT_INFO",
     "TMUX", "TMUX_PANE", "STY", "WINDOW", "WINDOWID", "TERM_SESSION_ID", "ITERM_SESSION_ID",
     "VSCODE_IPC_HOOK_CLI", "VSCODE_GIT_IPC_HANDLE", "XDG_SESSION_ID", "PYTEST_CURRENT_TEST",
+    "GPG_TTY", "KITTY_WINDOW_ID", "KITTY_PID", "WEZTERM_PANE", "ALACRITTY_WINDOW_ID", "GNOME_TERMINAL_SCREEN",
+    "KONSOLE_DBUS_WINDOW", "KONSOLE_DBUS_SESSION", "SHELL_SESSION_ID", "WT_SESSION", "ZELLIJ_PANE_ID",
 )
 KEY_FILE = "fingerprint.key"
 _PYTHON_NAME = re.compile(r"(python|pypy)(\d+(\.\d+)*)?(\.exe)?$")

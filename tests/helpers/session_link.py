@@ -41,7 +41,7 @@ GATES = {gates!r}
 
 inputs = json.load(sys.stdin)
 with open(CALLS, "a") as handle:
-    handle.write(inputs["q"] + "\\n")
+    handle.write(f"{{inputs['q']}} {{os.getpid()}}\\n")
 if GATES:
     gate = os.path.join(GATES, inputs["q"])
     deadline = time.monotonic() + 60  # a hang guard, not a timing window
@@ -54,7 +54,7 @@ print(json.dumps({{"answer": inputs["q"].upper()}}))
 class Counted:
     """A project of rows `question <q>` whose target answers `q.upper()` and appends `q` to `calls`."""
 
-    def __init__(self, tmp_path: Path, questions: str = "ab", *, gated: bool = False) -> None:
+    def __init__(self, tmp_path: Path, questions: str = "ab", *, gated: bool = False, name: str = "project") -> None:
         self.questions = questions
         self.calls = tmp_path / "calls.log"
         self.gates = tmp_path / "gates" if gated else None
@@ -62,7 +62,7 @@ class Counted:
             self.gates.mkdir()
         config = {"runner": {"kind": "command", "command": ["{python}", "target.py"], "timeout": 90,
                              "concurrency": 4}}
-        self.root = make_project(tmp_path / "project", sets={"qa": self.rows()}, config=config)
+        self.root = make_project(tmp_path / name, sets={"qa": self.rows()}, config=config)
         (self.root / "target.py").write_text(
             COUNTING_TARGET.format(calls=str(self.calls), gates=str(self.gates) if self.gates else None),
             encoding="utf-8")
@@ -77,7 +77,12 @@ class Counted:
         path.write_text(json.dumps(eval_set(self.rows(answers))), encoding="utf-8")
 
     def count(self) -> int:
-        return len(self.calls.read_text().split()) if self.calls.exists() else 0
+        return len(self.pids())
+
+    def pids(self) -> list[int]:
+        """The process ids of the target's invocations so far, in order."""
+        lines = self.calls.read_text().splitlines() if self.calls.exists() else []
+        return [int(line.split()[1]) for line in lines]
 
     def open_gate(self, q: str) -> None:
         assert self.gates is not None

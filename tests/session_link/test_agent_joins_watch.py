@@ -17,10 +17,9 @@ from pathlib import Path
 from helpers.cli import closing_fixture
 from helpers.session_link import Counted, WatchPlain, shell_env
 
-from workbench.history import HistoryStore
 from workbench.config import load_config
-from workbench.session_link import ask_live_session
-from workbench.session_link import protocol
+from workbench.history import HistoryStore
+from workbench.session_link import ask_live_session, protocol
 
 watch = closing_fixture(WatchPlain)
 

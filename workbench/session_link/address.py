@@ -19,7 +19,7 @@ from ..config import STATE_DIR
 from ..safe_paths import real_folder
 
 SOCKET_FILE = "session.sock"
-_MAX_PATH = 100  # sun_path holds 104 bytes on macOS and the BSDs (108 on Linux), with its NUL
+_MAX_PATH = 108 if sys.platform.startswith("linux") else 104  # sun_path's size, with its NUL
 
 
 @dataclass(frozen=True, slots=True)

@@ -65,6 +65,8 @@ class EngineLink:
 
     async def serve(self, session: Session) -> None:
         """Answer this user's other processes (a coding agent) with the session's iterations."""
+        if self.closed or self.server is not None:
+            return
         self.server = LinkServer(session, on_asked=self.asked, on_notice=self._notice)
         await self.server.start()
 
