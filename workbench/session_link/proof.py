@@ -53,6 +53,7 @@ async def answers_now(session: Session, report: IterationReport | None, selectio
         return False
     decisions = await session.engine.reuse_decisions(now, ReusePolicy(session.reuse, True))
     answered = {result.row_key for result in report.results}
+    recorded = 0
     for key, row in rows:
         if row.problem is not None:  # it never runs: its ERROR comes from the (equal) project alone
             if key not in answered:
@@ -61,4 +62,7 @@ async def answers_now(session: Session, report: IterationReport | None, selectio
         decision = decisions.get(key)
         if decision is None or not decision.reused or decision.iteration != report.number:
             return False
-    return True
+        recorded += 1
+    # Some row's record must have vouched for the world (settings, programs, the other files): rows that
+    # can't run alone say nothing about it, and an iteration costs them nothing.
+    return recorded > 0
