@@ -12,20 +12,22 @@ import shlex
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from . import jsonio
+from . import jsonio, snapshots
 from .config import Config
 from .errors import WorkbenchError
 from .events import IterationReport, Trigger, TriggerKind
 from .model import Problem, Result, ResultKey, RowKey, Severity, Verdict, results_by_row, row_passes
 from .safe_paths import real_folder
+from .snapshots import SnapshotStore
 
+T = TypeVar("T")
 DB_NAME = "history.sqlite3"
 SCHEMA_VERSION = 1
 LOG_KEEP_CHARS = 16 * 1024
@@ -269,9 +271,10 @@ class HistoryStore:
     from others, so every use of the connection holds `_lock` (a read never lands inside a half-written
     iteration's transaction, and two transactions never interleave on the connection)."""
 
-    def __init__(self, path: Path, retention: int = 500) -> None:
+    def __init__(self, path: Path, retention: int = 500, files: SnapshotStore | None = None) -> None:
         self.path = path
         self.retention = retention
+        self.files = files  # the project's changed files per iteration (snapshots.py), when it is known
         self._lock = threading.RLock()
         try:
             real_folder(path.parent)
@@ -280,6 +283,7 @@ class HistoryStore:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(_SCHEMA)
+            self._db.executescript(snapshots.SCHEMA)
             self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             # Which database this is: records of runs kept beside it (.workbench/reuse.json) name it, so
             # after it is moved aside nothing recorded for the old one is taken from the new one.
@@ -290,7 +294,7 @@ class HistoryStore:
 
     @classmethod
     def open(cls, config: Config) -> HistoryStore:
-        return cls(config.state_dir / DB_NAME, config.history.retention)
+        return cls(config.state_dir / DB_NAME, config.history.retention, SnapshotStore.of(config))
 
     def close(self) -> None:
         with self._lock:
@@ -329,6 +333,7 @@ class HistoryStore:
         summary = report.summary
         rows_passed, rows_total = row_pass_counts(report.results)
         finished = datetime.now(UTC)
+        files = self.files.scan(report.project) if self.files is not None else None  # outside the lock: slow
         with self._write() as db:
             (latest,) = db.execute("SELECT COALESCE(MAX(number), 0) FROM iterations").fetchone()
             if not isinstance(latest, int):
@@ -357,11 +362,18 @@ class HistoryStore:
             db.executemany("INSERT OR IGNORE INTO reused_rows VALUES (?,?,?,?)",
                            ((number, _storable(r.scope), _storable(r.set_file), _storable(r.row_id))
                             for r in report.results if r.reused))
+            if self.files is not None and files is not None:
+                self.files.record(db, number, files)
             cutoff = number - self.retention
             if cutoff > 0:
+                if self.files is not None:
+                    self.files.prune(db, cutoff)
                 for table in ("results", "row_inputs", "reused_rows"):
                     db.execute(f"DELETE FROM {table} WHERE iteration <= ?", (cutoff,))  # table names are ours
                 db.execute("DELETE FROM iterations WHERE number <= ?", (cutoff,))
+        if self.files is not None:
+            with self._lock:
+                self.files.committed(self._db)
         report.number = number
         return number
 
@@ -372,6 +384,14 @@ class HistoryStore:
         try:
             with self._lock:
                 return self._db.execute(sql, args).fetchall()
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
+            raise _trouble(self.path, "read", exc) from None
+
+    def read_with(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """`work(connection)` under the lock, its SQLite trouble a HistoryError (snapshots.py's queries)."""
+        try:
+            with self._lock:
+                return work(self._db)
         except (sqlite3.Error, UnicodeDecodeError) as exc:
             raise _trouble(self.path, "read", exc) from None
 

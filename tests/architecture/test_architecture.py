@@ -40,7 +40,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                                            "workbench.file_digests", "workbench.baseline")),
     ("iterations", ("workbench.engine", "workbench.session", "workbench.history",
                     "workbench.gate", "workbench.progress", "workbench.reuse",
-                    "workbench.fingerprint", "workbench.iteration_reuse")),
+                    "workbench.fingerprint", "workbench.iteration_reuse", "workbench.snapshots")),
     # session_link serves a Session to other processes: beside the use cases that drive one (watch_loop).
     ("use cases", ("workbench.actions", "workbench.session_link")),
     ("reports", ("workbench.report",)),

@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("check", "check_command"),
     "watch": ("watch", "watch_command"),
     "history": ("history", "history_command"),
+    "compare": ("compare", "compare_command"),
     "accept": ("accept", "accept_command"),
     "add-row": ("add_row", "add_row_command"),
     "init": ("init", "init_command"),

@@ -67,6 +67,9 @@ class HistoryConfig(Section):
 
     retention: Annotated[int, Note("iterations")] = Field(default=500, ge=1, le=1_000_000, description=(
         "Iterations kept; older ones are dropped"))
+    keep_files_mb: Annotated[float, Note("MiB")] = Field(
+        default=20.0, ge=0, le=100_000, allow_inf_nan=False, description=(
+            "MiB of changed project files kept (compressed) for `workbench compare`; the oldest go first (0: none)"))
 
 
 class BaselineConfig(Section):
