@@ -27,6 +27,7 @@ from .settings.sections import (
     BaselineConfig,
     CacheConfig,
     ClusterConfig,
+    GateConfig,
     HistoryConfig,
     JudgeConfig,
     RunnerConfig,
@@ -113,6 +114,7 @@ class Config:
     watch: WatchConfig = field(default_factory=WatchConfig)
     history: HistoryConfig = field(default_factory=HistoryConfig)
     baseline: BaselineConfig = field(default_factory=BaselineConfig)
+    gate: GateConfig = field(default_factory=GateConfig)
     scoring: ScoringConfig = field(default_factory=ScoringConfig)
     judge: JudgeConfig = field(default_factory=JudgeConfig)
     cache: CacheConfig = field(default_factory=CacheConfig)

@@ -29,9 +29,23 @@ from .events import (
     RowStarted,
     Trigger,
 )
+from .fingerprint import digest
 from .history import last_row_verdicts
 from .iteration_reuse import IterationReuse, KeptState, ReusePolicy
-from .model import EvalSet, EvaluatorDef, EvaluatorKey, Project, Result, Row, RowKey, Verdict, wrap_output
+from .model import (
+    EvalSet,
+    EvaluatorDef,
+    EvaluatorKey,
+    Project,
+    Result,
+    Row,
+    RowKey,
+    Sample,
+    Verdict,
+    sample_rate_met,
+    samples_detail,
+    wrap_output,
+)
 from .project import load_project
 from .reuse import row_fingerprint
 from .runners import RUNNER_FAULTS, Runner, RunOutcome, make_runner, outcome_from_exception
@@ -183,6 +197,8 @@ class Engine:
             known = await asyncio.to_thread(last_row_verdicts, self.config)
         report.results = await self._run_jobs(failing_first(jobs, known or {}), in_flight, fingerprints, emit,
                                               report, iteration_reuse)
+        if iteration_reuse is not None:
+            report.ran_in = self._ran_in(jobs, fingerprints, report, iteration_reuse)
         report.duration_s = time.perf_counter() - started
         report.complete = True
         emit(IterationFinished(report))
@@ -250,6 +266,26 @@ class Engine:
         return [(job.eval_set, job.row, plan.ref, plan.preset.detail)
                 for job in self._plan(project, RowFilter()) for plan in job.plans if plan.preset is not None]
 
+    def _ran_in(self, jobs: list[_Job], fingerprints: dict[RowKey, str | None], report: IterationReport,
+                iteration_reuse: IterationReuse) -> dict[RowKey, str]:
+        """What each row's verdict rests on, for the rows re-scored or whose run was recorded (the world held):
+        the world, the row's fingerprint, the files it read outside the world, and its scoring (evaluators,
+        criteria, `[gate] row_pass_rate`). Not the sample count: a row passing once and failing in another
+        iteration on this same ground is flaky however many times each ran."""
+        reused = {result.row_key for result in report.results if result.reused}
+        found: dict[RowKey, str] = {}
+        for job in jobs:
+            key = job.eval_set.key_of(job.row)
+            run = fingerprints.get(key)
+            if run is None or (key not in reused and key not in iteration_reuse.recorded):
+                continue
+            record = iteration_reuse.book.records.get(key)
+            reads = record.reads if record is not None else {}  # files it read outside the world, as they were
+            scoring = [[plan.ref, plan.evaluator.raw if plan.evaluator else None, plan.criterion,
+                        plan.preset.detail if plan.preset else None] for plan in job.plans]
+            found[key] = digest([iteration_reuse.world.digest, run, reads, scoring, self.config.gate.row_pass_rate])
+        return found
+
     # -- planning ----------------------------------------------------------------------------------
 
     def _plan(self, project: Project, selection: RowFilter) -> list[_Job]:
@@ -315,48 +351,106 @@ class Engine:
         recorded = None
         if reuse is not None and decision is not None and decision.reused:
             record = reuse.book.records.get(key)
-            recorded = reuse.book.outcome(key, record) if record is not None else None
+            recorded = reuse.book.outcomes(key, record) if record is not None else None
         reused = recorded is not None
+        repeat = self.config.runner.repeat
         if recorded is not None:
-            outcome = recorded
+            outcomes = recorded  # every recorded sample is re-scored (the record holds as many as `repeat`)
             report.reused_rows += 1
         elif row.problem is not None:
-            outcome = RunOutcome(error=row.problem)
+            outcomes = [RunOutcome(error=row.problem)]
         else:
-            run = RowRun(eval_set, row, self.config, lambda line: emit(RowLog(key, line)), runner_source)
-            try:
-                outcome = await dialect.execute(run)
-            except RUNNER_FAULTS as exc:
-                outcome = outcome_from_exception(exc)
+            outcomes = [await self._run_sample(job, key, index, repeat, runner_source, emit)
+                        for index in range(repeat)]
             if reuse is not None and fingerprint is not None:
-                reuse.ran(key, fingerprint, outcome, dialect.run_error(outcome))
-        output = wrap_output(outcome.output) if outcome.ok else None
+                error = next((why for outcome in outcomes if (why := dialect.run_error(outcome)) is not None), None)
+                reuse.ran(key, fingerprint, outcomes, error)
         results = []
         for plan in job.plans:
-            ref, evaluator = plan.ref, plan.evaluator
-            score = plan.preset or (Score.error(outcome.error or "no output") if not outcome.ok else None)
-            if score is None:
-                assert evaluator is not None and plan.criterion is not None
-                score = await self.score(evaluator, plan.criterion, output, outcome)
-            results.append(Result(
-                scope=eval_set.scope,
-                set_file=eval_set.file_name,
-                row_id=row.id,
-                row_name=row.name,
-                evaluator=ref,
-                verdict=score.verdict,
-                score=score.score,
-                detail=score.detail,
-                actual=output,
-                expected=score.expected if score.expected is not None else row.expected_for(ref),
-                duration_ms=outcome.duration_ms,
-                evaluator_type=evaluator.type_id if evaluator else None,
-                inputs=row.inputs,
-                trace=outcome.trace,
-                log=outcome.log,
-                reused=reused,
-            ))
+            scores = [await self._score_plan(plan, outcome) for outcome in outcomes]
+            results.append(self._result(job, plan, outcomes, scores, reused))
+        if len(outcomes) > 1:
+            self._judge_samples(results)
         return results
+
+    async def _run_sample(self, job: _Job, key: RowKey, index: int, repeat: int,
+                          runner_source: Callable[[], Runner], emit: EventSink) -> RunOutcome:
+        """One independent run of the row (a conversation: the whole conversation), sample `index` of
+        `repeat`: the target sees WORKBENCH_SAMPLE, its log lines say which sample they belong to."""
+        prefix = f"[sample {index + 1}/{repeat}] " if repeat > 1 else ""
+        run = RowRun(job.eval_set, job.row, self.config, lambda line: emit(RowLog(key, prefix + line)), runner_source,
+                     sample=index)
+        try:
+            return await dialect_for(job.eval_set.dialect).execute(run)
+        except RUNNER_FAULTS as exc:
+            return outcome_from_exception(exc)
+
+    async def _score_plan(self, plan: _Plan, outcome: RunOutcome) -> Score:
+        """How `plan`'s evaluator scores one run (the preset ERROR, the run's own error, or its score)."""
+        score = plan.preset or (Score.error(outcome.error or "no output") if not outcome.ok else None)
+        if score is None:
+            assert plan.evaluator is not None and plan.criterion is not None
+            score = await self.score(plan.evaluator, plan.criterion, wrap_output(outcome.output), outcome)
+        return score
+
+    def _result(self, job: _Job, plan: _Plan, outcomes: list[RunOutcome], scores: list[Score],
+                reused: bool) -> Result:
+        """The result of one evaluator over the row's runs: the one run's, or over several the aggregate
+        (PASS when `[gate] row_pass_rate` of them pass) standing on its first sample of that verdict."""
+        eval_set, row, ref, evaluator = job.eval_set, job.row, plan.ref, plan.evaluator
+        samples: list[Sample] = []
+        shown, verdict, value, detail = 0, scores[0].verdict, scores[0].score, scores[0].detail
+        if len(outcomes) > 1:
+            samples = [Sample(index, score.verdict, score.score, score.detail,
+                              wrap_output(outcome.output) if outcome.ok else None, outcome.duration_ms, outcome.log,
+                              outcome.trace)
+                       for index, (outcome, score) in enumerate(zip(outcomes, scores, strict=True))]
+            passed = sum(sample.passed for sample in samples)
+            if sample_rate_met(passed, len(samples), self.config.gate.row_pass_rate):
+                verdict = Verdict.PASS
+            else:
+                verdict = Verdict.ERROR if all(s.verdict is Verdict.ERROR for s in samples) else Verdict.FAIL
+            shown = next((s.index for s in samples if s.verdict is verdict), next(
+                (s.index for s in samples if not s.passed), 0))
+            value = sum(s.score for s in samples) / len(samples)
+            detail = samples_detail(passed, len(samples), self.config.gate.row_pass_rate, samples[shown])
+        outcome, score = outcomes[shown], scores[shown]
+        return Result(
+            scope=eval_set.scope,
+            set_file=eval_set.file_name,
+            row_id=row.id,
+            row_name=row.name,
+            evaluator=ref,
+            verdict=verdict,
+            score=value,
+            detail=detail,
+            actual=wrap_output(outcome.output) if outcome.ok else None,
+            expected=score.expected if score.expected is not None else row.expected_for(ref),
+            duration_ms=outcome.duration_ms,
+            evaluator_type=evaluator.type_id if evaluator else None,
+            inputs=row.inputs,
+            trace=outcome.trace,
+            log=outcome.log,
+            reused=reused,
+            samples=samples,
+        )
+
+    def _judge_samples(self, results: list[Result]) -> None:
+        """A repeated row passes when `[gate] row_pass_rate` of its runs pass *every* evaluator, not each
+        evaluator on runs of its own: when too few do, its results with a failed sample fail too, so that
+        `row_passes` (every result passes) holds the row's verdict."""
+        count = len(results[0].samples) if results else 0
+        if not count or any(len(r.samples) != count for r in results):
+            return
+        joint = sum(all(r.samples[index].passed for r in results) for index in range(count))
+        rate = self.config.gate.row_pass_rate
+        if sample_rate_met(joint, count, rate):
+            return
+        for result in results:
+            if result.passed and result.passed_samples < count:
+                result.verdict = Verdict.FAIL
+                result.detail = (f"{joint}/{count} samples passed every evaluator (row_pass_rate {rate:g}); "
+                                 f"this evaluator passed {result.passed_samples}/{count}")
 
     async def score(self, evaluator: EvaluatorDef, criterion: dict[str, Any], output: Any,
                     outcome: RunOutcome) -> Score:

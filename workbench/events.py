@@ -68,6 +68,10 @@ class IterationReport:
     # Per row: whether it was re-scored from a recorded run or ran, and why .
     reuse: dict[RowKey, ReuseDecision] = field(default_factory=dict)
     reused_rows: int = 0  # rows re-scored from a recorded run instead of running
+    # Per row that ran (or was re-scored) in a world that held while it ran: what its verdict rests on (the
+    # world, what it hands the target, how it is scored). Two iterations giving one the same and the row's
+    # verdict differs: history marks it flaky (`Result.flaky_since`).
+    ran_in: dict[RowKey, str] = field(default_factory=dict)
 
     @property
     def ran_rows(self) -> int:

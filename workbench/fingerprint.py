@@ -70,7 +70,9 @@ def runner_settings(config: Config) -> dict[str, Any]:
     machine or a cluster), and what a subprocess is trusted with."""
     runner = config.runner
     settings: dict[str, Any] = runner.model_dump() if hasattr(runner, "model_dump") else asdict(runner)
-    for key in ("concurrency", "preload", "env"):  # env: part of the environment, compared variable by variable
+    # env: part of the environment, compared variable by variable; repeat: how many samples, not what one
+    # outputs (a record holds its sample count, `RowRecord.samples`)
+    for key in ("concurrency", "preload", "env", "repeat"):
         settings.pop(key, None)
     settings["cluster"] = [config.cluster.engine, config.cluster.address]
     settings["trust_subprocesses"] = config.cache.trust_subprocesses

@@ -21,6 +21,7 @@ class GateSettings:
     max_slowdown: float | None = None
     max_token_increase: float | None = None
     allow_empty: bool = False
+    flaky: str = "fail"  # [gate] flaky: what a row flaky over time does to the gate ("fail" or "warn")
 
 
 @dataclass(slots=True)
@@ -31,11 +32,33 @@ class GateOutcome:
     passed: bool
     result_pass_rate: float  # passing results / results (not rows); "pass_rate" in JSON
     reasons: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # said, not failing it ([gate] flaky = "warn")
 
     def to_json(self, settings: GateSettings) -> dict[str, Any]:
         return {"passed": self.passed, "pass_rate": round(self.result_pass_rate, 4),
                 "min_pass_rate": settings.min_pass_rate, "max_slowdown": settings.max_slowdown,
-                "max_token_increase": settings.max_token_increase, "reasons": self.reasons}
+                "max_token_increase": settings.max_token_increase, "flaky": settings.flaky, "reasons": self.reasons,
+                "warnings": self.warnings}
+
+
+def flaky_over_time(report: IterationReport) -> list[str]:
+    """The rows (display names) whose verdict differs from an earlier run on the very same ground."""
+    names: dict[tuple[str, str, str], str] = {}
+    for result in report.results:
+        if result.flaky_since is not None:
+            names.setdefault(result.row_key, f"{result.label} (iteration {result.flaky_since})")
+    return list(names.values())
+
+
+def flaky_reason(report: IterationReport) -> str | None:
+    """Why flaky rows make the gate doubt this run, or None when none is flaky."""
+    names = flaky_over_time(report)
+    if not names:
+        return None
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    plural = "s" if len(names) != 1 else ""
+    return (f"{len(names)} flaky row{plural}: the verdict changed since an earlier run with nothing it depends on "
+            f"changed ({shown})")
 
 
 def result_pass_rate(report: IterationReport) -> float:
@@ -57,6 +80,10 @@ def evaluate_gate(report: IterationReport, settings: GateSettings, check: Baseli
     problems = report.error_problems
     if problems:
         reasons.append(f"{len(problems)} file problem{'s' if len(problems) != 1 else ''}")
+    warnings: list[str] = []
+    flaky = flaky_reason(report)
+    if flaky is not None:
+        (warnings if settings.flaky == "warn" else reasons).append(flaky)
     if check is not None:
         if check.newly_failing:
             reasons.append(f"{len(check.newly_failing)} newly failing against the baseline")
@@ -66,7 +93,7 @@ def evaluate_gate(report: IterationReport, settings: GateSettings, check: Baseli
         if settings.max_token_increase is not None and check.token_increases:
             reasons.append(f"{len(check.token_increases)} using more tokens than the baseline by more than "
                            f"{settings.max_token_increase:.0%}")
-    return GateOutcome(not reasons, rate, reasons)
+    return GateOutcome(not reasons, rate, reasons, warnings)
 
 
 def judge_generic(report: IterationReport, settings: GateSettings, baseline: Baseline | None,
@@ -93,4 +120,4 @@ def joined_gate(report: IterationReport, outcome: GateOutcome, verdicts: Iterabl
     """`outcome` (the generic gate over the results no format judges itself) joined with the formats' own
     gates: it passes when none has a reason to fail; the pass rate is the whole run's."""
     reasons = [*outcome.reasons, *(reason for verdict in verdicts for reason in verdict.reasons)]
-    return GateOutcome(not reasons, result_pass_rate(report), reasons)
+    return GateOutcome(not reasons, result_pass_rate(report), reasons, outcome.warnings)

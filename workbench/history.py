@@ -23,7 +23,18 @@ from . import jsonio, snapshots
 from .config import Config
 from .errors import WorkbenchError
 from .events import IterationReport, Trigger, TriggerKind
-from .model import Problem, Result, ResultKey, RowKey, Severity, Verdict, results_by_row, row_passes
+from .model import (
+    Problem,
+    Result,
+    ResultKey,
+    RowKey,
+    Sample,
+    Severity,
+    Verdict,
+    results_by_row,
+    row_passes,
+    row_verdict,
+)
 from .safe_paths import real_folder
 from .snapshots import SnapshotStore
 
@@ -78,6 +89,31 @@ CREATE TABLE IF NOT EXISTS row_inputs (
     inputs    TEXT NOT NULL,
     PRIMARY KEY (iteration, scope, set_file, row_id)
 );
+CREATE TABLE IF NOT EXISTS samples (
+    iteration   INTEGER NOT NULL REFERENCES iterations(number) ON DELETE CASCADE,
+    position    INTEGER NOT NULL,
+    sample      INTEGER NOT NULL,
+    verdict     TEXT NOT NULL,
+    score       REAL NOT NULL,
+    detail      TEXT NOT NULL,
+    actual      TEXT,
+    duration_ms REAL NOT NULL,
+    trace       TEXT NOT NULL,
+    log         TEXT NOT NULL,
+    PRIMARY KEY (iteration, position, sample)
+);
+CREATE TABLE IF NOT EXISTS row_runs (
+    iteration   INTEGER NOT NULL REFERENCES iterations(number) ON DELETE CASCADE,
+    scope       TEXT NOT NULL,
+    set_file    TEXT NOT NULL,
+    row_id      TEXT NOT NULL,
+    ran_in      TEXT NOT NULL,
+    verdict     TEXT NOT NULL,
+    ran         INTEGER NOT NULL,
+    flaky_since INTEGER,
+    PRIMARY KEY (iteration, scope, set_file, row_id)
+);
+CREATE INDEX IF NOT EXISTS row_runs_by_run ON row_runs (scope, set_file, row_id, ran_in);
 CREATE TABLE IF NOT EXISTS reused_rows (
     iteration INTEGER NOT NULL REFERENCES iterations(number) ON DELETE CASCADE,
     scope     TEXT NOT NULL,
@@ -362,13 +398,15 @@ class HistoryStore:
             db.executemany("INSERT OR IGNORE INTO reused_rows VALUES (?,?,?,?)",
                            ((number, _storable(r.scope), _storable(r.set_file), _storable(r.row_id))
                             for r in report.results if r.reused))
+            self._record_samples(db, number, report.results)
+            self._record_flaky(db, number, report)
             if self.files is not None and files is not None:
                 self.files.record(db, number, files)
             cutoff = number - self.retention
             if cutoff > 0:
                 if self.files is not None:
                     self.files.prune(db, cutoff)
-                for table in ("results", "row_inputs", "reused_rows"):
+                for table in ("results", "row_inputs", "reused_rows", "samples", "row_runs"):
                     db.execute(f"DELETE FROM {table} WHERE iteration <= ?", (cutoff,))  # table names are ours
                 db.execute("DELETE FROM iterations WHERE number <= ?", (cutoff,))
         if self.files is not None:
@@ -376,6 +414,36 @@ class HistoryStore:
                 self.files.committed(self._db)
         report.number = number
         return number
+
+    @staticmethod
+    def _record_samples(db: sqlite3.Connection, number: int, results: list[Result]) -> None:
+        """Every sample of a repeated row, under its result's position (a row run once has none)."""
+        db.executemany(
+            "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?)",
+            ((number, position, s.index, s.verdict.value, s.score, _storable(s.detail), _json_or_none(s.actual),
+              s.duration_ms, _json_or_none(s.trace), _storable(s.log[-LOG_KEEP_CHARS:]))
+             for position, r in enumerate(results) for s in r.samples))
+
+    @staticmethod
+    def _record_flaky(db: sqlite3.Connection, number: int, report: IterationReport) -> None:
+        """Mark rows flaky over time: an earlier iteration gave the row another verdict on the very same
+        ground (`IterationReport.ran_in`: world, row fingerprint, scoring). A re-scored row adds no run of
+        its own, but stays flaky when its ground already is."""
+        for key, group in results_by_row(report.results).items():
+            ground = report.ran_in.get(key)
+            verdict = row_verdict(r.verdict for r in group)
+            if ground is None or verdict is None:
+                continue
+            args = (_storable(key.scope), _storable(key.set_file), _storable(key.row_id), ground)
+            found = db.execute("SELECT iteration FROM row_runs WHERE scope = ? AND set_file = ? AND row_id = ? "
+                               "AND ran_in = ? AND ran = 1 AND verdict != ? ORDER BY iteration DESC LIMIT 1",
+                               (*args, verdict.value)).fetchone()
+            since = found[0] if found and isinstance(found[0], int) else None
+            ran = not any(r.reused for r in group)
+            db.execute("INSERT OR REPLACE INTO row_runs VALUES (?,?,?,?,?,?,?,?)",
+                       (number, *args, verdict.value, int(ran), since))
+            for result in group:
+                result.flaky_since = since
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -464,11 +532,51 @@ class HistoryStore:
             "SELECT scope, set_file, row_id, inputs FROM row_inputs WHERE iteration = ?", (number,))}
         reused = {RowKey(*key) for key in self._query(
             "SELECT scope, set_file, row_id FROM reused_rows WHERE iteration = ?", (number,))}
-        for result in results:
+        flaky = {RowKey(scope, set_file, row_id): since for scope, set_file, row_id, since in self._query(
+            "SELECT scope, set_file, row_id, flaky_since FROM row_runs WHERE iteration = ? AND flaky_since IS NOT NULL",
+            (number,))}
+        samples = self._samples(number)
+        for position, result in enumerate(results):
             recorded = inputs.get(result.row_key)
             result.inputs = recorded if isinstance(recorded, dict) else {}
             result.reused = result.row_key in reused
+            result.samples = samples.get(position, [])
+            since = flaky.get(result.row_key)
+            result.flaky_since = since if isinstance(since, int) else None
         return results
+
+    def _samples(self, number: int) -> dict[int, list[Sample]]:
+        """The samples of a repeated iteration's results, by result position (none in older histories)."""
+        rows = self._query("SELECT position, sample, verdict, score, detail, actual, duration_ms, trace, log "
+                           "FROM samples WHERE iteration = ? ORDER BY position, sample", (number,))
+        found: dict[int, list[Sample]] = {}
+        try:
+            for position, index, verdict, score, detail, actual, duration, trace, log in self._column_rows(
+                    rows, (int, int, str, (int, float), str, (str, type(None)), (int, float), str, str)):
+                found.setdefault(position, []).append(Sample(
+                    index, Verdict(verdict), score, detail, _load_json(actual), duration,
+                    log, [e for e in _json_list(trace) if isinstance(e, dict)]))
+        except _DECODE_ERRORS as exc:
+            raise _trouble(self.path, "read", exc) from None
+        return found
+
+    def flaky_rows(self, limit: int = 50) -> list[FlakyRow]:
+        """Rows found flaky in the newest `limit` iterations — over time (another verdict on the same ground)
+        or by their samples (0 < k < N) — newest first, each row once."""
+        rows = self._query("SELECT number FROM iterations ORDER BY number DESC LIMIT ?", (limit,))
+        found: dict[RowKey, FlakyRow] = {}
+        for (number,) in self._column_rows(rows, (int,)):
+            for key, group in results_by_row(self.results(number)).items():
+                if key in found or not any(r.flaky for r in group):
+                    continue
+                first = group[0]
+                sampled = next((r for r in group if r.sample_flaky), None)
+                found[key] = FlakyRow(key, first.label, number, row_verdict(r.verdict for r in group) or Verdict.ERROR,
+                                      first.flaky_since, sampled.samples_text if sampled is not None else "")
+        return list(found.values())
+
+    # -- reading -----------------------------------------------------------------------------------
+
 
     def find_result(self, key: ResultKey, iteration: int | None = None) -> tuple[int, Result] | None:
         """The result for `key` in `iteration`, or in the newest iteration that has one."""
@@ -498,6 +606,23 @@ class HistoryStore:
                           trace=[e for e in _json_list(trace) if isinstance(e, dict)], log=log)
         except _DECODE_ERRORS as exc:
             raise _trouble(self.path, "read", exc) from None
+
+
+@dataclass(slots=True)
+class FlakyRow:
+    """One line of `workbench history --flaky`: a row, the newest iteration it was flaky in, and how."""
+
+    key: RowKey
+    label: str
+    iteration: int
+    verdict: Verdict
+    since: int | None  # flaky over time: the earlier iteration with the other verdict on the same ground
+    samples: str  # flaky by its samples: "3/5"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scope": self.key.scope, "set": self.key.set_file, "row_id": self.key.row_id, "row_name": self.label,
+                "iteration": self.iteration, "verdict": self.verdict.value, "flaky_since": self.since,
+                "samples": self.samples or None}
 
 
 @dataclass(slots=True)

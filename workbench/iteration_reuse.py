@@ -53,7 +53,8 @@ class IterationReuse:
         self.world = World()
         self.started_ns = 0
         self._memo: dict[str, str] = {}
-        self._ran: list[tuple[RowKey, str, RunOutcome, str | None]] = []
+        self._ran: list[tuple[RowKey, str, list[RunOutcome], str | None]] = []
+        self.recorded: set[RowKey] = set()  # rows whose run was recorded: the world held while they ran
         self.cluster = config.cluster.engine is not None  # reads on other machines mean nothing here
 
     def read_digest(self, path: str) -> str:
@@ -71,7 +72,8 @@ class IterationReuse:
         self.world = compute_world(self.config, self.project.eval_files, self.book.digests, self.book.key)
         if not self.policy.allowed:
             return {key: ReuseDecision(False, f"runs: {self.policy.why_not}") for key, _ in rows}
-        return {key: self.book.decide(key, run, self.world, self.read_digest) for key, run in rows}
+        samples = self.config.runner.repeat
+        return {key: self.book.decide(key, run, self.world, self.read_digest, samples) for key, run in rows}
 
     def may_keep_serving(self, kept: KeptState | None) -> bool:
         """Whether a runner kept from an earlier iteration may serve this one."""
@@ -79,9 +81,9 @@ class IterationReuse:
             return False
         return all(self.read_digest(path) == known for path, known in kept.reads.items())
 
-    def ran(self, key: RowKey, run: str, outcome: RunOutcome, error: str | None) -> None:
-        """A row's target ran (`error`: why that run failed, per its dialect)."""
-        self._ran.append((key, run, outcome, error))
+    def ran(self, key: RowKey, run: str, outcomes: list[RunOutcome], error: str | None) -> None:
+        """A row's target ran, once or `[runner] repeat` times (`error`: why a run failed, per its dialect)."""
+        self._ran.append((key, run, outcomes, error))
 
     async def finish(self, kept: KeptState | None = None) -> KeptState:
         """Record what ran in the book (after the world is fingerprinted again; the caller saves it once
@@ -99,13 +101,14 @@ class IterationReuse:
         during = _named("the project changed while it ran", edited) if edited else None
         self._memo.clear()  # what is recorded is looked at now, after the rows read it, not at the start
         scope = ProjectFiles.of(self.config)
-        for key, run, outcome, error in self._ran:
-            reads = tracked_reads(outcome.reads, scope, self.world)
+        for key, run, outcomes, error in self._ran:
+            read_stats = {path: stat for outcome in outcomes for path, stat in outcome.read_stats.items()}
+            reads = tracked_reads({path for outcome in outcomes for path in outcome.reads}, scope, self.world)
             if self.cluster:  # paths on the cluster's machines mean nothing here; what can't be known still counts
                 reads = [path for path in reads if path.startswith("\x00")]
             why = during
             if why is None:
-                late = read_after_change(reads, outcome.read_stats, self.started_ns)
+                late = read_after_change(reads, read_stats, self.started_ns)
                 why = f"{late}, which it read, changed while it ran" if late else None
             if why is not None:
                 self.book.refuse(key, why)
@@ -114,8 +117,9 @@ class IterationReuse:
             digests = {path: path if path.startswith("\x00") else self.read_digest(path) for path in reads}
             state.reads.update({p: d for p, d in digests.items() if not p.startswith("\x00")})
             state.unknown = state.unknown or any(p.startswith("\x00") for p in digests)
-            record = RowRecord(run, self.world.digest, digests, None, error, output_digest(outcome))
-            self.book.remember(key, record, outcome, self.world)
+            record = RowRecord(run, self.world.digest, digests, None, error, output_digest(outcomes), len(outcomes))
+            self.book.remember(key, record, outcomes, self.world)
+            self.recorded.add(key)
         return state
 
 

@@ -283,8 +283,48 @@ class Project:
 
 
 @dataclass(slots=True)
+class Sample:
+    """One of a repeated row's independent runs (`[runner] repeat`), scored by one evaluator: what that run
+    produced and how it scored. A row run once has none (its `Result` is its one run)."""
+
+    index: int
+    verdict: Verdict
+    score: float
+    detail: str
+    actual: Any = None
+    duration_ms: float = 0.0
+    log: str = ""
+    trace: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict is Verdict.PASS
+
+    def to_json(self) -> dict[str, Any]:
+        return {"index": self.index, "verdict": self.verdict.value, "score": self.score, "detail": self.detail,
+                "actual": self.actual, "duration_ms": round(self.duration_ms, 3), "trace": self.trace}
+
+
+def sample_rate_met(passed: int, count: int, rate: float) -> bool:
+    """k of N samples reach `[gate] row_pass_rate` (3/5 at 0.6 does: compared without float rounding)."""
+    return count > 0 and passed * 1_000_000 >= round(rate * 1_000_000) * count
+
+
+def samples_detail(passed: int, count: int, rate: float, shown: Sample) -> str:
+    """A repeated result's detail: how many samples passed against the rate, then the shown sample's detail."""
+    head = f"{passed}/{count} samples passed" + (f" (row_pass_rate {rate:g})" if rate < 1 else "")
+    if 0 < passed < count:
+        head += ", flaky"
+    tail = f"sample {shown.index + 1}: {shown.detail}" if shown.detail else ""
+    return f"{head}\n{tail}" if tail else head
+
+
+@dataclass(slots=True)
 class Result:
-    """The verdict of one row under one evaluator."""
+    """The verdict of one row under one evaluator. With `[runner] repeat = N` it stands for N runs: `samples`
+    holds each, its verdict is PASS when `[gate] row_pass_rate` of them pass, and its actual, log and duration
+    are those of its first sample with that verdict (every sample's are in `samples`). `flaky_since` names
+    an earlier iteration whose run of the row, in the same world, got the other verdict (history sets it)."""
 
     scope: str
     set_file: str
@@ -303,6 +343,28 @@ class Result:
     inputs: dict[str, Any] = field(default_factory=dict)
 
     reused: bool = False
+    samples: list[Sample] = field(default_factory=list)
+    flaky_since: int | None = None
+
+    @property
+    def passed_samples(self) -> int:
+        """k of "k/N samples passed" (N: `len(samples)`)."""
+        return sum(sample.passed for sample in self.samples)
+
+    @property
+    def sample_flaky(self) -> bool:
+        """Some of its samples passed and some did not: the same row, run the same way, both ways."""
+        return 0 < self.passed_samples < len(self.samples)
+
+    @property
+    def flaky(self) -> bool:
+        """Flaky by its samples (0 < k < N) or over time (another verdict, same world, `flaky_since`)."""
+        return self.sample_flaky or self.flaky_since is not None
+
+    @property
+    def samples_text(self) -> str:
+        """`3/5` for a repeated result, else ''."""
+        return f"{self.passed_samples}/{len(self.samples)}" if self.samples else ""
 
     @property
     def key(self) -> ResultKey:
@@ -341,6 +403,10 @@ class Result:
             "duration_ms": round(self.duration_ms, 3),
             "trace": self.trace,
             **({"reused": True} if self.reused else {}),
+            **({"samples": [sample.to_json() for sample in self.samples], "passed_samples": self.passed_samples,
+                "sample_count": len(self.samples)} if self.samples else {}),
+            **({"flaky": True} if self.flaky else {}),
+            **({"flaky_since": self.flaky_since} if self.flaky_since is not None else {}),
         }
 
 

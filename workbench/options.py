@@ -40,6 +40,8 @@ CORE_OPTIONS: tuple[Option, ...] = (
            implies=(("runner.kind", "command"),)),
     Option("--timeout", ("runner.timeout",), "SECONDS", commands=(*LOOP_COMMANDS, "add-row")),
     Option("--concurrency", ("runner.concurrency",), "N"),
+    Option("--repeat", ("runner.repeat",), "N",
+           help="Run every row N independent times; it passes when [gate] row_pass_rate of them pass (default 1.0)."),
     Option("--no-cache", ("judge.cache",), flag_value=False,
            help="Ask the LLM judge again instead of using answers remembered under .workbench/."),
     Option("--cluster", ("cluster.address",), "ADDRESS", implies=(("cluster.engine", "ray"),),

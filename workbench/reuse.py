@@ -58,12 +58,14 @@ class RowRecord:
     iteration: int | None = None  # where history keeps its output (None: only in this session's memory)
     failed: str | None = None  # why the run was an ERROR: such runs are never reused
     output: str = ""  # digest of the output as recorded: what history gives back must be the very same
+    samples: int = 1  # how many independent runs it recorded ([runner] repeat): re-scored only as that many
 
     def to_json(self, reads_id: str) -> dict[str, Any]:
         """The record with its reads as a reference into the file's shared table (rows of one target
         mostly read the same files: the interpreter's standard library, a data folder)."""
-        return {"run": self.run, "world": self.world, "reads": reads_id, "iteration": self.iteration,
-                "failed": self.failed, "output": self.output}
+        doc = {"run": self.run, "world": self.world, "reads": reads_id, "iteration": self.iteration,
+               "failed": self.failed, "output": self.output}
+        return {**doc, "samples": self.samples} if self.samples != 1 else doc
 
     @classmethod
     def from_json(cls, doc: Any, read_sets: dict[str, Any]) -> RowRecord | None:
@@ -79,30 +81,50 @@ class RowRecord:
         output = doc.get("output")
         if not isinstance(output, str) or not output:
             return None
-        return cls(doc["run"], doc["world"], reads, iteration, failed if isinstance(failed, str) else None, output)
+        samples = doc.get("samples", 1)  # records written before repeats hold one run
+        if not isinstance(samples, int) or isinstance(samples, bool) or samples < 1:
+            return None
+        return cls(doc["run"], doc["world"], reads, iteration, failed if isinstance(failed, str) else None, output,
+                   samples)
 
 
-def output_digest(outcome: RunOutcome) -> str:
-    """What a record says its run produced, compared with what history gives back for it."""
-    return digest(wrap_output(outcome.output))
+def output_digest(outcomes: list[RunOutcome]) -> str:
+    """What a record says its runs produced, compared with what history gives back for them (one run: the
+    digest records made before repeats hold)."""
+    if len(outcomes) == 1:
+        return digest(wrap_output(outcomes[0].output))
+    return digest([wrap_output(outcome.output) for outcome in outcomes])
 
 
-def outcomes_from_results(results: Iterable[Result]) -> dict[RowKey, RunOutcome]:
-    """Each row's run as history stored it: the output every evaluator saw, its trace, log, duration."""
-    found: dict[RowKey, RunOutcome] = {}
+def outcomes_from_results(results: Iterable[Result]) -> dict[RowKey, list[RunOutcome]]:
+    """Each row's runs as history stored them — one, or every sample of a repeated row: the output every
+    evaluator saw, its trace, log, duration."""
+    found: dict[RowKey, list[RunOutcome]] = {}
     for key, group in results_by_row(results).items():
         first = group[0]
-        produced = next((r for r in group if r.actual is not None), None)
-        if produced is not None:
-            found[key] = RunOutcome(output=produced.actual, duration_ms=first.duration_ms, log=first.log,
-                                    trace=first.trace)
+        if first.samples:
+            if any(len(r.samples) != len(first.samples) for r in group):
+                continue  # not one set of runs: nothing to re-score
+            runs = []
+            for index, sample in enumerate(first.samples):
+                produced = next((r.samples[index] for r in group if r.samples[index].actual is not None), None)
+                runs.append(RunOutcome(output=produced.actual, duration_ms=sample.duration_ms, log=sample.log,
+                                       trace=sample.trace) if produced is not None else
+                            RunOutcome(error=sample.detail or "no output", duration_ms=sample.duration_ms,
+                                       log=sample.log, trace=sample.trace))
+            found[key] = runs
+            continue
+        single = next((r for r in group if r.actual is not None), None)
+        if single is not None:
+            found[key] = [RunOutcome(output=single.actual, duration_ms=first.duration_ms, log=first.log,
+                                     trace=first.trace)]
         elif all(r.verdict is Verdict.ERROR for r in group) and first.detail:
-            found[key] = RunOutcome(error=first.detail, duration_ms=first.duration_ms, log=first.log,
-                                    trace=first.trace)
+            found[key] = [RunOutcome(error=first.detail, duration_ms=first.duration_ms, log=first.log,
+                                     trace=first.trace)]
     return found
 
 
-OutcomeSource = Callable[[int], Mapping[RowKey, RunOutcome]]
+OutcomeSource = Callable[[int], Mapping[RowKey, list[RunOutcome]]]
 
 
 class ReuseBook:
@@ -123,8 +145,8 @@ class ReuseBook:
         self.worlds: dict[str, World] = {}
         self.unrecorded: dict[RowKey, str] = {}  # why a row's newest run could not be recorded
         self.foreign = False  # the file on disk belongs to another history: nothing in it is reused
-        self._outcomes: dict[RowKey, RunOutcome] = {}
-        self._by_iteration: dict[int, Mapping[RowKey, RunOutcome]] = {}
+        self._outcomes: dict[RowKey, list[RunOutcome]] = {}
+        self._by_iteration: dict[int, Mapping[RowKey, list[RunOutcome]]] = {}
         self._source = outcomes
         self._changed: set[RowKey] = set()
         if self.path is not None and history_id is not None:  # without history, records' outputs can't be found
@@ -132,8 +154,10 @@ class ReuseBook:
 
     # -- deciding ----------------------------------------------------------------------------------
 
-    def decide(self, key: RowKey, run: str, world: World, read_digest: Callable[[str], str]) -> ReuseDecision:
-        """May `key`, about to run with fingerprint `run` in `world`, be re-scored from its record?"""
+    def decide(self, key: RowKey, run: str, world: World, read_digest: Callable[[str], str],
+               samples: int = 1) -> ReuseDecision:
+        """May `key`, about to run with fingerprint `run` in `world` `samples` times ([runner] repeat), be
+        re-scored from its record?"""
         record = self.records.get(key)
         if record is None:
             why = self.unrecorded.get(key)
@@ -147,6 +171,9 @@ class ReuseBook:
             return ReuseDecision(False, f"runs: its last run can't be re-scored: {_first_line(record.failed)}")
         if record.run != run:
             return ReuseDecision(False, "runs: what it hands the target changed (inputs, name, id, set or setup)")
+        if record.samples != samples:
+            return ReuseDecision(False, f"runs: its last run recorded {record.samples} "
+                                        f"sample{'s' if record.samples != 1 else ''}, and repeat = {samples} now")
         if record.world != world.digest:
             before = self.worlds.get(record.world)
             changes = world.differences(before) if before is not None else []
@@ -161,17 +188,18 @@ class ReuseBook:
                 return ReuseDecision(False, "runs: what it read can't be known")
             if read_digest(path) != known:
                 return ReuseDecision(False, f"runs: a file it read changed: {path}")
-        outcome = self.outcome(key, record)
-        if outcome is None:
+        outcomes = self.outcomes(key, record)
+        if outcomes is None or len(outcomes) != record.samples:
             return ReuseDecision(False, f"runs: the output of its last run (iteration {record.iteration}) is no longer "
                                    "in history")
-        if output_digest(outcome) != record.output:  # an older copy of the history put back, a hand edit
+        if output_digest(outcomes) != record.output:  # an older copy of the history put back, a hand edit
             return ReuseDecision(False, f"runs: history's iteration {record.iteration} no longer holds the output "
                                    "its record names")
         where = f"iteration {record.iteration}" if record.iteration is not None else "its last run"
         return ReuseDecision(True, f"re-scored from {where}: nothing it depends on changed", record.iteration)
 
-    def outcome(self, key: RowKey, record: RowRecord) -> RunOutcome | None:
+    def outcomes(self, key: RowKey, record: RowRecord) -> list[RunOutcome] | None:
+        """The recorded runs of `key` (every sample), from this session's memory or from history."""
         if key in self._outcomes:
             return self._outcomes[key]
         if record.iteration is None or self._source is None:
@@ -185,12 +213,12 @@ class ReuseBook:
 
     # -- recording ---------------------------------------------------------------------------------
 
-    def remember(self, key: RowKey, record: RowRecord, outcome: RunOutcome | None, world: World) -> None:
+    def remember(self, key: RowKey, record: RowRecord, outcomes: list[RunOutcome] | None, world: World) -> None:
         self.records[key] = record
         self.worlds[world.digest] = world
         self.unrecorded.pop(key, None)
-        if outcome is not None:
-            self._outcomes[key] = outcome
+        if outcomes is not None:
+            self._outcomes[key] = outcomes
         self._changed.add(key)
 
     def refuse(self, key: RowKey, why: str) -> None:

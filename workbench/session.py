@@ -100,7 +100,7 @@ class Session:
         self.listeners: list[EventSink] = []
         self._exclusive = asyncio.Lock()  # held by an iteration's run and record, or by `exclusive()`
 
-    def _recorded_outcomes(self, iteration: int) -> dict[RowKey, RunOutcome]:
+    def _recorded_outcomes(self, iteration: int) -> dict[RowKey, list[RunOutcome]]:
         """An iteration's outputs as history keeps them (rows recorded by another workbench process)."""
         return outcomes_from_results(self.history.results(iteration)) if self.history is not None else {}
 

@@ -66,6 +66,7 @@ def gate_request(config: Config, *, sets: tuple[str, ...] = (), rows: tuple[str,
         max_token_increase=(max_token_increase if max_token_increase is not None
                             else config.baseline.max_token_increase),
         allow_empty=allow_empty,
+        flaky=config.gate.flaky,
     )
     path = Path(baseline_path) if baseline_path else configured_baseline(config)
     flag = Path(baseline_path) if baseline_path else None
@@ -214,7 +215,7 @@ def reuse_policy(config: Config, *, reuse: bool, record: bool = True, persist: b
         except HistoryError:
             history_id = None
 
-    def outcomes(iteration: int) -> dict[RowKey, RunOutcome]:
+    def outcomes(iteration: int) -> dict[RowKey, list[RunOutcome]]:
         with HistoryStore.open(config) as store:
             return outcomes_from_results(store.results(iteration))
 

@@ -48,13 +48,17 @@ def _split_args(args: tuple[str, ...]) -> tuple[str | None, int | None]:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True,
               help="How many of the newest iterations to list.")
-def history_command(args: tuple[str, ...], as_json: bool, limit: int) -> None:
+@click.option("--flaky", is_flag=True,
+              help="List the rows found flaky in those iterations: their verdict changed with nothing they depend on "
+                   "changed, or some of their samples ([runner] repeat) passed and some did not.")
+def history_command(args: tuple[str, ...], as_json: bool, limit: int, flaky: bool) -> None:
     """List recorded iterations, or show iteration N: its results and what flipped since the one before.
 
     \b
     workbench history            list iterations of the project here
     workbench history 12         iteration 12 in detail
     workbench history PATH [N]   the same for the project at PATH
+    workbench history --flaky    the rows found flaky
     """
     path, number = _split_args(args)
     root = resolve_root(path)
@@ -68,7 +72,9 @@ def history_command(args: tuple[str, ...], as_json: bool, limit: int) -> None:
         sys.exit(0 if number is None else EXIT_FAILED)
     try:
         with HistoryStore.open(config) as store:
-            if number is None:
+            if flaky:
+                _list_flaky(store, as_json, limit)
+            elif number is None:
                 _list(store, as_json, limit)
             else:
                 _show(store, number, as_json)
@@ -89,6 +95,24 @@ def _list(store: HistoryStore, as_json: bool, limit: int) -> None:
         passed = f"{info.passed}/{info.total}"
         click.echo(f"{info.number:>5}  {_when(info)}  {passed:>9}  {_change(info):>9}  {info.duration_s:>5.1f}s  "
                    f"{one_line(info.trigger.describe(), 60)}")
+
+
+def _list_flaky(store: HistoryStore, as_json: bool, limit: int) -> None:
+    rows = store.flaky_rows(limit)
+    if as_json:
+        sys.stdout.buffer.write(encode_document([row.to_json() for row in rows]))
+        return
+    if not rows:
+        click.echo(f"no flaky rows in the newest {counted(limit, 'iteration')}")
+        return
+    for row in rows:
+        how = [f"{row.samples} samples passed"] if row.samples else []
+        if row.since is not None:
+            how.append(f"{row.verdict.value} in iteration {row.iteration}, not in iteration {row.since}, with "
+                       "nothing it depends on changed")
+        elif row.samples:
+            how[0] += f" in iteration {row.iteration}"
+        click.echo(one_line(f"{row.key.set_file} › {row.label}: {'; '.join(how)}", 300))
 
 
 def _flip_lines(title: str, results: list[Result]) -> list[str]:

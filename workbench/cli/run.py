@@ -13,6 +13,7 @@ from ..actions.reuse_explain import explain_report
 from ..agent.brief import brief_text
 from ..dialects import all_dialects
 from ..errors import WorkbenchError
+from ..gate import flaky_over_time
 from ..report.json_report import encode_document, report_document
 from ..report.junit import write_junit
 from ..report.reuse_text import format_reuse_rows
@@ -132,9 +133,12 @@ def _print_gate(run: GateRun) -> None:
     for verdict in run.verdicts:  # the formats' own gates
         for line in verdict.lines():
             click.echo(line)
-    shown = check is not None or settings.min_pass_rate < 1.0 or not run.report.results or bool(run.verdicts)
+    shown = (check is not None or settings.min_pass_rate < 1.0 or not run.report.results or bool(run.verdicts)
+             or bool(flaky_over_time(run.report)))
     if not gate.passed and shown:
         click.echo("gate failed: " + "; ".join(gate.reasons))
+    for warning in gate.warnings:  # [gate] flaky = "warn"
+        click.echo(f"warning: {warning}")
 
 
 def _print_baseline_update(run: GateRun, quiet: bool) -> None:

@@ -136,13 +136,14 @@ class RowRun:
     config: Config
     on_log: LogSink
     runner_source: RunnerSource
+    sample: int | None = None  # which of `[runner] repeat` runs this is (0-based): WORKBENCH_SAMPLE
 
     def runner(self) -> Runner:
         return self.runner_source()
 
     def request(self, inputs: dict[str, Any]) -> RunRequest:
         return RunRequest(inputs=inputs, row_id=self.row.id, row_name=self.row.name,
-                          set_file=self.eval_set.file_name, scope=self.eval_set.scope)
+                          set_file=self.eval_set.file_name, scope=self.eval_set.scope, sample=self.sample)
 
 
 @dataclass(frozen=True, slots=True)

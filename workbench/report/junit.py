@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ..events import IterationReport
-from ..model import Verdict
+from ..model import Result, Verdict
 
 # Characters XML 1.0 cannot carry at all (terminal escapes among them) are written as visible escapes.
 # XML 1.0 allows C1 controls (U+007F-U+009F), but a terminal or CI log viewer would act on them: they go too.
@@ -17,6 +17,14 @@ _NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000
 def _xml_text(text: str) -> str:
     return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else
                         f"\\u{ord(m.group()):04x}", text)
+
+
+def _marks(result: Result) -> str:
+    """` (3/5 flaky)` after a repeated or flaky result's name: CI report viewers show names, not properties."""
+    marks = [result.samples_text] if result.samples else []
+    if result.flaky:
+        marks.append("flaky")
+    return f" ({' '.join(marks)})" if marks else ""
 
 
 def junit_xml(report: IterationReport) -> bytes:
@@ -33,7 +41,7 @@ def junit_xml(report: IterationReport) -> bytes:
         case = ET.SubElement(
             suites[suite_name], "testcase",
             classname=_xml_text(suite_name),
-            name=_xml_text(f"{result.label} [{result.evaluator}]"),
+            name=_xml_text(f"{result.label} [{result.evaluator}]{_marks(result)}"),
             time=f"{result.duration_ms / 1000:.3f}",
         )
         count = counts[suite_name]

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ..actions.project_check import CheckReport
 
 _COLORS = {Verdict.PASS: "32", Verdict.FAIL: "31", Verdict.ERROR: "33"}
+FLAKY_COLOR = "35"  # magenta: neither a pass nor a fail to trust
 
 Digest = Callable[[Result], str]  # why a result did not pass, in its format's words
 
@@ -65,6 +66,9 @@ def format_result(result: Result, *, show_scope: bool = False, color: bool = Fal
     stands for, when several failed the same way."""
     verdict = _paint(f"{result.verdict.value:<5}", _COLORS[result.verdict], color)
     line = f"{verdict} {result_label(result, show_scope, evaluators)}  {format_duration(result.duration_ms)}"
+    if result.samples:  # [runner] repeat: k/N samples passed, and 0 < k < N is flaky
+        line += "  " + _paint(f"{result.samples_text}{' flaky' if result.sample_flaky else ''}",
+                              FLAKY_COLOR if result.sample_flaky else _COLORS[result.verdict], color)
     if result.reused:
         line += " ↺"  # re-scored from the row's last run: nothing but evals/ changed
     if result.score not in (0.0, 1.0):
@@ -112,6 +116,21 @@ def format_summary(summary: Summary, problems: list[Problem], duration_s: float,
         text += f", {counted(len(errors), 'file problem')}"
     text += f" ({counted(summary.total, 'result')} in {duration_s:.1f}s)"
     return _paint(text, "32" if is_green(summary.passed, summary.total, errors) else "31", color)
+
+
+def format_flaky(report: IterationReport, show_scope: bool = False) -> list[str]:
+    """A line per row flaky over time: its verdict now differs from an earlier run on the very same ground
+    (known once history recorded the iteration)."""
+    lines: list[str] = []
+    seen: set[RowKey] = set()
+    for result in report.results:
+        if result.flaky_since is None or result.row_key in seen:
+            continue
+        seen.add(result.row_key)
+        where = result.set_key.shown(show_scope)
+        lines.append(one_line(f"flaky: {where} › {result.label} {result.verdict.value} now, not in iteration "
+                              f"{result.flaky_since}, with nothing it depends on changed", 300))
+    return lines
 
 
 def format_set_metric(line: SetMetricLine, show_scope: bool = False) -> str:
@@ -254,5 +273,7 @@ class TextReporter:
         if report.project is not None:
             for line in set_metrics(report.project, report.results):
                 print(format_set_metric(line, self.show_scope), file=self.out)
+        for flaky in format_flaky(report, self.show_scope):
+            print(_paint(flaky, FLAKY_COLOR, self.color), file=self.out)
         print(format_summary(report.summary, report.problems, report.duration_s, self.color), file=self.out,
               flush=True)

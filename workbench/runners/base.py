@@ -24,6 +24,7 @@ class RunRequest:
     set_file: str
     scope: str
     timeout: float | None = None  # seconds for this request, instead of [runner] timeout (a conversation turn)
+    sample: int | None = None  # which of a row's `[runner] repeat` runs (0-based), seen as WORKBENCH_SAMPLE
 
     def time_limit(self, default: float) -> float:
         return self.timeout if self.timeout is not None else default
@@ -90,6 +91,8 @@ class Runner(ABC):
             "WORKBENCH_SET": env_value(request.set_file),
             "WORKBENCH_SCOPE": env_value(request.scope),
         })
+        if request.sample is not None:
+            env["WORKBENCH_SAMPLE"] = str(request.sample)
         if extra:
             env.update(extra)
         return env

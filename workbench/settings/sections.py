@@ -38,6 +38,8 @@ class RunnerConfig(Section):
         "uip: run authenticated (drop --no-auth; every iteration re-runs side effects)"))
     preload: bool = Field(default=True, description=(
         "Fork Python script targets from a warm parent instead of starting each afresh"))
+    repeat: int = Field(default=1, ge=1, le=1000, description=(
+        "Independent runs of every row (samples); the row passes when [gate] row_pass_rate of them pass"))
 
 
 def _something_watched(paths: list[str]) -> list[str]:
@@ -83,6 +85,15 @@ class BaselineConfig(Section):
     max_token_increase: Increase | None = Field(default=None, description=(
         "Fail when a passing result uses more tokens than the baseline by more than this fraction (unset: report "
         "at +25%)"))
+
+
+class GateConfig(Section):
+    """How samples and verdicts over time decide a row."""
+
+    row_pass_rate: Rate = Field(default=1.0, description=(
+        "With [runner] repeat: the fraction of a row's samples that must pass for the row to pass (1.0: every one)"))
+    flaky: Literal["fail", "warn"] = Field(default="fail", description=(
+        "A row whose verdict changed while nothing it depends on did: \"fail\" fails the gate, \"warn\" only says so"))
 
 
 class ScoringConfig(Section):
@@ -168,6 +179,7 @@ CORE_SECTIONS: dict[str, type[Section]] = {
     "watch": WatchConfig,
     "history": HistoryConfig,
     "baseline": BaselineConfig,
+    "gate": GateConfig,
     "scoring": ScoringConfig,
     "judge": JudgeConfig,
     "cache": CacheConfig,
@@ -175,5 +187,5 @@ CORE_SECTIONS: dict[str, type[Section]] = {
     "agent": AgentConfig,
 }
 
-__all__ = ["CORE_SECTIONS", "AgentConfig", "BaselineConfig", "CacheConfig", "ClusterConfig", "HistoryConfig",
-           "JudgeConfig", "RunnerConfig", "RunnerKind", "ScoringConfig", "WatchConfig"]
+__all__ = ["CORE_SECTIONS", "AgentConfig", "BaselineConfig", "CacheConfig", "ClusterConfig", "GateConfig",
+           "HistoryConfig", "JudgeConfig", "RunnerConfig", "RunnerKind", "ScoringConfig", "WatchConfig"]
