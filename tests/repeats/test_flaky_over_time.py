@@ -28,7 +28,7 @@ def alternating_project(tmp_path: Path, gate: dict[str, Any] | None = None) -> t
 
 def test_a_verdict_change_on_the_same_ground_is_flaky_and_fails_the_gate(tmp_path: Path) -> None:
     root, env = alternating_project(tmp_path)
-    first, doc1 = invoke_json("run", str(root), env=env)
+    _, doc1 = invoke_json("run", str(root), env=env)
     assert result_for(doc1, "coin")["verdict"] == "FAIL" and "flaky" not in result_for(doc1, "coin")
     second = invoke_workbench("run", str(root), env=env)
     assert "flaky:" in second.stdout and "not in iteration 1" in second.stdout, second.stdout

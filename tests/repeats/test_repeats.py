@@ -138,3 +138,11 @@ def test_history_written_before_repeats_still_reads(tmp_path: Path) -> None:
         (new,) = store.results(2)
         assert new.samples_text == "2/2"
         assert store.results(1)[0].samples == []
+
+
+def test_repeat_is_a_flag_of_every_loop_command_and_checked_like_the_file(tmp_path: Path) -> None:
+    for command in ("run", "watch", "open"):
+        assert "--repeat" in invoke_workbench(command, "--help").stdout
+    root = seeded_project(tmp_path, [seeded_row_with(5)], repeat=None)
+    refused = invoke_workbench("run", str(root), "--repeat", "0")
+    assert refused.returncode == 2 and "--repeat" in refused.stderr + refused.stdout

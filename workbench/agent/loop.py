@@ -59,6 +59,7 @@ class RunAsk:
     failing_only: bool = False
     reuse: bool = True
     wait_s: float = 60.0
+    repeat: int | None = None  # [runner] repeat for this iteration only (None: the project's setting)
 
 
 @dataclass(slots=True)
@@ -201,7 +202,7 @@ class AgentLoop:
         self._forget_old()
         self.pending[pending.handle] = pending
         self.started += 1
-        pending.future = asyncio.ensure_future(self._iterate(pending, selection, ask.reuse))
+        pending.future = asyncio.ensure_future(self._iterate(pending, selection, ask.reuse, ask.repeat))
         pending.future.add_done_callback(_retrieved)
         return await self.wait(pending, ask.wait_s, on_progress)
 
@@ -262,9 +263,11 @@ class AgentLoop:
         digest.next = f'status(handle="{pending.handle}") waits for the rest'
         return digest
 
-    async def _iterate(self, pending: Pending, selection: RowFilter, reuse: bool) -> Digest:
-        """The iteration for `pending`: joined from a live session when one runs, else run here."""
-        if reuse and self.join_live:
+    async def _iterate(self, pending: Pending, selection: RowFilter, reuse: bool,
+                       repeat: int | None = None) -> Digest:
+        """The iteration for `pending`: joined from a live session when one runs, else run here (`repeat`:
+        each row that many times, for this iteration only — never joined: a live session runs its own count)."""
+        if reuse and self.join_live and repeat is None:
             joined = await self._join_live(pending, selection)
             if joined is not None:
                 return joined
@@ -274,6 +277,10 @@ class AgentLoop:
         # selected row, as R does.
         trigger = Trigger(AGENT_KIND if reuse else TriggerKind.MANUAL)
         self.last_notice = ""
+        overrides = session.config.overrides.settings
+        before = overrides.get("runner.repeat")
+        if repeat is not None:
+            overrides["runner.repeat"] = repeat  # applied when the session re-reads the settings for it
         task = session.request(trigger, selection)
         try:
             report = await task
@@ -281,6 +288,11 @@ class AgentLoop:
             task.cancel()
             raise
         finally:
+            if repeat is not None:
+                if before is None:
+                    overrides.pop("runner.repeat", None)
+                else:
+                    overrides["runner.repeat"] = before
             if self._current is pending:
                 self._current = None
         if report is None:

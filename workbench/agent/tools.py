@@ -45,6 +45,9 @@ TOOLS: tuple[ToolSpec, ...] = (
                       "failing_only": {"type": "boolean", "description": "Only rows that failed in their last run"},
                       "reuse": {"type": "boolean", "description": "Re-score unchanged rows instead of running them "
                                 "(default true); false runs every selected row"},
+                      "repeat": {"type": "integer", "minimum": 1, "maximum": 1000, "description": (
+                          "Run each row this many independent times (default: [runner] repeat); a row passes when "
+                          "[gate] row_pass_rate of them do, and 0 < k < N passing is flaky")},
                       "wait_s": _WAIT})),
     ToolSpec("status", "Wait up to wait_s for the iteration a run() left running under `handle`; the same result "
              "shape as run().", _object({"handle": _NAME, "wait_s": _WAIT}, ("handle",))),
@@ -92,7 +95,8 @@ Handler = Callable[[AgentLoop, dict[str, Any], ProgressSink | None], Awaitable[A
 
 async def _run(loop: AgentLoop, args: dict[str, Any], progress: ProgressSink | None) -> Answer:
     ask = RunAsk(_strings(args, "sets"), _strings(args, "rows"), _strings(args, "tags"),
-                 bool(args.get("failing_only", False)), bool(args.get("reuse", True)), _wait(args))
+                 bool(args.get("failing_only", False)), bool(args.get("reuse", True)), _wait(args),
+                 int(args["repeat"]) if args.get("repeat") is not None else None)
     return digest_answer(await loop.run(ask, progress))
 
 
