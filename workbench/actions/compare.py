@@ -187,12 +187,13 @@ def compare_runs(config: Config, before: str | None = None, after: str | None = 
         raise CompareError(f"no history yet in {config.state_dir}: run `workbench run` or `workbench watch` first")
     try:
         with HistoryStore.open(config) as store:
-            return _compare_in(config, store, before, after)
+            return compare_in(config, store, before, after)
     except HistoryError as exc:
         raise CompareError(str(exc)) from None
 
 
-def _compare_in(config: Config, store: HistoryStore, before: str | None, after: str | None) -> Comparison:
+def compare_in(config: Config, store: HistoryStore, before: str | None, after: str | None) -> Comparison:
+    """`compare_runs` on an open store (the TUI's)."""
     if before is None:
         first, last = _default_numbers(store)
         old, new = _iteration_side(store, first), _iteration_side(store, last)

@@ -7,11 +7,12 @@ Each read posts its result back as a message; a read that a newer one replaced i
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Static
@@ -77,6 +78,10 @@ def iteration_text(info: IterationInfo, results: list[Result], previous: list[Re
 
 
 class HistoryPane(Horizontal):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "compare", "Compare", show=False, tooltip="compare the highlighted iteration with the one "
+                "before it: the code diff, then the rows it flipped with their output before and after")]
+
     class Listed(Message):
         """The iteration list and sparkline were read (or `error` says why not)."""
 
@@ -110,7 +115,8 @@ class HistoryPane(Horizontal):
             yield Static(id="history-spark")
             yield FittedTable(COLUMNS, id="history-table")
         with VerticalScroll(id="history-detail-scroll"):
-            yield Static(Text("Select an iteration to see what flipped.", "dim"), id="history-detail")
+            yield Static(Text("Select an iteration to see what flipped; d compares it with the one before.", "dim"),
+                         id="history-detail")
 
 
     # -- the iteration list --------------------------------------------------------------------------
@@ -185,6 +191,22 @@ class HistoryPane(Horizontal):
         except Exception:
             return None
         return int(key) if key is not None else None
+
+    def action_compare(self) -> None:
+        """`d`: the highlighted iteration against the one before it (compare_screen.py)."""
+        number = self._selected_number()
+        if self.store is None or number is None:
+            return
+        earlier = [n for n in self.infos if n < number]
+        if not earlier:
+            self.app.notify(f"iteration {number} is the first one recorded: there is nothing before it to compare with")
+            return
+        config = self.store.files.config if self.store.files is not None else None
+        if config is None:
+            return
+        from .compare_screen import CompareScreen
+
+        self.app.push_screen(CompareScreen(config, self.store, max(earlier), number))
 
     # -- one iteration -------------------------------------------------------------------------------
 
