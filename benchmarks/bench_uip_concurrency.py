@@ -1,7 +1,9 @@
 """Issue 22 point 12: the default `[runner] concurrency` on a 27-row `uip` project, against seed 003's own
 scorer (`score-evals.py`, the seed's code block run as written: one `uip api-workflow run` after another).
 
-The seed's scorer is `seed003_score_evals.txt` (its code block, copied byte for byte). The `uip` on PATH is a
+The seed's scorer is read at run time from the seed document (`../shared/seeds/003_*.txt` beside the checkout, or
+`--seed FILE`): its first code block after "Batch comparator", run as written — workbench keeps no copy of seed
+code. The `uip` on PATH is a
 stand-in: `tests/fixtures/fake_uip.py` (the seed's argv, envelope and debug log) behind
 a wait of `--wait` seconds (default 0.25 s) — a real `uip` run spends most of its time waiting on Node's
 start-up I/O and the workflow's HTTP activities, not on this machine's CPU. `--wait 0` measures the same with
@@ -28,17 +30,35 @@ from pathlib import Path
 
 from common import ROOT, Measure
 
-# seed 003's `score-evals.py`, its code block copied byte for byte (a .txt: it is the seed's code, not ours to lint)
-SEED_SCORER = Path(__file__).resolve().parent / "seed003_score_evals.txt"
+# where seed 003's document is found beside a checkout (the scorer is its code block; no copy is kept here)
+SEED_GLOB = "003_*.txt"
+SEED_DIRS = (ROOT.parent / "shared" / "seeds", ROOT.parent.parent / "shared" / "seeds")
 FAKE_UIP = ROOT / "tests" / "fixtures" / "fake_uip.py"
 ROWS = 27
 TARGET = 0.30
 
 
-def seed_scorer(folder: Path) -> Path:
-    """The seed's `score-evals.py`, as its code block says."""
+def seed_document(given: Path | None) -> Path:
+    """Seed 003's document: `--seed FILE`, else the first `003_*.txt` in a `shared/seeds` beside the checkout."""
+    if given is not None:
+        return given
+    for folder in SEED_DIRS:
+        found = sorted(folder.glob(SEED_GLOB)) if folder.is_dir() else []
+        if found:
+            return found[0]
+    raise SystemExit("bench_uip_concurrency: seed 003's document was not found beside the checkout "
+                     f"({', '.join(str(d) for d in SEED_DIRS)}); give it with --seed FILE")
+
+
+def seed_scorer(folder: Path, document: Path) -> Path:
+    """The seed's `score-evals.py`: the python code block after "Batch comparator", as the seed writes it."""
+    text = document.read_text(encoding="utf-8")
+    start = text.find("```python\n", text.find("Batch comparator"))
+    end = text.find("\n```", start + 1)
+    if text.find("Batch comparator") < 0 or start < 0 or end < 0:
+        raise SystemExit(f"bench_uip_concurrency: no 'Batch comparator' python block in {document}")
     path = folder / "score-evals.py"
-    path.write_text(SEED_SCORER.read_text(encoding="utf-8"), encoding="utf-8")
+    path.write_text(text[start + len("```python\n"):end] + "\n", encoding="utf-8")
     return path
 
 
@@ -85,11 +105,12 @@ def timed(argv: list[str], env: dict[str, str], repeats: int) -> float:
     return statistics.median(spent)
 
 
-def measure(wait: float = 0.25, repeats: int = 3, settings: tuple[int | None, ...] = (None, 4, 8, 16, 27)
-            ) -> list[Measure]:
+def measure(wait: float = 0.25, repeats: int = 3, settings: tuple[int | None, ...] = (None, 4, 8, 16, 27),
+            seed_file: Path | None = None) -> list[Measure]:
+    document = seed_document(seed_file)
     with tempfile.TemporaryDirectory(prefix="bench-uip-") as tmp:
         folder = Path(tmp)
-        scorer, bin_dir, root = seed_scorer(folder), stand_in_uip(folder, wait), project(folder)
+        scorer, bin_dir, root = seed_scorer(folder, document), stand_in_uip(folder, wait), project(folder)
         env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "NO_COLOR": "1",
                "WORKBENCH_NO_PROGRESS": "1", "PYTHONPATH": str(ROOT)}
         seed = timed([sys.executable, str(scorer), str(root)], env, repeats)
@@ -115,12 +136,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--wait", type=float, default=0.25)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seed", type=Path, help="seed 003's document (default: ../shared/seeds/003_*.txt)")
     args = parser.parse_args()
     from workbench.runners import default_concurrency
 
     print(f"cpus: {os.cpu_count()}; default concurrency for uip: {default_concurrency('uip')}, "
           f"for command: {default_concurrency('command')}; load: {os.getloadavg()[0]:.1f}")
-    for row in measure(args.wait, args.repeats):
+    for row in measure(args.wait, args.repeats, seed_file=args.seed):
         print(f"{row.case:<55} {row.value:<28} {row.target:<7} {row.status}")
 
 
