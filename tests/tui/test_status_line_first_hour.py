@@ -98,9 +98,9 @@ async def settled_frame(app: object, pilot: object) -> None:
     await pilot.pause()  # type: ignore[attr-defined]
 
 
-async def test_the_project_path_stays_visible(tmp_path: Path) -> None:
+async def test_the_demo_keeps_its_path_in_view(tmp_path: Path) -> None:
     config, target = example_project(tmp_path)
-    app = app_for(config, target)
+    app = app_for(config, target, show_path=True)  # what `workbench demo` asks for
     async with app.run_test(size=SMALL) as pilot:
         await wait_idle(app, pilot)
         await settled(app, pilot)

@@ -50,5 +50,6 @@ def demo_command(into: str | None, plain: bool) -> None:
         run_plain_loop(config, verbose=False)
     else:
         launch_tui(config, watch=True, welcome=f"Demo project: {target}\nOne row fails on purpose: fix the "
-                   f"comparison in {target / 'grade.py'} with your editor and save. Press ? for keys.")
+                   f"comparison in {target / 'grade.py'} with your editor and save. Press ? for keys.",
+                   show_path=True)
         click.echo(f"the demo project stays in {target}")

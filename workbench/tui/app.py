@@ -54,7 +54,8 @@ class WorkbenchApp(App[None]):
     TITLE = "workbench"
 
     def __init__(self, config: Config, *, watch: bool = True, record: bool = True,
-                 runner_factory: RunnerFactory = make_runner, welcome: str | None = None) -> None:
+                 runner_factory: RunnerFactory = make_runner, welcome: str | None = None,
+                 show_path: bool = False) -> None:
         super().__init__()
         self.config = config
         self.welcome = welcome
@@ -65,6 +66,7 @@ class WorkbenchApp(App[None]):
                                on_notice=self._session_notice, on_idle=self.link.idle, record=record,
                                runner_factory=runner_factory)
         self.main = MainScreen(config, self.session, self.state, watching=watch)
+        self.main.show_path = show_path  # the demo: its project is a temporary copy the user must find to edit
         self.watcher = WatchControl(self, self.session, watching=watch, changed=self._watch_changed)
         self._closed = False
         self.closing = threading.Event()  # set when the app closes: writes stop waiting for a lock
@@ -229,9 +231,12 @@ class WorkbenchApp(App[None]):
 
 
 def make_app(config: Config, *, watch: bool = True, record: bool = True,
-             runner_factory: RunnerFactory = make_runner, welcome: str | None = None) -> WorkbenchApp:
-    """The one factory for the CLI, the tests and the screenshot script."""
-    return WorkbenchApp(config, watch=watch, record=record, runner_factory=runner_factory, welcome=welcome)
+             runner_factory: RunnerFactory = make_runner, welcome: str | None = None,
+             show_path: bool = False) -> WorkbenchApp:
+    """The one factory for the CLI, the tests and the screenshot script. `show_path`: keep the project's
+    folder on screen (the demo's temporary copy)."""
+    return WorkbenchApp(config, watch=watch, record=record, runner_factory=runner_factory, welcome=welcome,
+                        show_path=show_path)
 
 
 def run_app(config: Config, *, watch: bool = True, welcome: str | None = None) -> None:

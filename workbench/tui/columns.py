@@ -3,8 +3,8 @@ sideways or cut names off unmarked. Each column says how far it may shrink and w
 widest shrinkable columns give way first (their cells end in `…`), then whole columns are left out, the
 least important first; only a pane too narrow for what is left scrolls.
 
-A list cell (the sets using an evaluator, the paths it compares) is cut between items, never inside a
-name: `bands.json, +1 more`."""
+A list cell (`Names`: the sets using an evaluator, the paths it compares) is cut between items, never
+inside a name: `bands.json, +1 more`, or `3 sets`."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import DataTable
 
-from ..textsafe import one_line
+from ..textsafe import counted, one_line
 
 ELLIPSIS = "…"
 
@@ -40,9 +40,9 @@ def clip(text: Text, width: int) -> Text:
     return cut
 
 
-def clip_items(items: Sequence[str], width: int, *, separator: str = ", ") -> Text:
+def clip_items(items: Sequence[str], width: int, *, noun: str = "", separator: str = ", ") -> Text:
     """As many whole items as fit in `width`, then `+N more`; when not even the first fits, how many there
-    are (`3 of them`): a name is never cut in the middle, unless it is the only one (then with `…`)."""
+    are (`3 sets`): a name is never cut in the middle, unless it is the only one (then with `…`)."""
     names = [one_line(item, 200) for item in items]
     whole = separator.join(names)
     if len(whole) <= width or not names:
@@ -51,8 +51,20 @@ def clip_items(items: Sequence[str], width: int, *, separator: str = ", ") -> Te
         shown = f"{separator.join(names[:count])}{separator}+{len(names) - count} more"
         if len(shown) <= width:
             return Text(shown)
-    counted = f"{len(names)} of them"
-    return Text(counted) if len(names) > 1 and len(counted) <= width else clip(Text(names[0]), width)
+    how_many = counted(len(names), noun) if noun else f"{len(names)} of them"
+    return Text(how_many) if len(names) > 1 and len(how_many) <= width else clip(Text(names[0]), width)
+
+
+@dataclass(frozen=True, slots=True)
+class Names:
+    """A cell listing names (sets, paths), cut between them: `bands.json, +1 more`, or `3 sets`."""
+
+    items: tuple[str, ...]
+    noun: str = ""  # what they are, to count them when not even one fits
+
+    @property
+    def natural(self) -> int:
+        return len(", ".join(self.items))
 
 
 def fit(columns: Sequence[Column], natural: Sequence[int], width: int, padding: int) -> list[int | None]:
@@ -88,7 +100,7 @@ def fit(columns: Sequence[Column], natural: Sequence[int], width: int, padding: 
     return widths
 
 
-Cell = Text | tuple[str, ...]  # a tuple is a list of names, cut between them
+Cell = Text | Names
 
 
 class FittedTable(DataTable[Any]):
@@ -131,7 +143,7 @@ class FittedTable(DataTable[Any]):
         found = [len(column.label) for column in self.specs]
         for cells, _ in self._cells:
             for index, cell in enumerate(cells):
-                size = len(", ".join(cell)) if isinstance(cell, tuple) else cell.cell_len
+                size = cell.natural if isinstance(cell, Names) else cell.cell_len
                 found[index] = max(found[index], size)
         return found
 
@@ -155,4 +167,4 @@ class FittedTable(DataTable[Any]):
 
     @staticmethod
     def _cell(cell: Cell, width: int) -> Text:
-        return clip_items(cell, width) if isinstance(cell, tuple) else clip(cell, width)
+        return clip_items(cell.items, width, noun=cell.noun) if isinstance(cell, Names) else clip(cell, width)

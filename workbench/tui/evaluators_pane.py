@@ -10,14 +10,14 @@ from rich.text import Text
 from ..model import EvaluatorKey, Project
 from ..scoring import scorer_for
 from ..textsafe import one_line
-from .columns import Cell, Column, FittedTable
+from .columns import Cell, Column, FittedTable, Names
 from .labels import compared, plain
 
-# At 80 columns: "used by" and "compares" give way first (cut between names), then the type and status
-# (cut with …); then the scope goes, then the type; only then is the evaluator's file name cut (with …).
-COLUMNS = (Column("evaluator file", shrink_to=16, give=1), Column("scope", drop=3),
-           Column("type", shrink_to=12, give=4, drop=2), Column("compares", shrink_to=12, give=5),
-           Column("used by", shrink_to=12, give=5), Column("status", shrink_to=6, give=4))
+# Narrower than every column: the scope goes first, then "compares" and "used by" give way (cut between
+# names), then the type goes, the status is cut (with …), and only then is the evaluator's file name cut.
+COLUMNS = (Column("evaluator file", shrink_to=16, give=1), Column("scope", drop=6),
+           Column("type", drop=4), Column("compares", shrink_to=16, give=5),
+           Column("used by", shrink_to=12, give=5), Column("status", shrink_to=6, give=3))
 
 
 class EvaluatorsTable(FittedTable):
@@ -37,7 +37,7 @@ class EvaluatorsTable(FittedTable):
         for key in keys:
             scope, ref = key
             evaluator = project.evaluators.get(key)
-            users = tuple(used.get(key, [])) or ("—",)
+            users = Names(tuple(used.get(key, [])) or ("—",), "set")
             if evaluator is not None:
                 status = Text("ok", "green")
                 scorer = scorer_for(evaluator.type_id)
@@ -46,7 +46,7 @@ class EvaluatorsTable(FittedTable):
                 elif problem := scorer.check_config(evaluator):
                     status = Text(one_line(f"bad config: {problem}", 60), "bold yellow")
                 row: tuple[Cell, ...] = (plain(f"{ref}.json"), plain(scope), plain(evaluator.type_id, 40),
-                                         compared(evaluator), users, status)
+                                         Names(compared(evaluator), "path"), users, status)
             elif key in project.broken_evaluators:
                 row = (plain(f"{ref}.json"), plain(scope), plain("?"), plain("?"), users,
                        Text(one_line(f"broken: {project.broken_evaluators[key]}", 60), "bold red"))

@@ -25,9 +25,9 @@ from .columns import Column, FittedTable
 from .labels import plain, verdict_text
 
 SPARK_ITERATIONS = 120
-# At 80 columns the time taken goes first, then the change, then the clock time; the trigger is cut with `…`.
+# At 80 columns the trigger is cut (with …) to 12, then the time taken goes, then the change, then the clock time.
 COLUMNS = (Column("#"), Column("when", drop=2), Column("rows ✔"), Column("results ✔"),
-           Column("±", drop=3), Column("took", drop=4), Column("trigger", shrink_to=8, give=5))
+           Column("±", drop=3), Column("took", drop=4), Column("trigger", shrink_to=12, give=5))
 _BARS = "▁▂▃▄▅▆▇█"
 
 
@@ -52,6 +52,12 @@ def _change(info: IterationInfo) -> Text:
 def iteration_text(info: IterationInfo, results: list[Result], previous: list[Result], *, first: bool) -> Text:
     """What flipped in an iteration (vs the one before) and its results."""
     flips = compare_results(previous, results, only_current=info.partial)
+    several = len({r.row_key for r in results}) < len(results)  # some row has more than one evaluator
+
+    def which(result: Result) -> str:
+        """The evaluator, first (a narrow pane cuts a line's end), when a row's results must be told apart."""
+        return f"[{one_line(result.evaluator, 30)}] " if several else ""
+
     text = Text(f"iteration {info.number}", "bold")
     text.append(f" · {one_line(info.trigger.describe(), 80)}\n", "dim")  # lines are cut with …, never wrapped:
     text.append(f"{info.rows_passed}/{info.rows_total} rows pass · {info.passed}/{info.total} results pass\n", "dim")
@@ -61,7 +67,7 @@ def iteration_text(info: IterationInfo, results: list[Result], previous: list[Re
         if items and (not first or title != "new"):
             text.append(f"{title} ({len(items)})\n", f"bold {style}")
             for result in items[:50]:
-                text.append(f"  [{one_line(result.evaluator, 30)}] {one_line(result.label, 60)}\n")
+                text.append(f"  {which(result)}{one_line(result.label, 60)}\n")
     if first:
         text.append("(first recorded iteration)\n", "dim")
     elif not (flips.newly_passing or flips.newly_failing or flips.removed):
@@ -69,9 +75,7 @@ def iteration_text(info: IterationInfo, results: list[Result], previous: list[Re
     text.append("\nresults\n", "bold")
     for result in results[:500]:
         text.append_text(verdict_text(result.verdict))
-        # the evaluator first: a narrow pane cuts the line's end, and rows with several evaluators must differ
-        text.append(f" [{one_line(result.evaluator, 30)}] {one_line(result.label, 60)} · "
-                    f"{one_line(result.set_file, 30)}\n")
+        text.append(f" {which(result)}{one_line(result.label, 60)} · {one_line(result.set_file, 30)}\n")
     if len(results) > 500:
         text.append(f"… and {len(results) - 500} more\n", "dim")
     return text

@@ -61,7 +61,8 @@ class MainScreen(RowKeys, WriteKeys, Repaint):
 
     def on_mount(self) -> None:
         self.sets_tree.border_title = "Eval sets"
-        self.sets_tree.show_path(self.config.root)
+        if self.show_path:
+            self.sets_tree.show_path(self.config.root)
         self.detail.border_title = "Row detail"
         self.name_box.display = False
         self._show_selection_filter()

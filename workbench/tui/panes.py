@@ -49,6 +49,7 @@ class Panes(Screen[None]):
         self.session = session
         self.state = state
         self.watching = watching  # this TUI watches files (`workbench open` without --no-watch)
+        self.show_path = False  # keep the project's folder on the sets pane's border (the demo's copy)
         self.last_summary: IterationSummary | None = None
         self.iterations_done = 0  # iterations finished in this session
 

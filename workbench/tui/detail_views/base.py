@@ -86,15 +86,19 @@ class DetailView(Settling, Vertical):
         self._placed = None
         self.defer(self._place)
 
-    def scroll_line_into_view(self, widget: Widget, line: int) -> None:
-        """Open the row with line `line` of `widget` in view, two lines above it for context; nothing moves
-        when it shows from where the pane was."""
+    def scroll_line_into_view(self, widget: Widget, line: int, *, heading: int = 0) -> None:
+        """Open the row with line `line` of `widget` in view, two lines above it for context — or from the
+        `heading` lines above the widget, when the line still shows from there (`Expected` above the JSON);
+        nothing moves when it shows from where the pane was."""
         def placement(scroller: ScrollableContainer, opened_from: int) -> int | None:
             if not widget.region:
                 return None
             y = widget.content_region.y - scroller.content_region.y + round(scroller.scroll_y) + line
             height = scroller.content_region.height
-            return opened_from if opened_from <= y < opened_from + height else max(0, y - 2)
+            if opened_from <= y < opened_from + height:
+                return opened_from
+            top = y - line - heading
+            return max(0, top if heading and line + heading < height - 1 else y - 2)
         self.open_at(placement)
 
     def scroll_widget_to_top(self, widget: Widget) -> None:

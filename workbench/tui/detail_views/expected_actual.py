@@ -87,4 +87,4 @@ class ExpectedActualView(DetailView):
         if line is None or shown == self._opened:
             return
         self._opened = shown
-        self.scroll_line_into_view(self.query_one("#detail-expected", Static), line)
+        self.scroll_line_into_view(self.query_one("#detail-expected", Static), line, heading=1)  # with `Expected`
