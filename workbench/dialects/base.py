@@ -316,6 +316,12 @@ class Dialect:
         default the scorer's detail."""
         return result.detail
 
+    def row_line(self, eval_set: EvalSet, row: Row) -> int | None:
+        """The 1-based line `row` starts on in `eval_set.source_of(row)` (CI annotations), or None: the report
+        then finds it in the JSON file by the row's value (`report/row_lines.py`). A format whose files
+        aren't JSON answers here."""
+        return None
+
     def present(self, root: Path, config: Config | None) -> bool:
         """Whether `root` holds files of this format (decides whether `load` runs)."""
         raise NotImplementedError

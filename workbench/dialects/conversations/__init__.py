@@ -17,9 +17,11 @@ from ..base import EVALS_DIR, Dialect, LoadContext, RowRun, Scaffolded
 from .files import DIALECT, SUFFIX, TS_SUFFIX, ConversationLoader, eval_files
 from .player import play
 from .scorer import ConversationScorer
+from .sources import ts_row_line
 
 if TYPE_CHECKING:
     from ...config import Config
+    from ...model import EvalSet, Row
     from ...scoring.base import Scorer
 
 
@@ -29,6 +31,7 @@ class ConversationsDialect(Dialect):
     expects = f"{EVALS_DIR}/**/*{SUFFIX} or *{TS_SUFFIX}"
     markers = (EVALS_DIR,)
     view = "workbench.tui.detail_views.conversation:ConversationView"
+    html_detail = "workbench.dialects.conversations.html:detail_blocks"
     init_name = "botpress"
     init_help = f"{EVALS_DIR}/greeting{SUFFIX} (a conversation eval)"
 
@@ -49,6 +52,10 @@ class ConversationsDialect(Dialect):
 
     def load(self, ctx: LoadContext) -> None:
         ConversationLoader(ctx).load()
+
+    def row_line(self, eval_set: EvalSet, row: Row) -> int | None:
+        """An `.eval.ts` row's line: where its `new Eval(` is (the `.eval.json` ones are found as JSON)."""
+        return ts_row_line(eval_set.path, row.index) if eval_set.path.name.endswith(TS_SUFFIX) else None
 
     async def execute(self, run: RowRun) -> RunOutcome:
         return await play(run)

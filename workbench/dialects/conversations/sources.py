@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ...regular_files import read_regular_file
 from ..base import LoadContext
-from .ts_literals import MAX_SOURCE_CHARS
+from .ts_literals import MAX_SOURCE_CHARS, read_evals_cached
 
 MAX_SOURCE_BYTES = MAX_SOURCE_CHARS  # a text of at most this many bytes has at most as many characters
 
@@ -31,3 +31,14 @@ def read_source(ctx: LoadContext, path: Path, inside: Path | None = None, hint: 
         ctx.problem(path, f"is not UTF-8 text (byte {exc.start}); not read")
         return None
     return text[1:] if text.startswith("\ufeff") else text
+
+
+def ts_row_line(path: Path, index: int) -> int | None:
+    """The line of the `index`-th `new Eval(` literal of an `.eval.ts` file (a row's, for CI annotations), or
+    None when the file can't be read again as it was loaded."""
+    try:
+        text = read_regular_file(path, MAX_SOURCE_BYTES).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    found = read_evals_cached(text[1:] if text.startswith("\ufeff") else text).found
+    return found[index].line if 0 <= index < len(found) else None
