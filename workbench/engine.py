@@ -412,7 +412,7 @@ class Engine:
                 verdict = Verdict.ERROR if all(s.verdict is Verdict.ERROR for s in samples) else Verdict.FAIL
             shown = next((s.index for s in samples if s.verdict is verdict), next(
                 (s.index for s in samples if not s.passed), 0))
-            value = sum(s.score for s in samples) / len(samples)
+            value = samples[shown].score
             detail = samples_detail(passed, len(samples), self.config.gate.row_pass_rate, samples[shown])
         outcome, score = outcomes[shown], scores[shown]
         return Result(

@@ -4,6 +4,7 @@ expected vs actual). A row opens on its first failing evaluator, which is where 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -16,9 +17,10 @@ from textual.reactive import reactive
 from textual.widgets import Static, Tab, Tabs
 
 from ..model import EvalSet, EvaluatorKey, Result, ResultKey, Row, RowKey, Verdict
+from ..report.text import format_duration
 from ..textsafe import one_line
 from .detail_views import DEFAULT_VIEW, DetailContext, DetailView, view_for
-from .labels import verdict_text
+from .labels import FLAKY_MARK, FLAKY_STYLE, verdict_text
 from .state import RUNNING, RunState
 
 NOTHING_SELECTED = "Select a row to see its inputs, expected and actual output."
@@ -40,6 +42,8 @@ class RowDetail(VerticalScroll, can_focus=True):
         Binding("left,[", "evaluator(-1)", "Prev evaluator", show=False),
         Binding("right,]", "evaluator(1)", "Next evaluator", show=False),
         Binding("escape", "back", "Back to rows", show=False),
+        Binding("comma", "sample(-1)", "Prev sample", show=False),  # [runner] repeat: one run at a time
+        Binding("full_stop", "sample(1)", "Next sample", show=False),
     ]
 
     class BackToRows(Message):
@@ -56,6 +60,7 @@ class RowDetail(VerticalScroll, can_focus=True):
         self._marks: list[Verdict | None] = []  # the verdict each tab shows
         self._first_tab_activates = False
         self._view: DetailView = DEFAULT_VIEW(classes="detail-view")
+        self.sample: int | None = None  # the sample of a repeated row the body shows (None: the row's result)
 
     def compose(self) -> ComposeResult:
         yield Static(Text(NOTHING_SELECTED, "dim"), id="detail-title")
@@ -86,6 +91,7 @@ class RowDetail(VerticalScroll, can_focus=True):
         self.row = found
         if changed:
             self._picked = False
+            self.sample = None
             self.set_reactive(RowDetail.evaluator_index, self._first_failing() or 0)  # the refresh draws it
             self._rebuild_tabs()
             # a new row starts at its top (or its view scrolls to what matters)
@@ -199,6 +205,17 @@ class RowDetail(VerticalScroll, can_focus=True):
             self.query_one("#detail-evaluators", Tabs).active = self._tab_id(index)
         self.refresh_detail()
 
+    def action_sample(self, step: int) -> None:
+        """Step through a repeated row's samples (`,` `.`): each one's output, detail, log and duration, then
+        back to the row's result."""
+        result = self.current_result
+        if result is None or not result.samples:
+            return
+        stops = [None, *range(len(result.samples))]
+        at = stops.index(self.sample) if self.sample in stops else 0
+        self.sample = stops[(at + step) % len(stops)]
+        self.refresh_detail()
+
     def action_back(self) -> None:
         self.post_message(self.BackToRows())
 
@@ -209,7 +226,12 @@ class RowDetail(VerticalScroll, can_focus=True):
         self.query_one("#detail-body").display = True
         self._follow_results()
         context = self.context()
-        self.query_one("#detail-title", Static).update(self._heading(context))
+        heading = self._heading(context)
+        samples = self._samples_line(context)
+        if samples is not None:
+            heading.append("\n")
+            heading.append_text(samples)
+        self.query_one("#detail-title", Static).update(heading)
         self.view.show(context)
 
     def context(self) -> DetailContext:
@@ -221,6 +243,11 @@ class RowDetail(VerticalScroll, can_focus=True):
         project = self.state.project
         results = {r: found for r in eval_set.evaluator_refs
                    if (found := self.state.results.get(ResultKey(*key, r))) is not None}
+        shown = results.get(ref) if ref else None
+        if shown is not None and self.sample is not None and self.sample < len(shown.samples):
+            results[shown.evaluator] = sample_result(shown, self.sample)  # every view draws the one run
+        elif self.sample is not None:
+            self.sample = None  # the row ran again without samples (or fewer)
         return DetailContext(
             project=project, eval_set=eval_set, row=row, ref=ref, result=results.get(ref) if ref else None,
             evaluator=project.evaluators.get(EvaluatorKey(eval_set.scope, ref)) if project and ref else None,
@@ -235,3 +262,42 @@ class RowDetail(VerticalScroll, can_focus=True):
         if context.running:
             heading.append("   ◐ running", "bold cyan")
         return heading
+
+    def _samples_line(self, context: DetailContext) -> Text | None:
+        """A repeated row's samples (`3/5 ≈ flaky  ✔ ✘ ✔ ✔ ✘`, the shown one highlighted, `,` `.` to step)
+        and a row flaky over time; with a sample shown, its duration and the end of its log."""
+        result = self.current_result
+        if result is None or not (result.samples or result.flaky_since is not None):
+            return None
+        line = Text()
+        if result.samples:
+            line.append(f"samples {result.samples_text}", FLAKY_STYLE if result.sample_flaky else "bold")
+            if result.sample_flaky:
+                line.append(f" {FLAKY_MARK} flaky", FLAKY_STYLE)
+            line.append("  ")
+            for sample in result.samples:
+                mark = verdict_text(sample.verdict)
+                if sample.index == self.sample:
+                    mark.stylize("reverse")
+                line.append_text(mark)
+                line.append(" ")
+            line.append("  , . step through them", "dim")
+        if result.flaky_since is not None:
+            line.append(f"\n{FLAKY_MARK} flaky: {result.verdict.value} now, not in iteration {result.flaky_since}, "
+                        "with nothing it depends on changed", FLAKY_STYLE)
+        if self.sample is not None and self.sample < len(result.samples):
+            sample = result.samples[self.sample]
+            line.append(f"\nsample {sample.index + 1}/{len(result.samples)} · {format_duration(sample.duration_ms)}",
+                        "bold")
+            tail = [one_line(text, 200) for text in sample.log.rstrip().splitlines()[-3:]]
+            if tail:
+                line.append("\n" + "\n".join(tail), "dim")
+        return line
+
+
+def sample_result(result: Result, index: int) -> Result:
+    """`result` as its sample `index` alone: that run's verdict, score, detail, output, log, trace, duration."""
+    sample = result.samples[index]
+    return replace(result, verdict=sample.verdict, score=sample.score, detail=sample.detail, actual=sample.actual,
+                   duration_ms=sample.duration_ms, log=sample.log, trace=sample.trace, samples=[],
+                   flaky_since=None)

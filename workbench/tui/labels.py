@@ -13,6 +13,7 @@ from .state import QUEUED, RUNNING, RunState
 
 GLYPHS = {Verdict.PASS: ("✔", "bold green"), Verdict.FAIL: ("✘", "bold red"), Verdict.ERROR: ("!", "bold yellow")}
 UNKNOWN = ("○", "dim")
+FLAKY_MARK, FLAKY_STYLE = "≈", "bold magenta"  # a row that passed and failed the same way: trust neither
 RUNNING_GLYPH = ("◐", "bold cyan")
 
 
@@ -58,6 +59,12 @@ def row_label(state: RunState, eval_set: EvalSet, row: Row) -> Text:
             label.append("  ")
             label.append_text(result_badge(result, ref))
     known = [r for r in results if r is not None]
+    sampled = [r for r in known if r.samples]
+    flaky = any(r.flaky for r in known)
+    if sampled:  # [runner] repeat: the fewest samples any evaluator passed, k/N
+        label.append(f"  {min(sampled, key=lambda r: r.passed_samples).samples_text}", FLAKY_STYLE if flaky else "dim")
+    if flaky:
+        label.append(f" {FLAKY_MARK} flaky", FLAKY_STYLE)
     if known:
         label.append(f"  {format_duration(max(r.duration_ms for r in known))}", "dim")
         if any(r.reused for r in known):

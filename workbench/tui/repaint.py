@@ -75,12 +75,25 @@ class Repaint(Panes):
         self.last_summary = message.summary
         self.iterations_done += 1
         self.history_pane.reload(self.session.history)
+        self._mark_flaky(message)
         self._report_problems(message)
         self._end_failures_only()
         tree = self.sets_tree
         if self.iterations_done == 1 and not tree.moved_by_user:  # open where the work is, once
             tree.defer(tree.select_first_failure)  # after any rebuild has put its cursor back
         self.render_status()
+
+    def _mark_flaky(self, message: IterationDone) -> None:
+        """History found rows flaky over time as it recorded the iteration: their rows show it now."""
+        flaky: set[RowKey] = set()
+        for result in message.report.results:
+            shown = self.state.results.get(result.key)
+            if shown is not None and shown.flaky_since != result.flaky_since:
+                shown.flaky_since = result.flaky_since
+                flaky.add(result.row_key)
+        if flaky:
+            self.sets_tree.refresh_rows(flaky)
+            self.detail.refresh_detail()
 
     def _report_problems(self, message: IterationDone) -> None:
         errors = [p for p in message.report.problems if p.severity == "error"]
