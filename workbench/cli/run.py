@@ -10,6 +10,7 @@ import click
 
 from ..actions.gate import GateRun, gate_request, run_gate
 from ..actions.reuse_explain import explain_report
+from ..actions.share_run import from_gate_run
 from ..agent.brief import brief_text
 from ..dialects import all_dialects
 from ..errors import WorkbenchError
@@ -29,6 +30,7 @@ from .common import (
     row_filter_options,
     setting_options,
 )
+from .share_output import ANNOTATION_FORMATS, ANNOTATIONS_HELP, MD_HELP, print_annotations, write_markdown
 
 RUN_HELP = """Run every row of every eval set once and score it.
 
@@ -67,6 +69,8 @@ def baseline_help() -> str:
                    "what flipped since the previous iteration, the stall status and a next step.")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write JUnit XML (one testcase per result) to FILE.")
+@click.option("--md", "md_path", metavar="FILE", help=MD_HELP)
+@click.option("--annotations", type=click.Choice(ANNOTATION_FORMATS), help=ANNOTATIONS_HELP)
 @click.option("--allow-empty", is_flag=True, help="Exit 0 when nothing ran (normally a failure).")
 @click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), metavar="FILE", help=baseline_help())
 @click.option("--update-baseline", is_flag=True,
@@ -83,7 +87,8 @@ def baseline_help() -> str:
 def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], as_json: bool, quiet: bool, brief: bool,
                 junit_path: str | None, allow_empty: bool, min_pass_rate: float | None, max_slowdown: float | None,
                 max_token_increase: float | None, baseline_path: str | None,
-                update_baseline: bool, no_history: bool, reuse: bool, explain_reuse: bool) -> None:
+                update_baseline: bool, no_history: bool, reuse: bool, explain_reuse: bool, md_path: str | None = None,
+                annotations: str | None = None) -> None:
     """One iteration judged as a CI gate (the help a user sees is `run_help()`, composed with the formats')."""
     config = load_project_config(resolve_root(path))
     request = gate_request(config, sets=sets, rows=rows, min_pass_rate=min_pass_rate, max_slowdown=max_slowdown,
@@ -92,6 +97,8 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
                            reuse=reuse)
     if brief and as_json:
         fail("give --brief or --json, not both")
+    if md_path == "-" and (brief or as_json):
+        fail("--md - prints the digest where --brief or --json prints its own: give --md a FILE")
     reporter = TextReporter(results=not as_json and not brief, quiet=quiet)
     try:
         run = run_gate(config, request, reporter)
@@ -115,6 +122,10 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
         _print_baseline_update(run, quiet=False)
         for line in format_reuse_rows(explanation) if explanation is not None else ():
             click.echo(line)
+    if annotations:
+        print_annotations(run.report, to_stderr=as_json or brief)
+    if md_path:
+        write_markdown(from_gate_run(config, run), md_path)
     if junit_path:
         try:
             write_junit(run.report, Path(junit_path))

@@ -1,0 +1,41 @@
+"""The outputs that share a run: the Markdown digest written to a file (or stdout) and GitHub annotations
+printed — for `run --md/--annotations` and `workbench report --md`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..events import IterationReport
+from ..report.annotations import github_annotations
+from ..report.markdown import MarkdownRun, markdown_digest
+from ..writeback.atomic import write_atomically
+from .common import EXIT_FAILED, fail
+
+ANNOTATION_FORMATS = ("github",)
+MD_HELP = ("Also write a Markdown digest (counts, the gate, failing rows with their first differences, flips; at "
+           "most about 60 lines) to FILE, e.g. \"$GITHUB_STEP_SUMMARY\" (replaced, not appended); - prints it.")
+ANNOTATIONS_HELP = ("Also print a GitHub Actions annotation (::error file=…,line=…) per failing or erroring row, "
+                    "at the line it starts on in its eval file, and per file problem (on stderr with --json "
+                    "or --brief).")
+
+
+def write_markdown(run: MarkdownRun, target: str) -> None:
+    """The digest to `target` ("-": stdout); a file that can't be written fails the command (exit 1)."""
+    text = markdown_digest(run)
+    if target == "-":
+        click.echo(text, nl=False)
+        return
+    try:
+        write_atomically(Path(target), text.encode())
+    except OSError as exc:
+        fail(f"cannot write the Markdown digest to {target}: {exc.strerror or exc}", EXIT_FAILED)
+
+
+def print_annotations(report: IterationReport, *, to_stderr: bool = False) -> None:
+    """The run's workflow commands, one a line (GitHub reads them from either stream)."""
+    stream = sys.stderr if to_stderr else sys.stdout
+    for line in github_annotations(report.results, report.project, report.problems):
+        click.echo(line, file=stream)
