@@ -27,6 +27,7 @@ from helpers.tui import (
     settle,
     settled,
     steady_cursors,
+    two_evaluator_project,
     wait_idle,
     wait_until,
 )
@@ -38,6 +39,7 @@ from workbench.tui.help_screen import HelpScreen
 from workbench.tui.writeback_screens import AcceptScreen, AddRowScreen
 
 SIZES = {"80x24": (80, 24), "160x48": (160, 48)}
+SMALL = SIZES["80x24"]
 
 
 @pytest.fixture
@@ -132,3 +134,34 @@ def test_screens_at_80x24_and_160x48(tmp_path: Path, snap_compare: Any, screen: 
     app = app_for(config, target, watch=True)
     key, screen_type = SCREENS[screen]
     assert snap_compare(app, terminal_size=SIZES[size], run_before=opened(app, key, screen_type))
+
+
+# -- issue 22: the first hour at 80x24 ---------------------------------------------------------------
+
+
+def test_failing_multi_evaluator_row_at_80x24(tmp_path: Path, snap_compare: Any) -> None:
+    """One row, two evaluators, one failing: the detail opens on the failing one (scrolled to its top here,
+    to show them); the tabs carry ✔/✘."""
+    app = app_for(two_evaluator_project(tmp_path))
+    assert snap_compare(app, terminal_size=SMALL, run_before=ready(app, "enter", "home"))
+
+
+def test_stacked_expected_and_actual_at_80x24(tmp_path: Path, snap_compare: Any) -> None:
+    """At 80 columns the failing row's expected sits above its actual, each the pane's width; it opens
+    with the `Expected` heading at the top."""
+    app = app_for(two_evaluator_project(tmp_path))
+    assert snap_compare(app, terminal_size=SMALL, run_before=ready(app))
+
+
+def test_history_tab_at_80x24(tmp_path: Path, snap_compare: Any, utc: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    config, target = example_project(tmp_path)
+    seed_history(config, [3, 5, 4, 5])
+    fixed_clock_recording(monkeypatch)
+    app = app_for(config, target, watch=True, record=True)
+    assert snap_compare(app, terminal_size=SMALL, run_before=ready(app, "2"))
+
+
+def test_evaluators_tab_at_80x24(tmp_path: Path, snap_compare: Any) -> None:
+    config, target = example_project(tmp_path)
+    app = app_for(config, target, watch=True)
+    assert snap_compare(app, terminal_size=SMALL, run_before=ready(app, "3"))
