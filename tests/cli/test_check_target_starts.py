@@ -162,3 +162,16 @@ def test_a_missing_main_field_in_every_format_is_named_never_a_traceback(tmp_pat
         lines = [line for line in check.stdout.splitlines() if words in line]
         assert lines and all(line.startswith(f"problem: {file}: ") and line.count(Path(file).name) == 1
                              for line in lines), check.stdout
+
+
+def test_a_typo_given_with_the_command_flag_is_named_as_the_flag_not_the_file(tmp_path: Path) -> None:
+    """The file's command is right; the flag's is wrong: the message must blame --command, never workbench.toml."""
+    root = _project(tmp_path, {"kind": "command", "command": ["{python}", "agent.py"]}, **{"agent.py": "print(1)\n"})
+    env = cli_env(PATH=_bin(tmp_path, "python3"))
+    run = invoke_workbench("run", str(root), "--command", "pyhton3 agent.py", env=env)
+    assert run.returncode == 2 and run.stdout == "", run.stdout
+    assert run.stderr.strip() == ("workbench: --command can't start: 'pyhton3' is not on PATH "
+                                  "(did you mean 'python3'?).")
+    script = invoke_workbench("run", str(root), "--command", f"{sys.executable} agnet.py", env=env)
+    assert script.returncode == 2 and "workbench.toml" not in script.stderr, script.stderr
+    assert script.stderr.startswith("workbench: --command runs the script 'agnet.py', which does not exist")

@@ -18,6 +18,7 @@ from glob import escape as glob_escape
 from pathlib import Path
 
 from ..config import Config
+from ..settings.discovery import declared
 from .base import expand_argv, target_env
 from .python_command import PythonCommand, parse_python_command
 
@@ -42,8 +43,12 @@ def startup_problem(config: Config, kind: str) -> str | None:
 
 
 def _where(config: Config, key: str) -> str:
-    if key == "command" and config.overrides.command:
-        return "--command"
+    """The place the setting came from: the flag that overrode it (the CLI keeps flags' values in
+    `overrides.settings`), else the file, else the default — never the file for a flag's value."""
+    path = f"runner.{key}"
+    if path in config.overrides.values():
+        flags = [option.flag for option in declared().options_setting(path)]
+        return flags[0] if flags else f"[runner] {key} (given on the command line)"
     return f"{config.source}: [runner] {key}" if config.source else f"[runner] {key} (its default)"
 
 
