@@ -45,9 +45,9 @@ EXAMPLE_CONFIG = """\
 # workbench.toml at the project root
 [runner]
 kind = "command"
-command = ["python3", "agent.py"]   # gets the row's inputs as JSON on stdin, prints the output JSON
+command = ["{python}", "agent.py"]  # gets the row's inputs as JSON on stdin, prints the output JSON
 timeout = 60                        # seconds per row
-concurrency = 4                     # rows in flight"""
+# "{python}": the interpreter workbench runs on. Rows in flight: [runner] concurrency (unset: one per core)"""
 
 S = TypeVar("S", bound=Section)
 

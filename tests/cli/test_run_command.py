@@ -173,7 +173,7 @@ def test_no_config_and_no_workflow_json_exits_2_showing_the_config_to_add(tmp_pa
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert f"Add this to {root / 'workbench.toml'}" in proc.stderr
-    assert '[runner]\nkind = "command"\ncommand = ["python3", "agent.py"]' in proc.stderr
+    assert '[runner]\nkind = "command"\ncommand = ["{python}", "agent.py"]' in proc.stderr
 
 
 def test_a_folder_without_evals_exits_2_and_says_so(tmp_path):
