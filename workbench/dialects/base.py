@@ -8,6 +8,7 @@ same way for every format), and never writes. The engine, history, reports and T
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from .. import jsonio
 from ..model import EvalSet, Problem, Project, Result, Row, Severity
 from ..regular_files import read_regular_file
 from ..runners.base import LogSink, Runner, RunOutcome, RunRequest
+from .detail import Block, RowDetail, default_blocks
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -253,6 +255,8 @@ class Dialect:
     init_name: ClassVar[str | None] = None  # `workbench init --format <init_name>`, when it has a scaffold
     init_help: ClassVar[str] = ""  # what that creates, in one line
     view: ClassVar[str] = ""  # "module:Class" of its TUI detail view, imported by the TUI only ("": the default)
+    # "module:function" of its row detail for the HTML report (`dialects/detail.py`'s blocks; "": the default)
+    html_detail: ClassVar[str] = ""
     makes_cases_from_runs: ClassVar[bool] = False  # `add-row --from-run --script`: a recorded run becomes a case
     folders: ClassVar[tuple[str, ...]] = ()  # folders of evals/<scope>/ holding its files (others don't look in)
     row_sets: ClassVar[str] = ""  # where the sets accept and add-row write are ("": workbench writes none of its)
@@ -310,6 +314,15 @@ class Dialect:
     def malformed_criterion(self, ref: str) -> str:
         """Why the row's criterion for `ref` can't be used: it is not an object."""
         return f"the criterion for evaluator {ref!r} must be an object"
+
+    def detail_blocks(self, detail: RowDetail) -> list[Block]:
+        """One result of a row as the HTML report shows it: its own renderer's blocks (`html_detail`, imported
+        when first asked), else `detail.default_blocks` (inputs, expected | actual)."""
+        if not self.html_detail:
+            return default_blocks(detail)
+        module, _, function = self.html_detail.partition(":")
+        render: Callable[[RowDetail], list[Block]] = getattr(importlib.import_module(module), function)
+        return render(detail)
 
     def digest(self, result: Result) -> str:
         """A compact account of why a result did not pass (the text report, the agent interface): by

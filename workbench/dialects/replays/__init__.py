@@ -83,6 +83,7 @@ class ReplaysDialect(Dialect):
     init_help = f"tools.json and {EVALS_DIR}/smoke{SUFFIX} (scripted replays, no target)"
     makes_cases_from_runs = True
     view = "workbench.tui.detail_views.replay:ReplayView"
+    html_detail = "workbench.dialects.replays.html:detail_blocks"
 
     def scaffold(self, root: Path) -> Scaffolded:
         from . import scaffold

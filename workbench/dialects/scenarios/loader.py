@@ -41,6 +41,7 @@ class ScenariosDialect(Dialect):
     expects = f"{APPILOTS_DIR}/scenarios/*.json"
     markers = (APPILOTS_DIR, RC_FILE)
     view = "workbench.tui.detail_views.scenario:ScenarioView"
+    html_detail = "workbench.dialects.scenarios.html:detail_blocks"
     init_name = "appilots"
     init_help = f"{APPILOTS_DIR}/scenarios/example.json (one scenario: given a screen, when the user says X)"
     gate_help = (f"Scenarios ({APPILOTS_DIR}/scenarios/*.json) have a gate of their own: at least "

@@ -1,0 +1,109 @@
+"""A row's detail as plain data, for front ends that are not the TUI (the HTML report): a list of *blocks*,
+each a JSON-able dict the page draws the same way whatever the format. A format that shows its rows its own
+way names its renderer in `Dialect.html_detail` (a module of its package); every other format gets
+`default_blocks` — what is expected beside what came back, the differing paths marked, the paths an
+evaluator's targetOutputKey leaves out dimmed.
+
+The kinds of block (everything a format may return; the page knows no other):
+
+- ``{"kind": "sides", "left": {"title", "value"}, "right": {"title", "value"}, "differ": [path...],
+  "selected": [path...] | None}`` — two JSON values side by side; a path is a list of keys and indexes;
+  `selected` None means the whole value counts, else what lies outside every selected path is dimmed.
+- ``{"kind": "json", "title", "value"}`` — one JSON value.
+- ``{"kind": "text", "title", "text", "tone"}`` — preformatted text; tone is "", "fail", "error" or "dim".
+- ``{"kind": "transcript", "title", "turns": [{"title", "failed", "note", "lines": [{"who", "text"}],
+  "marks": [{"ok": True | False | None, "text"}]}]}`` — a conversation, ✔ / ✘ per assertion.
+- ``{"kind": "steps", "title", "head": [str...], "items": [{"mark", "tone", "cells": [str...], "note"}]}`` —
+  a list of steps or aligned pairs, one line each; tone is "pass", "fail", "wait" or "dim".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..compare import differences
+from ..model import EvaluatorDef, Result, Row, Verdict
+from ..output_paths import MISSING, SelectionError, normalize_target, select, split_path
+
+Block = dict[str, Any]
+JsonPath = list[str | int]
+DIFF_LIMIT = 50
+
+
+@dataclass(frozen=True, slots=True)
+class RowDetail:
+    """What a renderer draws one result of a row from: the result as recorded, and — when the project's
+    files still hold them — the row and the evaluator (a report read from history may have neither)."""
+
+    result: Result
+    row: Row | None = None
+    evaluator: EvaluatorDef | None = None
+
+
+def sides(left_title: str, left: Any, right_title: str, right: Any, *, differ: list[JsonPath] | None = None,
+          selected: list[JsonPath] | None = None) -> Block:
+    return {"kind": "sides", "left": {"title": left_title, "value": left},
+            "right": {"title": right_title, "value": right}, "differ": differ or [], "selected": selected}
+
+
+def json_block(title: str, value: Any) -> Block:
+    return {"kind": "json", "title": title, "value": value}
+
+
+def text_block(title: str, text: str, tone: str = "") -> Block:
+    return {"kind": "text", "title": title, "text": text, "tone": tone}
+
+
+def steps_block(title: str, head: list[str], items: list[Block]) -> Block:
+    return {"kind": "steps", "title": title, "head": head, "items": items}
+
+
+def step(mark: str, tone: str, cells: list[str], note: str = "") -> Block:
+    return {"mark": mark, "tone": tone, "cells": cells, "note": note}
+
+
+def selected_paths(target: Any) -> list[JsonPath] | None:
+    """The paths a targetOutputKey selects, or None when it selects the whole value."""
+    try:
+        paths = normalize_target(target)
+    except SelectionError:
+        return None
+    if any(not split_path(p) for p in paths):
+        return None
+    return [list(split_path(p)) for p in paths]
+
+
+def diff_paths(actual: Any, expected: Any, selected: list[JsonPath] | None) -> list[JsonPath]:
+    """Absolute paths where the two sides differ, within the selection (at most DIFF_LIMIT per selected path)."""
+    found: list[JsonPath] = []
+    for base in selected if selected is not None else [[]]:
+        dotted = ".".join(str(part) for part in base) or "*"
+        a, e = select(actual, dotted), select(expected, dotted)
+        if a is MISSING or e is MISSING:
+            found.append(list(base))
+            continue
+        try:
+            found.extend([*base, *d.path] for d in differences(a, e, limit=DIFF_LIMIT))
+        except (RecursionError, TypeError):
+            found.append(list(base))
+    return found
+
+
+def expected_actual(detail: RowDetail) -> Block:
+    """Expected | actual, the differing paths marked (for a FAIL) and the unselected ones dimmed."""
+    result = detail.result
+    target = detail.evaluator.target_output_key if detail.evaluator is not None else "*"
+    selected = selected_paths(target)
+    expected = result.expected
+    if expected is None and detail.row is not None:
+        expected = detail.row.expected_for(result.evaluator)
+    differ = (diff_paths(result.actual, expected, selected)
+              if result.verdict is Verdict.FAIL and result.actual is not None else [])
+    return sides("Expected", expected, "Actual", result.actual, differ=differ, selected=selected)
+
+
+def default_blocks(detail: RowDetail) -> list[Block]:
+    """The detail of a row that calls the target once: its inputs, then expected | actual."""
+    inputs = detail.result.inputs or (detail.row.inputs if detail.row is not None else {})
+    return [json_block("Inputs", inputs), expected_actual(detail)]
