@@ -25,6 +25,7 @@ import bench_repeats
 import bench_runner
 import bench_scale
 import bench_uip_concurrency
+import bench_verdicts_over_time
 import bench_watch
 import bench_worker
 from common import Measure
@@ -40,6 +41,7 @@ SUITE: dict[str, Callable[[bool], list[Measure]]] = {
     "8": bench_cluster.run,  # rows on a local Ray (skipped without Ray)
     "9": bench_agent.run,  # `workbench mcp` through the SDK's client (skipped without the mcp extra)
     "10": bench_uip_concurrency.run,  # the default [runner] concurrency on 27 uip rows vs seed 003's scorer
+    "12": bench_verdicts_over_time.run,  # failing rows first after a code edit; the snapshot store's size
     "11": bench_repeats.run,  # [runner] repeat = 5 on 200 preloaded rows vs one run
 }
 

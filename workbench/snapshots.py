@@ -11,9 +11,9 @@ current ones: compare then says the content was not kept).
 
 Which files: what would be shipped to a Ray cluster (`cluster/package.py`: never secrets — `.appilotsrc`,
 `.env*` —, nothing `.gitignore`d, no state, virtualenvs, `node_modules`, FIFOs or devices), less the eval
-files, the folders holding them and the baseline file, and never through a link: a path reached through a symlink is left
-out, and a file is read with O_NOFOLLOW and O_NONBLOCK and checked to be a regular file on its descriptor.
-A file larger than `MAX_FILE_BYTES` is noted as changed (by its digest) without its content.
+files, the folders holding them and the baseline file, and never through a link: a path reached through a
+symlink is left out, and a file is read with O_NOFOLLOW and O_NONBLOCK and checked to be a regular file on
+its descriptor. A file larger than `MAX_FILE_BYTES` is noted as changed (by its digest) without its content.
 """
 
 from __future__ import annotations
@@ -223,6 +223,12 @@ class SnapshotStore:
             "SELECT sha256 FROM file_blobs b WHERE NOT EXISTS "
             "(SELECT 1 FROM file_changes c WHERE c.sha256 = b.sha256)")]
         self._drop(db, orphans)
+        # Blob files the database never came to name (their transaction failed): listed while this one holds
+        # the write lock, so no other process is between writing a blob and naming it.
+        known = {sha for (sha,) in db.execute("SELECT sha256 FROM file_blobs")}
+        with contextlib.suppress(OSError), os.scandir(self.state_dir / BLOB_FOLDER) as listing:
+            self._doomed += [entry.name[:-2] for entry in listing
+                             if entry.name.endswith(".z") and entry.name[:-2] not in known]
 
     def _bound(self, db: sqlite3.Connection) -> None:
         """Drop blobs past `keep_bytes`: versions no file has any more first (oldest first), then the oldest."""

@@ -105,9 +105,13 @@ def test_identical_content_is_stored_once(tmp_path: Path) -> None:
 
 def test_retention_prunes_the_snapshots_with_their_iterations(tmp_path: Path) -> None:
     root = project(tmp_path, "[history]\nretention = 3\n")
+    stray = root / ".workbench" / BLOB_FOLDER / f"{'0' * 64}.z"  # a blob whose transaction failed
     for n in range(10):
         (root / "agent.py").write_text(TARGET + f"# edit {n}\n")
         run(root)
+        if n == 0:
+            stray.write_bytes(zlib.compress(b"never named"))
+    assert not stray.exists()
     versions = [blob for blob in blobs(root) if blob.startswith(b"import json")]
     assert sorted(versions) == sorted((TARGET + f"# edit {n}\n").encode() for n in (7, 8, 9))
     comparison = compare_runs(load_config(root), "9", "10")
@@ -121,7 +125,7 @@ def test_keep_files_mb_bounds_the_store(tmp_path: Path) -> None:
     bound = 0.05  # MiB
     root = project(tmp_path, f"[history]\nkeep_files_mb = {bound}\n")
     rng = random.Random(7)
-    for n in range(6):
+    for _ in range(6):
         (root / "data.txt").write_text("".join(f"{rng.getrandbits(64):016x}\n" for _ in range(1500)))
         run(root)
         assert stored(root) <= bound * 2**20
