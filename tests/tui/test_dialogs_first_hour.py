@@ -97,3 +97,16 @@ async def test_the_help_says_how_to_close_it_first(tmp_path: Path) -> None:
         assert title.region.y <= app.screen.query_one("#help-box").region.y + 2  # on the box's first line
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen), "Esc closed it")
+
+
+async def test_the_case_dialog_shows_its_buttons_at_80x24(tmp_path: Path) -> None:
+    config, target = example_project(tmp_path)
+    app = app_for(config, target, record=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_idle(app, pilot)
+        await pilot.press("2", "c")
+        await wait_until(pilot, lambda: isinstance(app.screen, CaseFromRunScreen), "the case dialog opened")
+        await settled(app, pilot)
+        box = app.screen.query_one("#case-from-run-box")
+        for button in app.screen.query(Button):
+            assert button.region and box.content_region.contains_region(button.region), button.id
