@@ -24,3 +24,26 @@ def test_the_config_run_asks_for_runs_when_pasted_as_given(tmp_path: Path) -> No
     second = invoke_workbench("run", str(root))
     assert second.returncode == 0, second.stdout + second.stderr
     assert "1 passed, 0 failed, 0 errors" in second.stdout
+
+
+def test_run_says_beside_the_row_that_it_has_no_inputs_as_check_does(tmp_path: Path) -> None:
+    """`check` calls a row without "inputs" an error; `run` gave only the target's own `KeyError` traceback
+    (the row ran on {}). Now the row's ERROR carries the same words as a warning, and `check` says them once."""
+    target = "import json, sys\nprint(json.dumps({'n': json.load(sys.stdin)['n']}))\n"
+    root = make_project(tmp_path / "p", config={"kind": "command", "command": ["{python}", "agent.py"]},
+                        files={"agent.py": target},
+                        sets={"s": [row("has inputs", {"n": 1}, {"n": 1}),
+                                    {"id": "r2", "name": "no inputs",
+                                     "evaluationCriterias": {"exact-match-evaluator": {"expectedOutput": {"n": 2}}}}]})
+    words = "evaluations[1] ('no inputs') has no \"inputs\"; the target would get {}"
+    run = invoke_workbench("run", str(root))
+    assert run.returncode == 1
+    lines = run.stdout.splitlines()
+    error_at = next(i for i, line in enumerate(lines) if line.startswith("ERROR") and "no inputs" in line)
+    following = lines[error_at + 1:]
+    row_lines = following[:next((i for i, line in enumerate(following) if not line.startswith(" ")), len(following))]
+    assert any(line.strip().startswith(f"warning: {words}") for line in row_lines), run.stdout
+    check = invoke_workbench("check", str(root))
+    assert check.returncode == 1
+    assert check.stdout.count(words) == 1, check.stdout
+    assert "1 error, 0 warnings" in check.stdout

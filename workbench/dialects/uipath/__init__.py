@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from ...compare import type_name
 from ...model import EvalSet, EvaluatorDef, EvaluatorKey, Project, Row, unique_ids
 from ..base import EVALS_DIR, UNREADABLE, Checked, Dialect, LoadContext, Scaffolded
-from .check import workflow_check
-from .contract import contract_warnings
+from .check import missing_inputs, workflow_check
+from .contract import as_warnings, contract_warnings
 from .layout import EVAL_FILES_DIR, EVALUATORS_DIR, SETS_DIR
 
 if TYPE_CHECKING:
@@ -132,6 +132,8 @@ class UiPathDialect(Dialect):
         # Rows that don't fit Workflow.json's declared schemas: warnings beside the row, never a verdict.
         workflow = ctx.config.runner.workflow if ctx.config is not None else None
         ctx.project.problems.extend(contract_warnings(ctx.project, ctx.root, workflow))
+        # A row without "inputs" runs on {} (as the seed's scorer does): run says why beside the row's ERROR
+        ctx.project.problems.extend(as_warnings(missing_inputs(ctx.project)))
 
 
 class _Loader:

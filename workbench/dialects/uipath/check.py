@@ -15,7 +15,8 @@ def workflow_check(project: Project, config: Config) -> Checked:
     without a declared output schema, still the rows that lack a path their targetOutputKey compares."""
     contract, file_problems = read_contract(project.root, config.runner.workflow)
     if contract is None:
-        return Checked(file_problems, [*missing_inputs(project), *target_path_problems(project)])
+        return Checked(file_problems, [*missing_inputs(project), *target_path_problems(project)],
+                       as_warnings(missing_inputs(project)))
     findings = [*missing_inputs(project), *contract_problems(project, contract)]
     if contract.output is None:
         findings += target_path_problems(project)
@@ -25,13 +26,13 @@ def workflow_check(project: Project, config: Config) -> Checked:
                                              f"{'inputs' if side == 'input' else 'expectedOutput'} keys can't be "
                                              "checked; declare it first (the property names and their casing)")])
     # loading added the same findings as warnings: check says them once, as errors
-    return Checked(file_problems, findings, as_warnings(findings), contract.file)
+    return Checked(file_problems, findings, as_warnings(findings), contract.file)  # missing inputs among them
 
 
 def missing_inputs(project: Project) -> list[Problem]:
     """Rows without an `inputs` key (issue 22 point 11): the target would get `{}` (as the seed's scorer
     does) and most targets fail on that with a traceback of their own (`KeyError: 'score'`); `check` names
-    the file and the row instead."""
+    the file and the row instead, as an error, and loading as a warning beside the row (what `run` shows)."""
     problems: list[Problem] = []
     for eval_set in project.sets:
         if eval_set.dialect != "uipath":
