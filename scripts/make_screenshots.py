@@ -1,6 +1,8 @@
 """Render the real app headless on a copy of the bundled example and save SVGs into screenshots/.
 
 Run after any UI change:  python scripts/make_screenshots.py
+
+Every shot waits on the app's settled signal (nothing runs, everything posted is painted), never a pause.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ sys.path.insert(0, str(ROOT))
 from workbench.config import load_config  # noqa: E402
 from workbench.tui.app import WorkbenchApp, make_app  # noqa: E402
 from workbench.tui.bulk_accept_screen import BulkAcceptScreen  # noqa: E402
+from workbench.tui.help_screen import HelpScreen  # noqa: E402
 
 SIZE = (150, 44)
 SMALL = (80, 24)  # the smallest terminal workbench supports
@@ -24,12 +27,34 @@ OUT = ROOT / "screenshots"
 BUG, FIX = "if score > 50:", "if score >= 50:"
 
 
+WAIT_S = 60.0  # a guard against a hang, never a pause to wait something out
+
+
+async def settled(app: WorkbenchApp, pilot) -> None:
+    """The app's public settled signal (nothing runs, every update is painted), then a frame."""
+    await asyncio.wait_for(app.settled(), WAIT_S)
+    await pilot.pause()
+
+
 async def settle(app: WorkbenchApp, pilot, iterations: int) -> None:
-    for _ in range(300):
-        await pilot.pause(0.05)
-        if app.main.iterations_done >= iterations and not app.state.running:
-            break
-    await pilot.pause(0.2)
+    """Wait until `iterations` iterations have finished and the screen shows them."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT_S
+    while app.main.iterations_done < iterations:
+        if loop.time() > deadline:
+            raise TimeoutError(f"{iterations} iteration(s) did not finish")
+        await pilot.pause(0.02)  # pump the app until the iteration is recorded
+    await settled(app, pilot)
+
+
+async def until_screen(app: WorkbenchApp, pilot, screen_type: type) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT_S
+    while not isinstance(app.screen, screen_type):
+        if loop.time() > deadline:
+            raise TimeoutError(f"{screen_type.__name__} did not open")
+        await pilot.pause(0.02)
+    await settled(app, pilot)
 
 
 def save(app: WorkbenchApp, name: str) -> None:
@@ -50,7 +75,8 @@ async def small_terminal() -> None:
     app = make_app(load_config(project), watch=False)
     async with app.run_test(size=SMALL) as pilot:
         await settle(app, pilot, 1)
-        await pilot.pause(0.3)
+        app.clear_notifications()
+        await settled(app, pilot)
         save(app, "detail-scrolled")
         await pilot.press("q")
     shutil.rmtree(project.parent, ignore_errors=True)
@@ -64,37 +90,33 @@ async def main() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot, 1)
         await pilot.press("home", "down")  # the top row: the app itself opens on the failing one
-        await pilot.pause(0.2)
+        await settled(app, pilot)
         save(app, "overview")
         await pilot.press("n")
-        await pilot.pause(0.2)
+        await settled(app, pilot)
         save(app, "fail-diff")
         await pilot.press("A")  # bulk accept: the walk shows each failing row's diff; Esc leaves it unwritten
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if isinstance(app.screen, BulkAcceptScreen):
-                break
-        await pilot.pause(0.2)
+        await until_screen(app, pilot, BulkAcceptScreen)
         save(app, "bulk-accept")
         await pilot.press("escape")
-        await pilot.pause(0.2)
+        await settled(app, pilot)
         # A few iterations of the loop: fix the bug, break it again, fix it for good.
         for number, (old, new) in enumerate([(BUG, FIX), (FIX, BUG), (BUG, FIX)], start=2):
             grade.write_text(grade.read_text().replace(old, new))
             await pilot.press("R")
             await settle(app, pilot, number)
         await pilot.press("2")
-        await pilot.pause(0.3)
+        await settled(app, pilot)
         save(app, "history")
         await pilot.press("question_mark")
-        await pilot.pause(0.3)
+        await until_screen(app, pilot, HelpScreen)
         save(app, "help")
         await pilot.press("escape")
         (project / "evals" / "default" / "eval-sets" / "broken.json").write_text('{"evaluations": [\n')
         await pilot.press("R")
         await settle(app, pilot, 5)
         await pilot.press("home")
-        await pilot.pause(0.2)
+        await settled(app, pilot)
         save(app, "problem")
         await pilot.press("q")
     shutil.rmtree(project.parent, ignore_errors=True)
