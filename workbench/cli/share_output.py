@@ -17,6 +17,9 @@ from .common import EXIT_FAILED, fail
 ANNOTATION_FORMATS = ("github",)
 MD_HELP = ("Also write a Markdown digest (counts, the gate, failing rows with their first differences, flips; at "
            "most about 60 lines) to FILE, e.g. \"$GITHUB_STEP_SUMMARY\" (replaced, not appended); - prints it.")
+REPORT_MD_HELP = ("Write the Markdown digest of the iteration (counts, the gate judged by today's settings and "
+                  "baseline, failing rows with their first differences, flips; at most about 60 lines) to FILE, "
+                  "or print it when no FILE is given.")
 ANNOTATIONS_HELP = ("Also print a GitHub Actions annotation (::error file=…,line=…) per failing or erroring row, "
                     "at the line it starts on in its eval file, and per file problem (on stderr with --json "
                     "or --brief).")

@@ -123,7 +123,7 @@ def _table(failing: list[FailingRow], budget: int) -> list[str]:
     if not failing:
         return []
     header = ["", f"### Failing rows ({len(failing)})", "", "| | set | row | first difference |", "|---|---|---|---|"]
-    room = budget - len(header) - 1  # one line kept for the count of the rest
+    room = budget - len(header) - 2  # two lines kept for the count of the rest
     if room < 1:
         return ["", f"{counted(len(failing), 'failing row')} (not listed: see the full report)"]
     shown = failing if len(failing) <= room + 1 else failing[:room]
