@@ -40,14 +40,18 @@ async def test_a_tag_session_counts_only_the_rows_it_runs(tmp_path: Path) -> Non
     shutil.copytree(EXAMPLES / "support-bot", root, ignore=shutil.ignore_patterns(".workbench", "__pycache__"))
     clear_cache()
     target = ScriptedTarget(runpy.run_path(str(root / "bot.py"))["reply"])
+    full = pinned_clock(make_app(load_config(root), watch=False, record=True, runner_factory=target.factory))
+    async with full.run_test(size=(150, 45)) as pilot:  # a full iteration first: history remembers 3 rows
+        await wait_idle(full, pilot)
+        assert "/3 rows pass" in status_text(full)
     config = load_config(root)
-    config.overrides.tags = ("smoke",)  # `workbench --tag smoke`: one of the three rows
-    app = pinned_clock(make_app(config, watch=False, record=False, runner_factory=target.factory))
+    config.overrides.tags = ("smoke",)  # then `workbench --tag smoke`: one of the three rows
+    app = pinned_clock(make_app(config, watch=False, record=True, runner_factory=target.factory))
     async with app.run_test(size=(150, 45)) as pilot:
         await wait_idle(app, pilot)
         line = status_text(app)
-        assert "1/1 rows pass" in line, line
-        assert "/3 rows" not in line
+        assert "1/1 rows pass ·" in line, line  # not 1/3, and no (-1) against the full iteration
+        assert "/3 rows" not in line and "1/1 results" in line
 
 
 async def test_a_broken_set_file_is_marked_on_the_status_line(tmp_path: Path) -> None:
