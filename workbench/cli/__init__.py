@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "watch": ("watch", "watch_command"),
     "history": ("history", "history_command"),
     "compare": ("compare", "compare_command"),
+    "report": ("report", "report_command"),
     "accept": ("accept", "accept_command"),
     "add-row": ("add_row", "add_row_command"),
     "init": ("init", "init_command"),

@@ -30,6 +30,7 @@ from .common import (
     row_filter_options,
     setting_options,
 )
+from .report import HTML_HELP, write_run_html
 from .share_output import ANNOTATION_FORMATS, ANNOTATIONS_HELP, MD_HELP, print_annotations, write_markdown
 
 RUN_HELP = """Run every row of every eval set once and score it.
@@ -69,6 +70,7 @@ def baseline_help() -> str:
                    "what flipped since the previous iteration, the stall status and a next step.")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write JUnit XML (one testcase per result) to FILE.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), metavar="FILE", help=HTML_HELP)
 @click.option("--md", "md_path", metavar="FILE", help=MD_HELP)
 @click.option("--annotations", type=click.Choice(ANNOTATION_FORMATS), help=ANNOTATIONS_HELP)
 @click.option("--allow-empty", is_flag=True, help="Exit 0 when nothing ran (normally a failure).")
@@ -88,7 +90,7 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
                 junit_path: str | None, allow_empty: bool, min_pass_rate: float | None, max_slowdown: float | None,
                 max_token_increase: float | None, baseline_path: str | None,
                 update_baseline: bool, no_history: bool, reuse: bool, explain_reuse: bool, md_path: str | None = None,
-                annotations: str | None = None) -> None:
+                annotations: str | None = None, html_path: str | None = None) -> None:
     """One iteration judged as a CI gate (the help a user sees is `run_help()`, composed with the formats')."""
     config = load_project_config(resolve_root(path))
     request = gate_request(config, sets=sets, rows=rows, min_pass_rate=min_pass_rate, max_slowdown=max_slowdown,
@@ -126,6 +128,8 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
         print_annotations(run.report, to_stderr=as_json or brief)
     if md_path:
         write_markdown(from_gate_run(config, run), md_path)
+    if html_path:
+        write_run_html(config, run, html_path, to_stderr=as_json or brief)
     if junit_path:
         try:
             write_junit(run.report, Path(junit_path))

@@ -19,7 +19,7 @@ from ...dialects.detail import RowDetail
 from ...errors import WorkbenchError
 from ...events import IterationReport
 from ...gate import GateOutcome
-from ...history import HistoryStore, IterationInfo, compare_results
+from ...history import DB_NAME, HistoryStore, IterationInfo, compare_results
 from ...model import EvaluatorDef, Problem, Project, Result, Row, RowKey, Verdict, results_by_row, row_verdict
 from .redact import Redactor, redactor_for, settings_of
 
@@ -84,6 +84,8 @@ def _judge(source: ReportSource, project: Project | None) -> None:
 
 def _add_history(source: ReportSource, store: HistoryStore | None = None) -> None:
     if store is None:
+        if not (source.config.state_dir / DB_NAME).is_file():
+            return  # nothing recorded (run --no-history in a fresh project): no history is made for the report
         try:
             with HistoryStore.open(source.config) as opened:
                 _add_history(source, opened)

@@ -1,0 +1,95 @@
+"""A real browser for the HTML report's tests: headless Chromium (Debian's `chromium`, which `.ci/run`
+installs) loading a file over file:// and giving back the DOM after the page's script ran. Its profile,
+cache and home stay under the test's tmp_path; it runs in its own process group, killed on timeout."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+DOM_TIMEOUT = 90
+
+
+def find_chromium() -> str | None:
+    for name in CANDIDATES:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def needs_chromium() -> str:
+    """The browser, or skip with why (`.ci/run` installs it: CI never skips)."""
+    found = find_chromium()
+    if found is None:
+        pytest.skip("no chromium on PATH (.ci/run installs Debian's chromium with apt-get; here: "
+                    "apt-get install -y chromium)")
+    return found
+
+
+def browser_argv(chromium: str, scratch: Path, *extra: str) -> tuple[list[str], dict[str, str]]:
+    """Headless, no sandbox (CI runs as root), no first-run work, everything it writes under `scratch`."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, HOME=str(scratch), XDG_CONFIG_HOME=str(scratch / "config"),
+               XDG_CACHE_HOME=str(scratch / "cache"))
+    argv = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+            "--disable-background-networking", "--disable-sync", "--disable-dev-shm-usage", "--hide-scrollbars",
+            "--mute-audio", f"--user-data-dir={scratch / 'profile'}", *extra]
+    return argv, env
+
+
+def run_browser(argv: list[str], env: dict[str, str], timeout: float = DOM_TIMEOUT) -> str:
+    """Its stdout; the whole process group is killed when it outlasts `timeout`."""
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                               encoding="utf-8", errors="replace", start_new_session=True)
+    try:
+        out, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    return out
+
+
+def dump_dom(chromium: str, page: Path, fragment: str, scratch: Path, *, size: str = "1280,900") -> str:
+    """The DOM of `page` opened at `#fragment` once its load event fired (the report draws synchronously)."""
+    url = page.resolve().as_uri() + (f"#{fragment}" if fragment else "")
+    argv, env = browser_argv(chromium, scratch, f"--window-size={size}", "--dump-dom", url)
+    return run_browser(argv, env)
+
+
+class RowsInDom(HTMLParser):
+    """The rendered rows (`.row` elements: data-i, data-verdict) and the list's data-shown count."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[dict[str, str]] = []
+        self.shown: int | None = None
+        self.attrs_of: dict[str, dict[str, Any]] = {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = {k: v or "" for k, v in attrs}
+        classes = found.get("class", "").split()
+        if "row" in classes and "data-i" in found:
+            self.rows.append(found)
+        if found.get("id") == "list" and found.get("data-shown"):
+            self.shown = int(found["data-shown"])
+        if "id" in found:
+            self.attrs_of[found["id"]] = found
+
+
+def rows_in(dom: str) -> RowsInDom:
+    parser = RowsInDom()
+    parser.feed(dom)
+    return parser
