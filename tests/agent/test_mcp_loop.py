@@ -24,7 +24,8 @@ async def test_tools_are_listed_with_input_schemas(tmp_path: Path) -> None:
     for tool in tools.values():
         assert tool.description
         assert tool.input_schema["type"] == "object" and tool.input_schema["additionalProperties"] is False
-    assert set(tools["run"].input_schema["properties"]) == {"sets", "rows", "tags", "failing_only", "reuse", "wait_s"}
+    assert set(tools["run"].input_schema["properties"]) == {"sets", "rows", "tags", "failing_only", "reuse", "repeat",
+                                                           "wait_s"}
     assert tools["accept"].input_schema["required"] == ["rows"]
     assert tools["add_row"].input_schema["required"] == ["set", "name", "inputs"]
 

@@ -115,15 +115,10 @@ def test_history_written_before_repeats_still_reads(tmp_path: Path) -> None:
     results as single runs, and takes repeated iterations from then on."""
     import sqlite3
 
-    from workbench.history import _SCHEMA
-
     root = seeded_project(tmp_path, [seeded_row_with(5)], repeat=None)
-    state = root / ".workbench"
-    state.mkdir()
-    old_schema = _SCHEMA.split("CREATE TABLE IF NOT EXISTS samples")[0] + _SCHEMA.split(
-        "CREATE INDEX IF NOT EXISTS row_runs_by_run ON row_runs (scope, set_file, row_id, ran_in);")[1]
-    db = sqlite3.connect(state / "history.sqlite3")
-    db.executescript(old_schema)
+    HistoryStore.open(load_config(root)).close()  # today's schema, then back to the one before repeats
+    db = sqlite3.connect(root / ".workbench" / "history.sqlite3")
+    db.executescript("DROP TABLE samples; DROP TABLE row_runs;")
     db.execute("INSERT INTO iterations VALUES (1, '2026-01-01T00:00:00+00:00', '2026-01-01T00:00:01+00:00', 'run', "
                "'[]', 0, 1, 1, 0, 0, 1, 1, 0.5, '[]')")
     db.execute("INSERT INTO results VALUES (1, 0, 'default', 'draws.json', 'old', 'old', 'exact-match-evaluator', "
