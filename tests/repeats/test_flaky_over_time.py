@@ -77,3 +77,11 @@ def test_a_changed_ground_is_not_flaky(tmp_path: Path) -> None:
     assert third.returncode == 0 and "flaky" not in third.stdout, third.stdout
     with HistoryStore.open(load_config(root)) as store:
         assert store.flaky_rows() == []
+
+
+def test_history_n_shows_the_flaky_mark(tmp_path: Path) -> None:
+    root, env = alternating_project(tmp_path)
+    invoke_workbench("run", str(root), env=env)
+    invoke_workbench("run", str(root), env=env)
+    shown = invoke_workbench("history", str(root), "2", env=env)
+    assert "flaky (not PASS in iteration 1)" in shown.stdout, shown.stdout

@@ -69,6 +69,9 @@ def format_result(result: Result, *, show_scope: bool = False, color: bool = Fal
     if result.samples:  # [runner] repeat: k/N samples passed, and 0 < k < N is flaky
         line += "  " + _paint(f"{result.samples_text}{' flaky' if result.sample_flaky else ''}",
                               FLAKY_COLOR if result.sample_flaky else _COLORS[result.verdict], color)
+    if result.flaky_since is not None:  # history found another verdict on the same ground (`history N` shows it)
+        line += "  " + _paint(f"flaky (not {result.verdict.value} in iteration {result.flaky_since})", FLAKY_COLOR,
+                              color)
     if result.reused:
         line += " ↺"  # re-scored from the row's last run: nothing but evals/ changed
     if result.score not in (0.0, 1.0):
