@@ -4,19 +4,41 @@ recorded one, the gate judged again by today's settings and baseline."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 from ..baseline import load_baseline
 from ..config import Config
 from ..errors import WorkbenchError
 from ..events import IterationReport
 from ..history import HistoryError, HistoryStore
-from ..model import Result
+from ..model import Problem, Project, Result
 from ..project import load_project
-from ..report.markdown import MarkdownRun
 from .gate import GateRun, dialect_gates, gate_request, judge_run
 
 _LOOK_BACK = 50
+
+
+@dataclass(slots=True)
+class SharedRun:
+    """What a shared report tells (the Markdown digest): one iteration's results and problems, its gate, the
+    iteration before it."""
+
+    results: Sequence[Result]
+    project: Project | None
+    problems: Sequence[Problem] = ()
+    iteration: int | None = None
+    gate_passed: bool | None = None  # None: no gate was judged
+    gate_reasons: Sequence[str] = ()
+    gate_lines: Sequence[str] = ()  # the formats' own gates, in their words
+    gate_warnings: Sequence[str] = ()
+    previous: Sequence[Result] | None = None
+    previous_number: int | None = None
+    rescored: int = 0
+    duration_s: float = 0.0
+    complete: bool = True
+    title: str = "workbench"
+    footer: Sequence[str] = field(default_factory=tuple)  # e.g. where the HTML report is
 
 
 def previous_iteration(config: Config, before: int | None) -> tuple[int, list[Result]] | None:
@@ -35,11 +57,11 @@ def previous_iteration(config: Config, before: int | None) -> tuple[int, list[Re
         return None
 
 
-def from_gate_run(config: Config, run: GateRun) -> MarkdownRun:
+def from_gate_run(config: Config, run: GateRun) -> SharedRun:
     """The digest's view of the run that just finished."""
     report = run.report
     before = previous_iteration(config, report.number)
-    return MarkdownRun(
+    return SharedRun(
         results=report.results, project=report.project, problems=report.problems, iteration=report.number,
         gate_passed=run.gate.passed, gate_reasons=run.gate.reasons,
         gate_lines=[line for verdict in run.verdicts for line in verdict.lines()], gate_warnings=run.gate.warnings,
@@ -47,7 +69,7 @@ def from_gate_run(config: Config, run: GateRun) -> MarkdownRun:
         rescored=report.reused_rows, duration_s=report.duration_s, complete=report.complete)
 
 
-def from_history(config: Config, iteration: int | None) -> MarkdownRun:
+def from_history(config: Config, iteration: int | None) -> SharedRun:
     """The digest's view of a recorded iteration (default the last); WorkbenchError when there is none."""
     with HistoryStore.open(config) as store:
         number = iteration if iteration is not None else store.latest_number()
@@ -62,7 +84,7 @@ def from_history(config: Config, iteration: int | None) -> MarkdownRun:
         project = None
     report = IterationReport(info.trigger, started_at=info.started_at, results=results, problems=info.problems,
                              duration_s=info.duration_s, complete=True, project=project, number=number)
-    run = MarkdownRun(results=results, project=project, problems=info.problems, iteration=number,
+    run = SharedRun(results=results, project=project, problems=info.problems, iteration=number,
                       duration_s=info.duration_s)
     if project is not None and not info.partial:
         try:

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import click
 
+from ..actions.share_run import SharedRun
 from ..events import IterationReport
 from ..report.annotations import github_annotations
-from ..report.markdown import MarkdownRun, markdown_digest
+from ..report.markdown import markdown_digest
 from ..writeback.atomic import write_atomically
 from .common import EXIT_FAILED, fail
 
@@ -25,7 +26,7 @@ ANNOTATIONS_HELP = ("Also print a GitHub Actions annotation (::error file=…,li
                     "or --brief).")
 
 
-def write_markdown(run: MarkdownRun, target: str) -> None:
+def write_markdown(run: SharedRun, target: str) -> None:
     """The digest to `target` ("-": stdout); a file that can't be written fails the command (exit 1)."""
     text = markdown_digest(run)
     if target == "-":

@@ -11,11 +11,10 @@ messages) is escaped (`md_text`): a `|` can't break the table, a backtick can't 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 
+from ..actions.share_run import SharedRun
 from ..history import compare_results
-from ..model import Problem, Project, Result, Verdict, error_problems, results_by_row, row_verdict
+from ..model import Verdict, error_problems, results_by_row, row_verdict
 from ..textsafe import counted, one_line
 from .failing_rows import FailingRow, failing_rows
 
@@ -47,28 +46,7 @@ def first_difference(text: str) -> str:
     return " · ".join(part.strip() for part in text.strip().splitlines() if part.strip())
 
 
-@dataclass(slots=True)
-class MarkdownRun:
-    """What the digest tells: one iteration's results and problems, its gate, the previous iteration."""
-
-    results: Sequence[Result]
-    project: Project | None
-    problems: Sequence[Problem] = ()
-    iteration: int | None = None
-    gate_passed: bool | None = None  # None: no gate was judged
-    gate_reasons: Sequence[str] = ()
-    gate_lines: Sequence[str] = ()  # the formats' own gates, in their words
-    gate_warnings: Sequence[str] = ()
-    previous: Sequence[Result] | None = None
-    previous_number: int | None = None
-    rescored: int = 0
-    duration_s: float = 0.0
-    complete: bool = True
-    title: str = "workbench"
-    footer: Sequence[str] = field(default_factory=tuple)  # e.g. where the HTML report is
-
-
-def markdown_digest(run: MarkdownRun) -> str:
+def markdown_digest(run: SharedRun) -> str:
     """The digest, at most MAX_LINES lines."""
     head = _head(run)
     failing = failing_rows(run.results, run.project)
@@ -81,7 +59,7 @@ def markdown_digest(run: MarkdownRun) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _head(run: MarkdownRun) -> list[str]:
+def _head(run: SharedRun) -> list[str]:
     rows = results_by_row(run.results)
     verdicts = [row_verdict(r.verdict for r in group) for group in rows.values()]
     passing = verdicts.count(Verdict.PASS)
@@ -139,7 +117,7 @@ def _table(failing: list[FailingRow], budget: int) -> list[str]:
     return lines
 
 
-def _flips(run: MarkdownRun) -> list[str]:
+def _flips(run: SharedRun) -> list[str]:
     if run.previous is None or run.previous_number is None:
         return []
     flips = compare_results(list(run.previous), list(run.results), only_current=True)
@@ -159,7 +137,7 @@ def _flips(run: MarkdownRun) -> list[str]:
     return lines
 
 
-def _problems(run: MarkdownRun) -> list[str]:
+def _problems(run: SharedRun) -> list[str]:
     problems = error_problems(run.problems)
     if not problems:
         return []

@@ -10,8 +10,9 @@ from helpers.cli import invoke_workbench
 from helpers.paths import EXAMPLES
 from markdown_it import MarkdownIt
 
+from workbench.actions.share_run import SharedRun
 from workbench.model import Problem, Result, Verdict
-from workbench.report.markdown import MAX_LINES, MarkdownRun, markdown_digest, md_text
+from workbench.report.markdown import MAX_LINES, markdown_digest, md_text
 
 HOSTILE = "a|b `c` <script>x</script> **b** [l](https://x.io) @octocat #12 ~~s~~\\| &amp;\nn"
 
@@ -31,7 +32,7 @@ def test_bounded_whatever_the_run():
     results += [result(f"ok {i}", Verdict.PASS) for i in range(100)]
     previous = [result(f"row {i} " + "long name " * 30, Verdict.PASS) for i in range(300)]
     problems = [Problem(f"evals/broken{i}.json", "is not valid JSON " * 20) for i in range(40)]
-    text = markdown_digest(MarkdownRun(results, None, problems, iteration=9, gate_passed=False,
+    text = markdown_digest(SharedRun(results, None, problems, iteration=9, gate_passed=False,
                                        gate_reasons=["pass rate low"] * 10, gate_lines=["a format's gate"] * 10,
                                        previous=previous, previous_number=8))
     lines = text.splitlines()
@@ -46,7 +47,7 @@ def test_bounded_whatever_the_run():
 
 def test_a_small_run_lists_every_failing_row_erroring_first():
     results = [result("fails"), result("errs", Verdict.ERROR, detail="target crashed"), result("ok", Verdict.PASS)]
-    text = markdown_digest(MarkdownRun(results, None, gate_passed=False, gate_reasons=["2 rows failing"],
+    text = markdown_digest(SharedRun(results, None, gate_passed=False, gate_reasons=["2 rows failing"],
                                        iteration=3, duration_s=1.25))
     lines = text.splitlines()
     assert lines[0] == "## workbench: ❌ gate failed · iteration 3"
@@ -58,14 +59,14 @@ def test_a_small_run_lists_every_failing_row_erroring_first():
 
 
 def test_green_run():
-    text = markdown_digest(MarkdownRun([result("ok", Verdict.PASS)], None, gate_passed=True, iteration=1))
+    text = markdown_digest(SharedRun([result("ok", Verdict.PASS)], None, gate_passed=True, iteration=1))
     assert text.startswith("## workbench: ✅ gate passed · iteration 1\n")
     assert "Failing rows" not in text
 
 
 def test_hostile_names_and_digests_stay_in_their_cells_and_inject_no_html():
     results = [result(HOSTILE, detail=HOSTILE, set_file="s|t`<b>.json"), result("plain")]
-    text = markdown_digest(MarkdownRun(results, None, gate_passed=False, gate_reasons=[HOSTILE]))
+    text = markdown_digest(SharedRun(results, None, gate_passed=False, gate_reasons=[HOSTILE]))
     html = _render(text)
     assert len(HOSTILE) < 80  # shown whole in its cell
     assert "<script" not in html and "<b>" not in html and "<a " not in html
@@ -91,7 +92,7 @@ def test_md_text_leaves_plain_words_alone():
 def test_flips_against_the_previous_iteration():
     previous = [result("was failing"), result("was passing", Verdict.PASS), result("steady", Verdict.PASS)]
     current = [result("was failing", Verdict.PASS), result("was passing"), result("steady", Verdict.PASS)]
-    text = markdown_digest(MarkdownRun(current, None, previous=previous, previous_number=4, iteration=5))
+    text = markdown_digest(SharedRun(current, None, previous=previous, previous_number=4, iteration=5))
     assert "- fixed (1): was failing" in text
     assert "- newly failing (1): was passing" in text
 
