@@ -65,6 +65,9 @@ def report_command(args: tuple[str, ...], html_path: str | None, md_path: str | 
         write_markdown(from_history(config, number), md_path)
         if not html_path:
             return
+    if html_path is None:
+        return
+    target = Path(html_path)
     try:
         project = load_project(config.root, config)
     except WorkbenchError:
@@ -74,7 +77,6 @@ def report_command(args: tuple[str, ...], html_path: str | None, md_path: str | 
             number = number if number is not None else store.latest_number()
             if number is None:
                 fail("no iteration recorded yet — run `workbench run` first", EXIT_FAILED)
-            target = Path(html_path)
             size = write_history_report(config, project, store, number, target)
     except WorkbenchError as exc:  # the history can't be read, no such iteration
         fail(str(exc), EXIT_FAILED)

@@ -6,11 +6,14 @@ an input, a trace — is replaced too, so a target that prints its key does not 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from ... import jsonio
 from ...config import Config
@@ -53,21 +56,17 @@ class Redactor:
         return doc
 
     def scrub(self, doc: Any) -> Any:
-        """`doc` with every secret value replaced wherever it occurs inside a string (longest first)."""
+        """`doc` with every secret value replaced wherever it occurs inside a string (longest first): done on
+        its JSON text, where each secret is looked for as written and as JSON escapes it, then read back."""
         if not self.values:
             return doc
-        pattern = re.compile("|".join(re.escape(v) for v in sorted(self.values, key=len, reverse=True)))
-
-        def walk(node: Any) -> Any:
-            if isinstance(node, str):
-                return pattern.sub(REDACTED, node) if node else node
-            if isinstance(node, dict):
-                return {walk(key) if isinstance(key, str) else key: walk(value) for key, value in node.items()}
-            if isinstance(node, list):
-                return [walk(item) for item in node]
-            return node
-
-        return walk(doc)
+        forms = {form for value in self.values for form in (value, jsonio.dumps(value)[1:-1])}
+        pattern = re.compile("|".join(re.escape(v) for v in sorted(forms, key=len, reverse=True)))
+        text = pattern.sub(REDACTED, jsonio.dumps(doc))
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:  # an integer beyond 64 bits: the slower reader keeps it exact
+            return json.loads(text)
 
 
 def _leaves(value: Any) -> Iterable[str]:

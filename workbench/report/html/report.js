@@ -1,6 +1,7 @@
 // The workbench HTML report: draws the embedded data (#report-data). Every text from the data goes in with
-// textContent (never innerHTML), nothing is fetched. The row list is virtual: only the rows in view (and a
-// few around them) are in the DOM, so 10,000 rows open and filter at once.
+// textContent (the one markup string, the trend chart, is made of numbers only); nothing is fetched. The row
+// list is virtual: only the rows in view (and a few around them) are in the DOM, so 10,000 rows open and
+// filter at once.
 (function () {
   "use strict";
   var DATA = JSON.parse(document.getElementById("report-data").textContent);

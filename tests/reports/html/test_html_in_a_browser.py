@@ -1,0 +1,77 @@
+"""Issue 25, in a real browser: an example's report opened over file:// by headless Chromium draws its rows,
+the failing-only filter (selected by the URL fragment) leaves only the failing ones, a failing row's detail
+marks its differing paths; 10,000 rows open with only the rows in view in the DOM. `.ci/run` installs
+Debian's chromium, so CI never skips these."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers.browser import dump_dom, needs_chromium, rows_in
+from helpers.cli import invoke_json
+from helpers.html_report import embedded_data, synthetic_document
+from helpers.paths import EXAMPLES
+
+from workbench.report.html import write_report
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    return needs_chromium()
+
+
+@pytest.fixture
+def grading_report(tmp_path: Path) -> Path:
+    root = tmp_path / "grading"
+    shutil.copytree(EXAMPLES / "grading", root, ignore=shutil.ignore_patterns(".workbench", "__pycache__"))
+    page = tmp_path / "report.html"
+    invoke_json("run", str(root), "--html", str(page))
+    return page
+
+
+def test_the_rows_render_and_failing_only_leaves_the_failing(chromium: str, grading_report: Path,
+                                                             tmp_path: Path) -> None:
+    data = embedded_data(grading_report)
+    failing = {str(r["i"]) for r in data["rows"] if r["verdict"] != "PASS"}
+    assert failing and len(failing) < len(data["rows"])
+
+    every = rows_in(dump_dom(chromium, grading_report, "", tmp_path / "browser"))
+    assert [r["data-i"] for r in every.rows] == [str(r["i"]) for r in data["rows"]]
+    assert [r["data-verdict"] for r in every.rows] == [r["verdict"] for r in data["rows"]]
+
+    dom = dump_dom(chromium, grading_report, "failing", tmp_path / "browser")
+    only = rows_in(dom)
+    assert only.shown == len(failing)
+    assert {r["data-i"] for r in only.rows} == failing
+    assert all(r["data-verdict"] != "PASS" for r in only.rows)
+    assert 'id="failing-only"' in dom and re.search(r'id="shown-count"[^>]*>showing 1 of 5 rows<', dom)
+    # the first failing row opens: its name, the verdict, the differing lines marked
+    name = next(r["name"] for r in data["rows"] if r["verdict"] != "PASS")
+    assert f"<h2>{name}</h2>" in dom
+    assert dom.count('class="l diff"') >= 4  # grade and details.band, on both sides
+
+
+def test_a_search_and_a_set_from_the_fragment(chromium: str, grading_report: Path, tmp_path: Path) -> None:
+    data = embedded_data(grading_report)
+    searched = rows_in(dump_dom(chromium, grading_report, "q=distinction", tmp_path / "browser"))
+    assert [r["data-i"] for r in searched.rows] == [str(r["i"]) for r in data["rows"] if "distinction" in r["name"]]
+    one_set = rows_in(dump_dom(chromium, grading_report, "set=bands.json", tmp_path / "browser"))
+    assert {r["data-i"] for r in one_set.rows} == {str(r["i"]) for r in data["rows"] if r["set"] == "bands.json"}
+
+
+def test_ten_thousand_rows_open_with_only_the_rows_in_view_drawn(chromium: str, tmp_path: Path) -> None:
+    (tmp_path / "project").mkdir()
+    doc = synthetic_document(tmp_path / "project", 10_000)
+    page = tmp_path / "big.html"
+    write_report(page, doc)
+    failing = sum(1 for r in doc["rows"] if r["verdict"] != "PASS")
+    dom = dump_dom(chromium, page, "failing", tmp_path / "browser")
+    shown = rows_in(dom)
+    assert shown.shown == failing
+    assert 0 < len(shown.rows) <= 120  # virtual: what fits the window and a few around it
+    assert all(r["data-verdict"] == "FAIL" for r in shown.rows)
+    rendered = re.search(r'data-rendered-ms="(\d+)"', dom)
+    assert rendered is not None
