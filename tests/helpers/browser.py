@@ -29,6 +29,8 @@ def find_chromium() -> str | None:
 def needs_chromium() -> str:
     """The browser, or skip with why (`.ci/run` installs it: CI never skips)."""
     found = find_chromium()
+    if found is None and os.environ.get("WORKBENCH_TESTS_NEED_CHROMIUM"):
+        pytest.fail("no chromium on PATH, and .ci/run was to install it (apt-get install -y chromium)")
     if found is None:
         pytest.skip("no chromium on PATH (.ci/run installs Debian's chromium with apt-get; here: "
                     "apt-get install -y chromium)")
