@@ -11,6 +11,7 @@ aren't JSON answers itself (`Dialect.row_line`: TypeScript evals, say).
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Iterator
@@ -27,6 +28,7 @@ _MAX_PATH_DEPTH = 8  # rows sit at most a few levels down; deeper values are sca
 _SEARCH_DEPTH = 4
 _NUMBER_OR_WORD = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
 _WS = " \t\n\r"
+_SPACE = re.compile(r"[ \t\n\r]*")
 
 PathKey = tuple[str | int, ...]
 
@@ -42,7 +44,7 @@ def value_offsets(text: str) -> dict[PathKey, int]:
     while i < n:
         char = text[i]
         if char in _WS:
-            i += 1
+            i = _SPACE.match(text, i).end()  # type: ignore[union-attr]  # `*` always matches
             continue
         top = stack[-1] if stack else None
         if top is not None and top.kind == "{" and top.wants_key:
@@ -112,11 +114,14 @@ class _Document:
     offsets: dict[PathKey, int] | None = None
     used: dict[PathKey, bool] = field(default_factory=dict)
 
+    newlines: list[int] = field(default_factory=list)
+
     def line_of(self, path: PathKey) -> int | None:
         if self.offsets is None:
             self.offsets = value_offsets(self.text)
+            self.newlines = [match.start() for match in re.finditer("\n", self.text)]
         offset = self.offsets.get(path)
-        return None if offset is None else self.text.count("\n", 0, offset) + 1
+        return None if offset is None else bisect.bisect_left(self.newlines, offset) + 1
 
 
 class RowLines:
