@@ -102,7 +102,7 @@
       return [pad + i * (W - 2 * pad) / (n - 1), H - pad - (p.passed / p.total) * (H - 2 * pad)];
     });
     var path = xy.map(function (c, i) { return (i ? "L" : "M") + c[0].toFixed(1) + " " + c[1].toFixed(1); }).join(" ");
-    var parts = ['<svg class="trend" width="' + W + '" height="' + H + '" viewBox="0 0 ' + W + " " + H + '" role="img">',
+    var parts = ['<svg class="trend" width="100%" height="' + H + '" viewBox="0 0 ' + W + " " + H + '" role="img">',
       '<line class="axis" x1="' + pad + '" x2="' + (W - pad) + '" y1="' + (H - pad) + '" y2="' + (H - pad) + '"></line>',
       '<path class="area" d="' + path + " L" + xy[n - 1][0].toFixed(1) + " " + (H - pad) + " L" + pad + " " + (H - pad) + ' Z"></path>',
       '<path class="line" d="' + path + '"></path>'];
@@ -429,13 +429,20 @@
     add(box, sub);
     var logs = row.results.map(function (r) { return r.log; });
     var oneLog = logs.every(function (l) { return l === logs[0]; });
-    row.results.forEach(function (r) {
+    var shownBlocks = {};  // a block the row's earlier result already showed (its inputs) is not repeated
+    var ordered = row.results.filter(failing).concat(row.results.filter(function (r) { return !failing(r); }));
+    ordered.forEach(function (r) {
       var sec = el("div", "result"), head = el("div", "rhead"), body = el("div", "rbody");
       add(head, el("span", "badge " + r.verdict, r.verdict));
       head.appendChild(document.createTextNode("  " + r.evaluator + (r.type ? " (" + r.type + ")" : "") +
         " · score " + Number(r.score).toFixed(2) + " · " + ms(r.ms) + (r.samples ? " · " + r.samples + " samples passed" : "")));
       if (r.verdict !== "PASS" && r.detail) add(body, el("pre", r.verdict === "FAIL" ? "tone-fail" : "tone-error", r.detail));
-      r.blocks.forEach(function (b) { add(body, block(b)); });
+      r.blocks.forEach(function (b) {
+        var key = b.kind === "json" ? JSON.stringify(b) : null;
+        if (key !== null && shownBlocks[key]) { add(body, el("div", "legend", b.title + ": as above")); return; }
+        if (key !== null) shownBlocks[key] = true;
+        add(body, block(b));
+      });
       if (r.trace.length) add(body, traceView(r));
       if (r.log && !oneLog) add(body, logView(r.log));
       add(sec, head, body);
