@@ -19,7 +19,7 @@ from typing import Any
 from ..history import compare_results
 from ..model import Problem, Project, Result, Verdict, error_problems, results_by_row, row_verdict
 from ..report.text import digests_of
-from ..textsafe import one_line
+from ..textsafe import counted, one_line
 from .loop_status import LoopStatus
 
 MAX_ROWS = 20
@@ -46,7 +46,7 @@ class FailingRow:
     def line(self) -> str:
         head = f"{self.verdict:<5} {self.set} › {one_line(self.row, 80)}"
         accounts = [f"[{ref}] {_clip_bytes(text, _DIGEST_CHARS)}" for ref, text in self.failures[:2]]
-        more = f" (+{len(self.failures) - 2} more evaluators)" if len(self.failures) > 2 else ""
+        more = f" (+{counted(len(self.failures) - 2, 'more evaluator')})" if len(self.failures) > 2 else ""
         return f"{head} — {'; '.join(accounts)}{more}"
 
 
@@ -269,8 +269,8 @@ def flips_between(previous: Sequence[Result] | None, current: Sequence[Result], 
 def next_hint(failing: Sequence[FailingRow], green: bool, status: LoopStatus | None, labels: dict[str, int]) -> str:
     """One suggestion: the first failing row's full diff, or to stop."""
     if status is not None and status.stalled and not green:
-        return (f"stalled — no progress in {status.without_progress} iterations; rethink the fix or stop and "
-                "report the per-row state")
+        return (f"stalled — no progress in {counted(status.without_progress, 'iteration')}; rethink the fix or "
+                "stop and report the per-row state")
     if green:
         return "all green — stop here and report"
     if not failing:

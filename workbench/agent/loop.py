@@ -31,6 +31,7 @@ from ..model import Project, Result, RowKey, results_by_row, row_passes
 from ..project import load_project
 from ..runners import make_runner
 from ..session import Session
+from ..textsafe import counted
 from .digest import Digest, build_digest
 from .recorded import digest_of
 
@@ -154,9 +155,9 @@ class AgentLoop:
         limit = self.live_config.agent.max_iterations
         if limit is not None and self.started >= limit:
             raise AgentRefusal(
-                f"not run: [agent] max_iterations = {limit} reached ({self.started} iterations in this session). "
-                "Stop here and report the per-row state (history() has it), or ask the user to raise the limit "
-                "in workbench.toml and restart `workbench mcp`.")
+                f"not run: [agent] max_iterations = {limit} reached "
+                f"({counted(self.started, 'iteration')} in this session). Stop here and report the per-row state "
+                "(history() has it), or ask the user to raise the limit in workbench.toml and restart `workbench mcp`.")
 
     async def selection(self, ask: RunAsk) -> RowFilter:
         """The rows `ask` names; AgentRefusal when a name matches nothing (with the names there are)."""

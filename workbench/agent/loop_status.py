@@ -14,6 +14,7 @@ from typing import Any
 
 from ..history import IterationInfo
 from ..model import is_green
+from ..textsafe import counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +33,7 @@ class LoopStatus:
         """`stalled: no progress in 3 iterations`, `3 iterations since the last green (#12)`, ..."""
         parts = []
         if self.stalled:
-            parts.append(f"stalled: no progress in {self.without_progress} iterations")
+            parts.append(f"stalled: no progress in {counted(self.without_progress, 'iteration')}")
         if self.since_green == 0:
             parts.append("green")
         elif self.since_green is not None:

@@ -15,7 +15,7 @@ from ..dialects import all_dialects
 from ..history import HistoryStore, IterationInfo
 from ..model import EvalSet, Project, Result, ResultKey, Row, RowKey
 from ..project import load_project
-from ..textsafe import one_line
+from ..textsafe import counted, one_line
 from ..trace import tool_calls, trace_tokens
 from ..writeback.rows import find_row, find_set
 from .digest import flips_between
@@ -45,10 +45,11 @@ def check_answer(config: Config) -> Answer:
     if len(report.problems) > 20:
         lines.append(f"… {len(report.problems) - 20} more in the structured content"
                      + (f" (first {MAX_PROBLEMS})" if len(report.problems) > MAX_PROBLEMS else ""))
-    errors, warnings = len(report.errors), len(report.warnings)
-    lines.append(f"check {'passed' if report.passed else 'failed'}: {errors} error{'s' * (errors != 1)}, "
-                 f"{warnings} warning{'s' * (warnings != 1)} ({report.sets} sets, {report.rows} rows, "
-                 f"{report.evaluators} evaluators)")
+    checked = (f"{counted(report.sets, 'set')}, {counted(report.rows, 'row')}, "
+               f"{counted(report.evaluators, 'evaluator')}"
+               + (f"; rows checked against {report.workflow}" if report.workflow else ""))
+    lines.append(f"check {'passed' if report.passed else 'failed'}: {counted(len(report.errors), 'error')}, "
+                 f"{counted(len(report.warnings), 'warning')} ({checked})")  # the words `workbench check` ends with
     return Answer(doc, "\n".join(lines))
 
 

@@ -1,0 +1,34 @@
+"""The agent's words agree with their numbers as the CLI's do (issue 22 point 11, found by H12 on a new user's
+pass): `check`'s tool says `1 set`, like `workbench check`; one more evaluator, one stalled iteration and one
+iteration of `[agent] max_iterations` are singular."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers.agent import copy_example
+from helpers.cli import invoke_workbench
+
+from workbench.agent.digest import FailingRow, build_digest
+from workbench.agent.loop_status import LoopStatus
+from workbench.agent.queries import check_answer
+from workbench.config import load_config
+from workbench.model import Result, Verdict
+
+
+def test_the_check_tool_ends_with_the_line_workbench_check_ends_with(tmp_path: Path) -> None:
+    root = copy_example("agent-tools", tmp_path)  # one set, four rows, seven evaluators
+    answer = check_answer(load_config(root))
+    last = answer.text.splitlines()[-1]
+    assert last == "check passed: 0 errors, 0 warnings (1 set, 4 rows, 7 evaluators)"
+    assert invoke_workbench("check", str(root)).stdout.splitlines()[-1] == last
+
+
+def test_one_more_evaluator_and_one_stalled_iteration_are_singular() -> None:
+    row = FailingRow("s", "r", "r1", "FAIL", [("a", "x"), ("b", "y"), ("c", "z")])
+    assert row.line().endswith("(+1 more evaluator)")
+    status = LoopStatus(without_progress=1, stall_after=1, since_green=None, last_green=None, full_iterations=1)
+    assert status.describe().startswith("stalled: no progress in 1 iteration;")
+    failing = Result("default", "s.json", "r1", "r", "exact", Verdict.FAIL, 0.0, "expected 1, got 2")
+    digest = build_digest([failing], None, iteration=1, status=status)
+    assert digest.next.startswith("stalled — no progress in 1 iteration;")
