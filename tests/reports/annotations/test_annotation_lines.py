@@ -224,3 +224,38 @@ def test_with_json_the_annotations_go_to_stderr(tmp_path):
     result = invoke_workbench("run", str(root), "--annotations", "github", "--json", "--no-history")
     json.loads(result.stdout)
     assert "::error file=" in result.stderr
+
+
+def test_a_file_edited_after_loading_points_at_the_row_where_it_now_is_or_nowhere(tmp_path):
+    """The run loaded the rows; before the annotations are written someone inserts a row above one and deletes
+    another: the moved row is found where it now is, the deleted one gets no line (never a wrong one)."""
+    root = _copy("botpress-agent", tmp_path)
+    (root / "evals/support.eval.ts").unlink()
+    ts = root / "evals/greeting.eval.ts"
+    ts.write_text("export const a = new Eval({ name: 'a', conversation: [{ user: 'hi', expectSilence: true }] })\n"
+                  "export const b = new Eval({ name: 'b', conversation: [{ user: 'hi', expectSilence: true }] })\n")
+    project = load_project(root, load_config(root))
+    results = _failing(project)
+    ts.write_text("export const z = new Eval({ name: 'z', conversation: [{ user: 'yo', expectSilence: true }] })\n\n"
+                  "export const a = new Eval({ name: 'a', conversation: [{ user: 'hi', expectSilence: true }] })\n")
+    commands = github_annotations(results, project, base=root)
+    assert [c.split("::")[1] for c in commands] == [
+        "error file=evals/greeting.eval.ts,line=3,title=FAIL greeting.eval.ts › a",
+        "error file=evals/greeting.eval.ts,title=FAIL greeting.eval.ts › b"]
+
+
+def test_a_json_set_edited_after_loading(tmp_path):
+    root = _copy("grading", tmp_path)
+    path = root / "evals/default/eval-sets/bands.json"
+    first, second = _uipath_row("first", 1), _uipath_row("second", 2)
+    text, _ = _json_rows('{"evaluatorRefs": ["grade-only"], "evaluations": [\n', [first, second], "\n]}\n")
+    path.write_text(text)
+    project = load_project(root, load_config(root))
+    results = [r for r in _failing(project) if r.set_file == "bands.json"]
+    moved, starts = _json_rows('{"evaluatorRefs": ["grade-only"], "evaluations": [\n',
+                               [_uipath_row("new", 0), second], "\n]}\n")
+    path.write_text(moved)
+    commands = github_annotations(results, project, base=root)
+    assert [c.split("::")[1] for c in commands] == [
+        "error file=evals/default/eval-sets/bands.json,title=FAIL bands.json › first",
+        f"error file=evals/default/eval-sets/bands.json,line={starts[1]},title=FAIL bands.json › second"]

@@ -55,7 +55,7 @@ class ConversationsDialect(Dialect):
 
     def row_line(self, eval_set: EvalSet, row: Row) -> int | None:
         """An `.eval.ts` row's line: where its `new Eval(` is (the `.eval.json` ones are found as JSON)."""
-        return ts_row_line(eval_set.path, row.index) if eval_set.path.name.endswith(TS_SUFFIX) else None
+        return ts_row_line(eval_set.path, row.index, row.raw) if eval_set.path.name.endswith(TS_SUFFIX) else None
 
     async def execute(self, run: RowRun) -> RunOutcome:
         return await play(run)

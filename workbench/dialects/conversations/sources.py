@@ -33,12 +33,15 @@ def read_source(ctx: LoadContext, path: Path, inside: Path | None = None, hint: 
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def ts_row_line(path: Path, index: int) -> int | None:
-    """The line of the `index`-th `new Eval(` literal of an `.eval.ts` file (a row's, for CI annotations), or
-    None when the file can't be read again as it was loaded."""
+def ts_row_line(path: Path, index: int, raw: object) -> int | None:
+    """The line of the `new Eval(` literal of an `.eval.ts` file whose value is `raw` (a row's, for CI
+    annotations): the `index`-th when it still is, else the first equal one; None when the file no longer
+    holds it (edited since it was loaded) or can't be read."""
     try:
         text = read_regular_file(path, MAX_SOURCE_BYTES).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
     found = read_evals_cached(text[1:] if text.startswith("\ufeff") else text).found
-    return found[index].line if 0 <= index < len(found) else None
+    if 0 <= index < len(found) and found[index].value == raw:
+        return found[index].line
+    return next((literal.line for literal in found if literal.value == raw), None)
