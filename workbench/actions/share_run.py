@@ -5,7 +5,7 @@ recorded one, the gate judged again by today's settings and baseline."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from ..baseline import load_baseline
 from ..config import Config
@@ -38,7 +38,6 @@ class SharedRun:
     duration_s: float = 0.0
     complete: bool = True
     title: str = "workbench"
-    footer: Sequence[str] = field(default_factory=tuple)  # e.g. where the HTML report is
 
 
 def previous_iteration(config: Config, before: int | None) -> tuple[int, list[Result]] | None:

@@ -50,11 +50,11 @@ def markdown_digest(run: SharedRun) -> str:
     """The digest, at most MAX_LINES lines."""
     head = _head(run)
     failing = failing_rows(run.results, run.project)
-    tail = [*_flips(run), *_problems(run), *run.footer]
+    tail = [*_flips(run), *_problems(run)]
     budget = MAX_LINES - len(head) - len(tail)
     table = _table(failing, budget)
     lines = [*head, *table, *tail]
-    if len(lines) > MAX_LINES:  # a footer or the problems pushed it over: keep the head and the count
+    if len(lines) > MAX_LINES:  # the head and the tail alone are over: keep their start and count the rest
         lines = [*lines[:MAX_LINES - 1], f"… {len(lines) - MAX_LINES + 1} more lines not shown"]
     return "\n".join(lines) + "\n"
 
