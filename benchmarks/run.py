@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_agent
 import bench_cluster
 import bench_compare
+import bench_html_report
 import bench_conversations
 import bench_pay_once
 import bench_repeats
@@ -43,6 +44,7 @@ SUITE: dict[str, Callable[[bool], list[Measure]]] = {
     "10": bench_uip_concurrency.run,  # the default [runner] concurrency on 27 uip rows vs seed 003's scorer
     "12": bench_verdicts_over_time.run,  # failing rows first after a code edit; the snapshot store's size
     "11": bench_repeats.run,  # [runner] repeat = 5 on 200 preloaded rows vs one run
+    "13": bench_html_report.run,  # the HTML report of 10,000 rows: size, first paint and filters in headless Chromium
 }
 
 
