@@ -141,3 +141,47 @@ def test_repeat_is_a_flag_of_every_loop_command_and_checked_like_the_file(tmp_pa
     root = seeded_project(tmp_path, [seeded_row_with(5)], repeat=None)
     refused = invoke_workbench("run", str(root), "--repeat", "0")
     assert refused.returncode == 2 and "--repeat" in refused.stderr + refused.stdout
+
+
+def test_a_session_rescores_every_sample_it_kept_and_reruns_on_another_count(tmp_path: Path) -> None:
+    """The loop's own memory: an expectation edit re-scores all five samples, none runs; a settings edit to
+    repeat = 3 runs the row again (a record of 5 samples is never taken for 3)."""
+    import asyncio
+
+    from workbench.events import Event, RowLog, Trigger, TriggerKind
+    from workbench.session import Session
+
+    flaky_id = seeded_row_with(3)
+    root = seeded_project(tmp_path, [flaky_id], gate={"row_pass_rate": 0.6})
+    logged: list[str] = []
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, RowLog):
+            logged.append(event.line)
+
+    async def main() -> tuple[Any, Any, Any]:
+        session = Session(load_config(root), on_event=on_event)
+        try:
+            first = await session.iterate_now(Trigger(TriggerKind.START))
+            doc_path = root / "evals" / "default" / "eval-sets" / "draws.json"
+            document = json.loads(doc_path.read_text())
+            document["evaluations"][0]["evaluationCriterias"]["exact-match-evaluator"]["expectedOutput"] = {
+                "ok": False}
+            doc_path.write_text(json.dumps(document))
+            runs_before = len(logged)
+            second = await session.iterate_now(Trigger(TriggerKind.CHANGE, ("evals/default/eval-sets/draws.json",)))
+            assert runs_before >= 5 and len(logged) == runs_before  # five samples ran, then nothing
+            toml = root / "workbench.toml"
+            toml.write_text(toml.read_text().replace("repeat = 5", "repeat = 3"))
+            third = await session.iterate_now(Trigger(TriggerKind.CHANGE, ("workbench.toml",)))
+        finally:
+            await session.aclose()
+        return first, second, third
+
+    first, second, third = asyncio.run(main())
+    assert first is not None and second is not None and third is not None
+    (one,), (two,), (three,) = first.results, second.results, third.results
+    assert one.samples_text == "3/5" and one.passed
+    assert two.reused and two.samples_text == "2/5" and not two.passed  # all five re-scored against false
+    assert [s.actual for s in two.samples] == [s.actual for s in one.samples]
+    assert not three.reused and len(three.samples) == 3
