@@ -8,7 +8,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers.project import evaluator, row
-from helpers.tui import FakeTarget, app_for, settled, static_text, wait_idle, wait_until, write_project
+from helpers.tui import (
+    FakeTarget,
+    app_for,
+    example_project,
+    screen_text,
+    settled,
+    static_text,
+    wait_idle,
+    wait_until,
+    write_project,
+)
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import DataTable
 
@@ -101,3 +112,17 @@ async def test_the_history_tab_fits_80_columns_and_cuts_instead_of_wrapping(tmp_
         lines = detail.content.plain.split("\n")
         assert detail.size.height == len(lines), "one screen line per line of text: nothing wrapped"
         assert any(line.startswith("✘ a row whose name") for line in lines)  # one evaluator: no [name] to tell apart
+
+
+async def test_a_tree_label_wider_than_the_pane_ends_in_an_ellipsis(tmp_path: Path) -> None:
+    config, target = example_project(tmp_path)
+    app = app_for(config, target)
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_idle(app, pilot)
+        await settled(app, pilot)
+        tree = app.main.sets_tree
+        lines = screen_text(app).splitlines()
+        merit = next(line for line in lines if "score 72 is a merit" in line)
+        assert "…" in merit and "grade-only ✔" not in merit  # cut, and marked where
+        node = next(n for s in tree.root.children for n in s.children if "score 40 fails" in n.label.plain)
+        assert "…" not in tree.render_label(node, Style(), Style()).plain  # one that fits is left whole

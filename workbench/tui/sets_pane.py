@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
@@ -135,6 +136,22 @@ class SetsTree(Settling, Tree[NodeRef]):
         if target is not None:
             self.move_cursor(target)
         self.post_message(self.CursorRestored())
+
+    def render_label(self, node: TreeNode[NodeRef], base_style: Style, style: Style) -> Text:
+        """A label wider than the pane ends in `…` where it is cut (at 80 columns a row's evaluator badges
+        would otherwise stop mid-name)."""
+        label = super().render_label(node, base_style, style)
+        room = self.size.width - self.styles.scrollbar_size_vertical - self.guide_depth * self._depth(node)
+        if self.size.width and label.cell_len > room > 1:
+            label.truncate(room, overflow="ellipsis")
+        return label
+
+    @staticmethod
+    def _depth(node: TreeNode[NodeRef]) -> int:
+        depth, parent = 0, node.parent
+        while parent is not None and parent.parent is not None:  # the hidden root adds no guide
+            depth, parent = depth + 1, parent.parent
+        return depth
 
     # -- the project's path, on the bottom border ------------------------------------------------------
 
