@@ -11,7 +11,7 @@ from helpers.cli import invoke_workbench
 
 from workbench.agent.digest import FailingRow, build_digest
 from workbench.agent.loop_status import LoopStatus
-from workbench.agent.queries import check_answer
+from workbench.agent.queries import check_answer, row_answer
 from workbench.config import load_config
 from workbench.model import Result, Verdict
 
@@ -32,3 +32,20 @@ def test_one_more_evaluator_and_one_stalled_iteration_are_singular() -> None:
     failing = Result("default", "s.json", "r1", "r", "exact", Verdict.FAIL, 0.0, "expected 1, got 2")
     digest = build_digest([failing], None, iteration=1, status=status)
     assert digest.next.startswith("stalled — no progress in 1 iteration;")
+
+
+def test_row_explains_a_contains_or_classification_failure_by_its_detail_not_a_diff_of_the_whole_output(
+        tmp_path: Path) -> None:
+    """A `uipath-contains` criterion is no expected output: `row` said `(whole output): expected "billing team"
+    (string), got {...} (object)`, which is not why it failed. Its detail is; evaluators that do compare with
+    expectedOutput keep their differences."""
+    root = copy_example("agent-tools", tmp_path)
+    assert invoke_workbench("run", str(root)).returncode == 1
+    answer = row_answer(load_config(root), "refund goes to billing", None, None)
+    parts = {part["evaluator"]: part for part in answer.structured["evaluators"]}
+    for ref in ("reply-mentions-queue", "routing", "ticket-args"):  # contains, classification, tool-call args
+        assert "differences" not in parts[ref], parts[ref]
+    assert "(whole output)" not in answer.text
+    assert 'reply does not contain "billing team"' in answer.text
+    assert 'ticket.queue: expected class "billing", got "sales"' in answer.text
+    assert any("ticket.queue" in line for line in parts["ticket-similarity"]["differences"])

@@ -15,6 +15,7 @@ from ..dialects import all_dialects
 from ..history import HistoryStore, IterationInfo
 from ..model import EvalSet, Project, Result, ResultKey, Row, RowKey
 from ..project import load_project
+from ..scoring import scorer_for
 from ..textsafe import counted, one_line
 from ..trace import tool_calls, trace_tokens
 from ..writeback.rows import find_row, find_set
@@ -86,12 +87,19 @@ def row_findings(config: Config, project: Project, key: RowKey) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def _compares_expected_output(result: Result) -> bool:
+    """Whether a structural diff of expected and actual says why the result failed: not for a `contains`,
+    a classification or a tool-call evaluator, whose criterion is no expected output (their detail says)."""
+    scorer = scorer_for(result.evaluator_type) if result.evaluator_type else None
+    return scorer is None or scorer.uses_expected_output
+
+
 def _evaluator_part(result: Result, iteration: int, row: Row) -> dict[str, Any]:
     part: dict[str, Any] = {"evaluator": result.evaluator, "type": result.evaluator_type,
                             "verdict": result.verdict.value, "score": result.score, "iteration": iteration,
                             "detail": result.detail, "expected": _bounded(result.expected),
                             "actual": _bounded(result.actual)}
-    if not result.passed and result.expected is not None:
+    if not result.passed and result.expected is not None and _compares_expected_output(result):
         part["differences"] = explain(result.actual, result.expected, limit=MAX_DIFFERENCES)
     if result.verdict.value == "ERROR":
         part["error"] = result.detail
