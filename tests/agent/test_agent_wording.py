@@ -10,6 +10,7 @@ from helpers.agent import copy_example
 from helpers.cli import invoke_workbench
 
 from workbench.agent.digest import FailingRow, build_digest
+from workbench.agent.loop import AgentLoop
 from workbench.agent.loop_status import LoopStatus
 from workbench.agent.queries import check_answer, row_answer
 from workbench.config import load_config
@@ -49,3 +50,13 @@ def test_row_explains_a_contains_or_classification_failure_by_its_detail_not_a_d
     assert 'reply does not contain "billing team"' in answer.text
     assert 'ticket.queue: expected class "billing", got "sales"' in answer.text
     assert any("ticket.queue" in line for line in parts["ticket-similarity"]["differences"])
+
+
+def test_an_answer_from_the_live_sessions_iteration_says_nothing_ran_again_not_nothing_ran(tmp_path: Path) -> None:
+    """The watcher's iteration ran 5 rows and the agent's call none: `nothing ran` beside `5 run` contradicted
+    itself; the call ran nothing *again*."""
+    root = copy_example("grading", tmp_path)
+    assert invoke_workbench("run", str(root)).returncode == 1  # iteration 1: 5 rows run
+    digest = AgentLoop(load_config(root), join_live=False)._digest_recorded(1, "recorded")
+    assert digest.trigger.endswith("the live session's iteration answers for these files: nothing ran again")
+    assert "(0 re-scored, 5 run" in digest.text()

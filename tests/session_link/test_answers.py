@@ -61,7 +61,7 @@ async def test_with_nothing_running_the_last_iteration_answers_when_it_still_hol
     assert first is not None and linked is not None
     assert (linked.number, linked.how) == (first.number, "recorded")
     assert project.count() == 2 and kinds(project.root) == ["start"]
-    assert asked[0].line() == f"iteration {first.number} · asked by agent (its results still hold: nothing ran)"
+    assert asked[0].line() == f"iteration {first.number} · asked by agent (its results still hold: nothing ran again)"
 
 
 async def test_after_an_eval_edit_the_session_runs_an_agent_iteration_that_re_scores(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ async def test_the_tui_answers_an_agent_and_says_so(tmp_path: Path) -> None:
         held = await ask_live_session(project.root)
         assert held is not None and held.how == "recorded"
         await wait_until(pilot, lambda: any("asked by agent" in text for text in shown), "the notification")
-        assert f"iteration {held.number} · asked by agent (its results still hold: nothing ran)" in shown
+        assert f"iteration {held.number} · asked by agent (its results still hold: nothing ran again)" in shown
 
         project.expect(a="not A")  # not watching: the agent's request runs an iteration of its own
         ran = await ask_live_session(project.root)

@@ -337,8 +337,8 @@ class AgentLoop:
         project = load_project(self.root, self.live_config)
         with HistoryStore.open(self.config) as store:
             digest = digest_of(store, number, project, self.live_config.watch.stall_after)
-        said = {"joined": "joined the live session's iteration", "recorded": "the live session's last iteration "
-                "holds for these files: nothing ran", "ran": "the live session ran it"}.get(how, how)
+        said = {"joined": "joined the live session's iteration", "recorded": "the live session's iteration "
+                "answers for these files: nothing ran again", "ran": "the live session ran it"}.get(how, how)
         digest.trigger = f"{digest.trigger} — {said}"
         digest.live = how
         return digest

@@ -50,7 +50,7 @@ MAX_CLIENTS = 16
 MAX_ROUNDS = 8  # iterations joined or started for one request before it gives up (the files keep changing)
 PROGRESS_EVERY_S = 0.05
 WATCHER_MARGIN_S = 0.5  # beyond [watch] debounce_ms: how long a watcher may take to see a save and start
-_HOW = {"joined": " (joined it while it ran)", "recorded": " (its results still hold: nothing ran)", "ran": ""}
+_HOW = {"joined": " (joined it while it ran)", "recorded": " (its results still hold: nothing ran again)", "ran": ""}
 
 
 @dataclass(frozen=True, slots=True)
