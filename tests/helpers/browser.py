@@ -4,10 +4,12 @@ cache and home stay under the test's tmp_path; it runs in its own process group,
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
 import subprocess
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -95,3 +97,75 @@ def rows_in(dom: str) -> RowsInDom:
     parser = RowsInDom()
     parser.feed(dom)
     return parser
+
+
+class DevTools:
+    """Headless Chromium driven over the DevTools protocol on `--remote-debugging-pipe` (fd 3 in, fd 4 out,
+    NUL-separated JSON): no websocket, no extra package. Open a page, navigate, evaluate; `close` kills it."""
+
+    def __init__(self, binary: str, scratch: Path) -> None:
+        commands_r, self._commands = os.pipe()
+        self._replies, replies_w = os.pipe()
+
+        def wire() -> None:  # in the child, before its fds are closed (3 and 4 are kept: pass_fds)
+            a, b = os.dup(commands_r), os.dup(replies_w)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        argv = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+                "--remote-debugging-pipe", f"--user-data-dir={scratch}", "--window-size=1360,980", "about:blank"]
+        self.process = subprocess.Popen(argv, pass_fds=(3, 4, commands_r, replies_w), preexec_fn=wire,
+                                        env=dict(os.environ, HOME=str(scratch)), stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, start_new_session=True)
+        os.close(commands_r)
+        os.close(replies_w)
+        self._buffer = b""
+        self._next = 0
+        self.session: str | None = None
+
+    def send(self, method: str, params: dict[str, Any] | None = None, *, in_page: bool = True) -> dict[str, Any]:
+        self._next += 1
+        message: dict[str, Any] = {"id": self._next, "method": method, "params": params or {}}
+        if in_page and self.session:
+            message["sessionId"] = self.session
+        os.write(self._commands, json.dumps(message).encode() + b"\0")
+        reply = self.wait(lambda m: m.get("id") == self._next)
+        if "error" in reply:
+            raise RuntimeError(f"{method}: {reply['error']}")
+        result: dict[str, Any] = reply.get("result", {})
+        return result
+
+    def wait(self, wanted: Any) -> dict[str, Any]:
+        deadline = time.monotonic() + DOM_TIMEOUT
+        while time.monotonic() < deadline:
+            while b"\0" in self._buffer:
+                raw, self._buffer = self._buffer.split(b"\0", 1)
+                message: dict[str, Any] = json.loads(raw)
+                if wanted(message):
+                    return message
+            chunk = os.read(self._replies, 1 << 16)
+            if not chunk:
+                raise RuntimeError("chromium closed the pipe")
+            self._buffer += chunk
+        raise TimeoutError("chromium did not answer")
+
+    def open_page(self) -> None:
+        target = self.send("Target.createTarget", {"url": "about:blank"}, in_page=False)["targetId"]
+        self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
+                                 in_page=False)["sessionId"]
+        self.send("Page.enable")
+
+    def navigate(self, url: str) -> None:
+        self.send("Page.navigate", {"url": url})
+        self.wait(lambda m: m.get("method") == "Page.loadEventFired" and m.get("sessionId") == self.session)
+
+    def evaluate(self, expression: str) -> Any:
+        found = self.send("Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True})
+        return json.loads(found["result"]["value"])
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        os.close(self._commands)
+        os.close(self._replies)

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers.browser import dump_dom, needs_chromium, rows_in
+from helpers.browser import DevTools, dump_dom, needs_chromium, rows_in
 from helpers.cli import invoke_json
 from helpers.html_report import embedded_data, synthetic_document
 from helpers.paths import EXAMPLES
@@ -75,3 +75,51 @@ def test_ten_thousand_rows_open_with_only_the_rows_in_view_drawn(chromium: str, 
     assert all(r["data-verdict"] == "FAIL" for r in shown.rows)
     rendered = re.search(r'data-rendered-ms="(\d+)"', dom)
     assert rendered is not None
+
+
+KEYS = """
+(() => {
+  const key = k => document.dispatchEvent(new KeyboardEvent('keydown', {key: k, bubbles: true}));
+  const selected = () => { const r = document.querySelector('.row.selected');
+                           return r ? {i: r.dataset.i, verdict: r.dataset.verdict} : null; };
+  const title = () => document.querySelector('#detail h2').textContent;
+  const out = {opened: selected(), opened_title: title()};
+  key('j'); out.after_j = selected();
+  key('k'); out.after_k = selected();
+  key('n'); out.after_n = selected(); out.after_n_title = title();
+  key('/'); out.focused = document.activeElement.id;
+  const q = document.getElementById('search'); q.value = 'boundary'; q.dispatchEvent(new Event('input'));
+  out.searched = [...document.querySelectorAll('.row')].map(r => r.dataset.i);
+  q.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}));
+  out.escaped = document.activeElement.id;
+  q.value = ''; q.dispatchEvent(new Event('input'));
+  document.getElementById('failing-only').click();
+  out.failing = [...document.querySelectorAll('.row')].map(r => r.dataset.verdict);
+  out.hash = location.hash;
+  return JSON.stringify(out);
+})()
+"""
+
+
+def test_the_keys_and_the_filters_respond(chromium: str, grading_report: Path, tmp_path: Path) -> None:
+    """j / k move, n goes to the next failing row and opens it, / focuses the search, Escape leaves it, the
+    failing-only box filters and the fragment follows: driven over the DevTools protocol."""
+    data = embedded_data(grading_report)
+    rows = data["rows"]
+    failing = [str(r["i"]) for r in rows if r["verdict"] != "PASS"]
+    browser = DevTools(chromium, tmp_path / "devtools")
+    try:
+        browser.open_page()
+        browser.navigate(grading_report.resolve().as_uri())
+        found = browser.evaluate(KEYS)
+    finally:
+        browser.close()
+    assert found["opened"] == {"i": failing[0], "verdict": "FAIL"}  # it opens on the first failing row
+    assert found["opened_title"] == rows[int(failing[0])]["name"]
+    assert int(found["after_j"]["i"]) == (int(failing[0]) + 1) % len(rows)
+    assert found["after_k"]["i"] == failing[0]
+    assert found["after_n"]["verdict"] != "PASS" and found["after_n_title"] == rows[int(found["after_n"]["i"])]["name"]
+    assert found["focused"] == "search" and found["escaped"] == "list"
+    assert found["searched"] == [str(r["i"]) for r in rows if "boundary" in r["name"]]
+    assert found["failing"] == ["FAIL"] * len(failing)
+    assert found["hash"].startswith("#failing")
