@@ -123,3 +123,15 @@ def test_the_keys_and_the_filters_respond(chromium: str, grading_report: Path, t
     assert found["searched"] == [str(r["i"]) for r in rows if "boundary" in r["name"]]
     assert found["failing"] == ["FAIL"] * len(failing)
     assert found["hash"].startswith("#failing")
+
+
+def test_the_tag_filter_from_the_fragment(chromium: str, tmp_path: Path) -> None:
+    (tmp_path / "project").mkdir()
+    doc = synthetic_document(tmp_path / "project", 30)
+    for row in doc["rows"]:
+        row["tags"] = ["smoke"] if row["i"] % 4 == 0 else ["slow"]
+    doc["tags"] = ["slow", "smoke"]
+    page = tmp_path / "tags.html"
+    write_report(page, doc)
+    shown = rows_in(dump_dom(chromium, page, "tag=smoke", tmp_path / "browser"))
+    assert [r["data-i"] for r in shown.rows] == [str(i) for i in range(0, 30, 4)]
