@@ -47,3 +47,18 @@ def test_run_says_beside_the_row_that_it_has_no_inputs_as_check_does(tmp_path: P
     assert check.returncode == 1
     assert check.stdout.count(words) == 1, check.stdout
     assert "1 error, 0 warnings" in check.stdout
+
+
+def test_a_typo_in_set_row_or_tag_gets_a_did_you_mean_and_tag_lists_the_tags(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "p", config={"kind": "command", "command": ["{python}", "agent.py"]},
+                        files={"agent.py": "print('{}')\n"},
+                        sets={"greeting": [row("says hello", {}, {})], "support": [row("order-refund", {}, {})]})
+    cases = {("--set", "greting"): "nothing matches eval set 'greting' (did you mean 'greeting'? eval sets: "
+                                   "greeting, support)",
+             ("--row", "order-refnd"): "nothing matches row 'order-refnd' (did you mean 'order-refund'? eval sets: "
+                                       "greeting, support; rows: 'says hello', 'order-refund')",
+             ("--tag", "smoke"): "nothing matches tag 'smoke' (eval sets: greeting, support; tags: none (no row "
+                                 "of these sets has tags))"}
+    for args, message in cases.items():
+        run = invoke_workbench("run", str(root), *args)
+        assert run.returncode == 2 and run.stderr.strip() == f"workbench: {message}", run.stderr

@@ -6,6 +6,7 @@ WorkbenchErrors (exit 2), an interrupted run raises `Stopped`."""
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -228,13 +229,30 @@ def reuse_policy(config: Config, *, reuse: bool, record: bool = True, persist: b
 
 
 def known_names(project: Project, selection: RowFilter, shown: int = 10) -> str:
-    """What the user could have meant: the eval sets, and the rows of the selected sets."""
-    text = "eval sets: " + (", ".join(s.stem for s in project.sets) or "none")
+    """What the user could have meant: a close name for a typo ('greting' → 'greeting'), the eval sets,
+    the rows of the selected sets and, with --tag, the tags they have."""
+    stems = [s.stem for s in project.sets]
+    chosen = [s for s in project.sets if selection.wants_set(s)]
+    names = [r.label for s in chosen for r in s.rows]
+    tags = sorted({tag for s in chosen for r in s.rows for tag in r.tags})
+    close = [_close(name, stems) for name in selection.sets if not any(s.answers_to(name) for s in project.sets)]
+    close += [_close(name, names) for name in selection.rows
+              if not any(r.id == name or r.name == name for s in chosen for r in s.rows)]
+    close += [_close(tag, tags) for tag in selection.tags if tag not in tags]
+    meant = [name for name in close if name is not None]
+    text = "did you mean " + " and ".join(repr(n) for n in meant) + "? " if meant else ""
+    text += "eval sets: " + (", ".join(stems) or "none")
     if selection.rows:
-        names = [r.label for s in project.sets if selection.wants_set(s) for r in s.rows]
         more = f", … ({len(names) - shown} more)" if len(names) > shown else ""
         text += "; rows: " + (", ".join(repr(n) for n in names[:shown]) + more if names else "none")
+    if selection.tags:
+        text += "; tags: " + (", ".join(tags) if tags else "none (no row of these sets has tags)")
     return text
+
+
+def _close(name: str, known: list[str]) -> str | None:
+    found = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
+    return found[0] if found else None
 
 
 def record_run(config: Config, report: IterationReport, *, partial: bool) -> str | None:
