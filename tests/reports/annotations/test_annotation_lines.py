@@ -266,6 +266,6 @@ def test_a_file_problem_is_annotated_at_the_line_it_names(tmp_path):
     (root / "evals/default/eval-sets/bands.json").write_text('{\n  "evaluations": [\n    {,\n  ]\n}\n')
     result = invoke_workbench("run", str(root), "--annotations", "github", "--no-history", "-q",
                               env=cli_env(GITHUB_WORKSPACE=str(root)))
-    problems = [line for line in result.stdout.splitlines() if "file problem" in line]
+    problems = [line for line in result.stdout.splitlines() if line.startswith("::") and "file problem" in line]
     assert problems == ["::error file=evals/default/eval-sets/bands.json,line=3,title=workbench%3A file problem::"
                         "is not valid JSON at line 3, column 6: Expecting property name enclosed in double quotes"]
