@@ -72,3 +72,16 @@ def test_the_page_is_written_whole(tmp_path: Path) -> None:
 def test_the_page_follows_the_colour_scheme(tmp_path: Path) -> None:
     text = render(document(synthetic_source(tmp_path, 1)))
     assert "@media (prefers-color-scheme: dark)" in text and 'name="color-scheme" content="light dark"' in text
+
+
+def test_a_huge_output_is_cut_so_the_page_stays_small(tmp_path: Path) -> None:
+    source = synthetic_source(tmp_path, 2)
+    huge = {"items": [{"n": i, "text": "x" * 100} for i in range(20_000)]}  # about 2.4 MB of JSON
+    source.report.results[0].actual = huge
+    source.report.results[0].trace = [{"type": "tool_call", "name": "t", "args": huge}]
+    text = render(document(source))
+    assert len(text) < 600_000
+    row = embedded_data(text)["rows"][0]["results"][0]
+    sides = next(b for b in row["blocks"] if b["kind"] == "sides")
+    assert isinstance(sides["right"]["value"], str) and "cut:" in sides["right"]["value"]
+    assert "cut:" in row["trace"][0]

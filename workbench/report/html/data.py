@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ... import jsonio
 from ...actions.gate import GateRun, dialect_gates, gate_request, judge_run
 from ...baseline import BaselineCheck, load_baseline
 from ...config import Config
@@ -27,6 +28,8 @@ FORMAT = 1
 TREND_ITERATIONS = 60
 LOG_CHARS = 16 * 1024
 TRACE_EVENTS = 200
+VALUE_BYTES = 256 * 1024  # one value of a row's detail shown whole up to this much JSON
+VALUE_SHOWN = 64 * 1024
 
 
 @dataclass(slots=True)
@@ -125,21 +128,43 @@ def _rows_of(project: Project | None) -> dict[RowKey, Row]:
     return {eval_set.key_of(row): row for eval_set in project.sets for row in eval_set.rows}
 
 
+def bounded(value: Any) -> Any:
+    """A value as the page shows it: whole up to VALUE_BYTES of JSON, else the start of its JSON text (a
+    report of many rows with large outputs stays a file a browser opens)."""
+    if value is None or isinstance(value, bool | int | float) or (isinstance(value, str) and len(value) < 1024):
+        return value
+    text = jsonio.dumps(value)
+    if len(text) <= VALUE_BYTES:
+        return value
+    return f"{text[:VALUE_SHOWN]} … (cut: {len(text) / 1e6:.1f} MB of JSON in all; the whole is in history)"
+
+
+def _bounded_block(block: dict[str, Any]) -> dict[str, Any]:
+    if block.get("kind") == "json":
+        return {**block, "value": bounded(block.get("value"))}
+    if block.get("kind") == "sides":
+        sides = {side: {**block[side], "value": bounded(block[side].get("value"))}
+                 for side in ("left", "right") if isinstance(block.get(side), dict)}
+        return {**block, **sides}
+    return block
+
+
 def _blocks(dialect: Dialect | None, detail: RowDetail) -> list[dict[str, Any]]:
     try:
-        return (dialect or Dialect()).detail_blocks(detail)
+        blocks = (dialect or Dialect()).detail_blocks(detail)
     except Exception as exc:  # a renderer's bug must not lose the report: the row says so, the rest shows
         return [{"kind": "text", "title": "Detail", "text": f"this detail could not be drawn: {exc!r}",
                  "tone": "error"}]
+    return [_bounded_block(block) for block in blocks]
 
 
 def _result_doc(result: Result, dialect: Dialect | None, row: Row | None, evaluator: EvaluatorDef | None
                 ) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "evaluator": result.evaluator, "type": result.evaluator_type, "verdict": result.verdict.value,
-        "score": result.score, "ms": round(result.duration_ms, 1), "detail": result.detail,
-        "blocks": _blocks(dialect, RowDetail(result, row, evaluator)),
-        "log": result.log[-LOG_CHARS:], "trace": result.trace[:TRACE_EVENTS], "trace_count": len(result.trace),
+        "score": result.score, "ms": round(result.duration_ms, 1), "detail": result.detail[:LOG_CHARS],
+        "blocks": _blocks(dialect, RowDetail(result, row, evaluator)), "log": result.log[-LOG_CHARS:],
+        "trace": [bounded(event) for event in result.trace[:TRACE_EVENTS]], "trace_count": len(result.trace),
     }
     if result.samples:
         doc["samples"] = result.samples_text
