@@ -3,6 +3,8 @@ printed — for `run --md/--annotations` and `workbench report --md`."""
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from pathlib import Path
 
@@ -32,8 +34,19 @@ def write_markdown(run: SharedRun, target: str) -> None:
     if target == "-":
         click.echo(text, nl=False)
         return
+    path = Path(target)
     try:
-        write_atomically(Path(target), text.encode())
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        fail(f"cannot write the Markdown digest to {target}: {exc.strerror or exc}", EXIT_FAILED)
+    if info is not None and not stat.S_ISREG(info.st_mode):  # a link, a FIFO, a device: never replaced or followed
+        kind = "a link" if stat.S_ISLNK(info.st_mode) else "not a regular file"
+        fail(f"cannot write the Markdown digest to {target}: it is {kind}, so workbench leaves it alone "
+             "(give a file path, or - to print the digest)", EXIT_FAILED)
+    try:
+        write_atomically(path, text.encode())
     except OSError as exc:
         fail(f"cannot write the Markdown digest to {target}: {exc.strerror or exc}", EXIT_FAILED)
 

@@ -4,6 +4,7 @@ it with markdown-it, which Rich already depends on), the gate and the flips said
 
 from __future__ import annotations
 
+import os
 import shutil
 
 from helpers.cli import invoke_workbench
@@ -138,3 +139,19 @@ def test_md_dash_is_refused_with_json(tmp_path):
     result = invoke_workbench("run", str(root), "--md", "-", "--json")
     assert result.returncode == 2
     assert "give --md a FILE" in result.stderr
+
+
+def test_md_refuses_a_link_or_a_fifo_and_leaves_it_alone(tmp_path):
+    root = _grading(tmp_path)
+    target = tmp_path / "elsewhere.md"
+    target.write_text("keep me\n")
+    link = tmp_path / "link.md"
+    link.symlink_to(target)
+    fifo = tmp_path / "fifo.md"
+    os.mkfifo(fifo)
+    for path, kind in ((link, "a link"), (fifo, "not a regular file")):
+        result = invoke_workbench("run", str(root), "--md", str(path), "--no-history", "-q")
+        assert result.returncode == 1
+        assert f"it is {kind}, so workbench leaves it alone" in result.stderr
+    assert link.is_symlink() and target.read_text() == "keep me\n"
+    assert fifo.is_fifo()
