@@ -57,6 +57,6 @@ def test_an_answer_from_the_live_sessions_iteration_says_nothing_ran_again_not_n
     itself; the call ran nothing *again*."""
     root = copy_example("grading", tmp_path)
     assert invoke_workbench("run", str(root)).returncode == 1  # iteration 1: 5 rows run
-    digest = AgentLoop(load_config(root), join_live=False)._digest_recorded(1, "recorded")
+    digest = AgentLoop(load_config(root), join_live=False).digest_recorded(1, "recorded")
     assert digest.trigger.endswith("the live session's iteration answers for these files: nothing ran again")
     assert "(0 re-scored, 5 run" in digest.text()

@@ -62,3 +62,13 @@ def test_a_typo_in_set_row_or_tag_gets_a_did_you_mean_and_tag_lists_the_tags(tmp
     for args, message in cases.items():
         run = invoke_workbench("run", str(root), *args)
         assert run.returncode == 2 and run.stderr.strip() == f"workbench: {message}", run.stderr
+
+
+def test_workbench_help_names_every_format_it_reads() -> None:
+    """`workbench --help` named only UiPath's layout: a Botpress user read it as not for them."""
+    from workbench.dialects import all_dialects
+
+    shown = " ".join(invoke_workbench("--help").stdout.split())
+    for dialect in all_dialects():
+        assert dialect.expects.split(" or ")[0] in shown, dialect.name
+    assert ".eval.ts" in shown and "workbench init" in shown

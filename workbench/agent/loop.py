@@ -331,9 +331,11 @@ class AgentLoop:
         if not isinstance(number, int):
             return None
         how = getattr(linked, "how", "joined")
-        return await asyncio.to_thread(self._digest_recorded, number, str(how))
+        return await asyncio.to_thread(self.digest_recorded, number, str(how))
 
-    def _digest_recorded(self, number: int, how: str) -> Digest:
+    def digest_recorded(self, number: int, how: str) -> Digest:
+        """The digest of recorded iteration `number`, told how the live session answered (`how`: joined,
+        recorded, ran)."""
         project = load_project(self.root, self.live_config)
         with HistoryStore.open(self.config) as store:
             digest = digest_of(store, number, project, self.live_config.watch.stall_after)

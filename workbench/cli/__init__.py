@@ -66,8 +66,10 @@ class WorkbenchGroup(click.Group):
 def main() -> None:
     """workbench: run an eval suite until every row is green.
 
-    Reads evals/<scope>/eval-sets/*.json and evals/<scope>/evaluators/*.json, runs the target on every
-    row's inputs and scores the output with the evaluator each set declares.
+    Reads the project's eval files as they are — UiPath API workflow evals (evals/<scope>/eval-sets/*.json,
+    scored by evals/<scope>/evaluators/*.json), conversation evals (evals/**/*.eval.json, or a Botpress
+    project's *.eval.ts), scripted replays (evals/*.script.json), scenarios (.appilots/scenarios/*.json) —
+    runs the target on every row and scores the output. `workbench init` starts a project.
 
     `workbench [PATH]` with no command opens the TUI on the project, and takes `open`'s options
     (`workbench --tag smoke`, `--no-watch`, `--cluster local`); `workbench demo` opens it on a copy
