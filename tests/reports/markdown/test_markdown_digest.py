@@ -87,6 +87,7 @@ def test_hostile_names_and_digests_stay_in_their_cells_and_inject_no_html():
 def test_md_text_leaves_plain_words_alone():
     assert md_text("score 50 passes (boundary)") == "score 50 passes (boundary)"
     assert md_text("a|b") == "a\\|b"
+    assert md_text("costs $5 and $6") == "costs \\$5 and \\$6"  # no math on GitHub
     assert md_text("x\x1b[2Jy") == "x\\\\x1b\\[2Jy"  # control characters made visible (as \x1b), then escaped
 
 
