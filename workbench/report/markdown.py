@@ -26,8 +26,8 @@ _PROBLEMS_SHOWN = 5
 _MARKS = {Verdict.PASS: "✅", Verdict.FAIL: "❌", Verdict.ERROR: "⚠️"}
 
 # Inside a line (every escaped text here is), these would format, link or break a cell; CommonMark lets any
-# ASCII punctuation be backslash-escaped (`$`: GitHub's math). `#` (an issue link), `@` (a mention), `:` (an autolink, an emoji
-# code) and HTML's `<>&` become entities.
+# ASCII punctuation be backslash-escaped (`$`: GitHub's math). `#` (an issue link), `@` (a mention), `:` (an
+# autolink, an emoji code) and HTML's `<>&` become entities.
 _PUNCTUATION = re.compile(r"([\\`*_\[\]|~$])")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "@": "&#64;", ":": "&#58;", "#": "&#35;"}
 
