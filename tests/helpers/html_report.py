@@ -91,3 +91,8 @@ def synthetic_source(root: Path, rows: int, *, failing_every: int = 7) -> Report
 
 def synthetic_document(root: Path, rows: int) -> dict[str, Any]:
     return document(synthetic_source(root, rows))
+
+
+def toy_detail_blocks(detail: Any) -> list[dict[str, Any]]:
+    """A format's own renderer for the HTML report, named by a test dialect's `html_detail`."""
+    return [{"kind": "text", "title": "Toy", "text": f"toy says {detail.result.actual!r}", "tone": ""}]

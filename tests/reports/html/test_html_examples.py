@@ -82,7 +82,8 @@ def test_each_format_draws_its_rows_its_own_way(name: str, kind: str, tmp_path: 
     page = tmp_path / "report.html"
     invoke_json("run", str(root), "--html", str(page))
     rows = embedded_data(page)["rows"]
-    assert all(kind in kinds(row) for row in rows), [kinds(r) for r in rows]
+    ran = [row for row in rows if row["verdict"] != "ERROR"]  # a row that errored (a timeout) may show less
+    assert ran and all(kind in kinds(row) for row in ran), [(r["verdict"], kinds(r)) for r in rows]
 
 
 def test_expected_actual_marks_the_differing_paths(tmp_path: Path) -> None:

@@ -149,7 +149,8 @@ def _bounded_block(block: dict[str, Any]) -> dict[str, Any]:
     return block
 
 
-def _blocks(dialect: Dialect | None, detail: RowDetail) -> list[dict[str, Any]]:
+def row_blocks(dialect: Dialect | None, detail: RowDetail) -> list[dict[str, Any]]:
+    """A result's detail drawn by its format (bounded); a renderer that raises says so in the row alone."""
     try:
         blocks = (dialect or Dialect()).detail_blocks(detail)
     except Exception as exc:  # a renderer's bug must not lose the report: the row says so, the rest shows
@@ -163,7 +164,7 @@ def _result_doc(result: Result, dialect: Dialect | None, row: Row | None, evalua
     doc: dict[str, Any] = {
         "evaluator": result.evaluator, "type": result.evaluator_type, "verdict": result.verdict.value,
         "score": result.score, "ms": round(result.duration_ms, 1), "detail": result.detail[:LOG_CHARS],
-        "blocks": _blocks(dialect, RowDetail(result, row, evaluator)), "log": result.log[-LOG_CHARS:],
+        "blocks": row_blocks(dialect, RowDetail(result, row, evaluator)), "log": result.log[-LOG_CHARS:],
         "trace": [bounded(event) for event in result.trace[:TRACE_EVENTS]], "trace_count": len(result.trace),
     }
     if result.samples:
