@@ -4,10 +4,11 @@ iteration of `[agent] max_iterations` are singular."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from helpers.agent import copy_example
-from helpers.cli import invoke_workbench
+from helpers.cli import invoke_json, invoke_workbench
 
 from workbench.agent.digest import FailingRow, build_digest
 from workbench.agent.loop import AgentLoop
@@ -60,3 +61,19 @@ def test_an_answer_from_the_live_sessions_iteration_says_nothing_ran_again_not_n
     digest = AgentLoop(load_config(root), join_live=False).digest_recorded(1, "recorded")
     assert digest.trigger.endswith("the live session's iteration answers for these files: nothing ran again")
     assert "(0 re-scored, 5 run" in digest.text()
+
+
+def test_run_brief_hints_at_commands_not_mcp_tools(tmp_path: Path) -> None:
+    """An agent reading `run --brief` has no `row()` tool: the next hint is a command that shows the row's
+    expected, actual and every difference, and it works as printed (re-scored, not run)."""
+    root = copy_example("grading", tmp_path)
+    brief = invoke_workbench("run", "--brief", str(root))
+    [hint] = [line for line in brief.stdout.splitlines() if line.startswith("next: ")]
+    assert "row(" not in brief.stdout and "check()" not in brief.stdout
+    command = hint.removeprefix("next: ").split(" for the first failing row")[0]
+    assert command == "workbench run --set grading --row 'score 50 passes (boundary)' --reuse --json"
+    args = [arg for arg in shlex.split(command)[1:] if arg != "--json"]
+    _, shown = invoke_json(*args, str(root))
+    [result] = shown["results"]
+    assert result["reused"] is True and result["expected"]["details"]["band"] == "pass"
+    assert result["actual"]["details"]["band"] == "fail"

@@ -81,7 +81,7 @@ def test_run_brief_prints_the_digest(tmp_path: Path) -> None:
     lines = first.stdout.splitlines()
     assert lines[0].startswith("iteration 1 (workbench run): 4/5 rows pass")
     assert lines[1].startswith("FAIL  grading › score 50 passes (boundary) — [exact-match-evaluator] details.band:")
-    assert 'next: row("score 50 passes (boundary)")' in first.stdout
+    assert "next: workbench run --set grading --row 'score 50 passes (boundary)' --reuse --json" in first.stdout
     assert not any(line.startswith("PASS") for line in lines)  # no line per result
     grade = root / "grade.py"
     grade.write_text(grade.read_text().replace("if score > 50:", "if score >= 50:"))

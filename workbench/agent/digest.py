@@ -132,6 +132,7 @@ class Digest:
     progress: tuple[int, int] | None = None  # rows done, rows total
     groups: list[SameFailure] = field(default_factory=list)  # every failing row, grouped by how it fails
     live: str | None = None  # how a live TUI/`watch` session answered: "joined", "recorded" or "ran"
+    for_cli: bool = False  # `run --brief`: hints name workbench commands, not the MCP tools
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -193,7 +194,8 @@ class Digest:
             lines.append(_clip_bytes(one_line(f"problem: {problem.file}: {problem.message}", 240), 240))
         errors = len(error_problems(self.problems))
         if errors > _PROBLEMS_SHOWN:
-            lines.append(f"… {errors - _PROBLEMS_SHOWN} more file problems: check()")
+            lines.append(f"… {errors - _PROBLEMS_SHOWN} more file problems: "
+                         + ("workbench check" if self.for_cli else "check()"))
         flips = self.flips.line()
         if flips:
             lines.append(_clip_bytes(one_line(flips, 600), 600))
@@ -203,6 +205,8 @@ class Digest:
         return lines
 
     def _see_more(self) -> str:
+        if self.for_cli:
+            return "workbench run --set SET --row NAME --reuse --json for any row's detail; --set SET to narrow"
         return "row(name, set) for any row's detail; run(failing_only=true, sets=[...]) to narrow"
 
 
