@@ -9,7 +9,7 @@ The kinds of block (everything a format may return; the page knows no other):
 - ``{"kind": "sides", "left": {"title", "value"}, "right": {"title", "value"}, "differ": [path...],
   "selected": [path...] | None}`` — two JSON values side by side; a path is a list of keys and indexes;
   `selected` None means the whole value counts, else what lies outside every selected path is dimmed.
-- ``{"kind": "json", "title", "value"}`` — one JSON value.
+- ``{"kind": "json", "title", "value", "collapsed"}`` — one JSON value (collapsed: shown when asked for).
 - ``{"kind": "text", "title", "text", "tone"}`` — preformatted text; tone is "", "fail", "error" or "dim".
 - ``{"kind": "transcript", "title", "turns": [{"title", "failed", "note", "lines": [{"who", "text"}],
   "marks": [{"ok": True | False | None, "text"}]}]}`` — a conversation, ✔ / ✘ per assertion.
@@ -48,8 +48,8 @@ def sides(left_title: str, left: Any, right_title: str, right: Any, *, differ: l
             "right": {"title": right_title, "value": right}, "differ": differ or [], "selected": selected}
 
 
-def json_block(title: str, value: Any) -> Block:
-    return {"kind": "json", "title": title, "value": value}
+def json_block(title: str, value: Any, *, collapsed: bool = False) -> Block:
+    return {"kind": "json", "title": title, "value": value, "collapsed": collapsed}
 
 
 def text_block(title: str, text: str, tone: str = "") -> Block:

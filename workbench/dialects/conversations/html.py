@@ -122,5 +122,5 @@ def detail_blocks(detail: RowDetail) -> list[Block]:
     inputs = result.inputs or (detail.row.inputs if detail.row is not None else {})
     blocks = [transcript(inputs, result.actual, result.expected)]
     if result.actual is not None:
-        blocks.append(json_block("Recorded transcript (JSON)", result.actual))
+        blocks.append(json_block("Recorded transcript (JSON)", result.actual, collapsed=True))
     return blocks

@@ -345,7 +345,14 @@
       }
       return box;
     },
-    json: function (b) { var box = el("div", "block"); blockTitle(box, b.title); add(box, jsonView(b.value, [], null)); return box; },
+    json: function (b) {
+      if (b.collapsed) {  // shown on demand: what the blocks above already say, in full
+        var d = el("details", "block");
+        add(d, el("summary", "", b.title), jsonView(b.value, [], null));
+        return d;
+      }
+      var box = el("div", "block"); blockTitle(box, b.title); add(box, jsonView(b.value, [], null)); return box;
+    },
     text: function (b) { var box = el("div", "block"); blockTitle(box, b.title); add(box, el("pre", b.tone ? "tone-" + b.tone : "", b.text)); return box; },
     transcript: function (b) {
       var box = el("div", "block transcript");
@@ -362,7 +369,7 @@
         });
         if (turn.note) add(t, el("div", "note", turn.note));
         (turn.marks || []).forEach(function (m) {
-          add(t, el("div", "amark " + (m.ok === true ? "ok" : (m.ok === false ? "bad" : "unk")), m.text));
+          add(t, el("div", "amark " + (m.ok === true ? "a-ok" : (m.ok === false ? "a-bad" : "a-unk")), m.text));
         });
         add(box, t);
       });
