@@ -14,7 +14,7 @@ from helpers.paths import EXAMPLES, REPO
 
 def _workflow() -> dict:
     text = (REPO / "README.md").read_text()
-    section = text[text.index("### Sharing a run"):]
+    section = text[text.index("### Share a run: a Markdown digest"):]
     block = section[section.index("```yaml\n") + len("```yaml\n"):]
     return yaml.safe_load(block[:block.index("```")])
 
