@@ -122,6 +122,7 @@ class DevTools:
         self._buffer = b""
         self._next = 0
         self.session: str | None = None
+        self.errors: list[str] = []  # the page's uncaught exceptions and console errors, as they came
 
     def send(self, method: str, params: dict[str, Any] | None = None, *, in_page: bool = True) -> dict[str, Any]:
         self._next += 1
@@ -141,6 +142,7 @@ class DevTools:
             while b"\0" in self._buffer:
                 raw, self._buffer = self._buffer.split(b"\0", 1)
                 message: dict[str, Any] = json.loads(raw)
+                self._note_error(message)
                 if wanted(message):
                     return message
             chunk = os.read(self._replies, 1 << 16)
@@ -154,6 +156,15 @@ class DevTools:
         self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
                                  in_page=False)["sessionId"]
         self.send("Page.enable")
+        self.send("Runtime.enable")
+
+    def _note_error(self, message: dict[str, Any]) -> None:
+        params = message.get("params", {})
+        if message.get("method") == "Runtime.exceptionThrown":
+            details = params.get("exceptionDetails", {})
+            self.errors.append(str(details.get("exception", {}).get("description") or details.get("text")))
+        elif message.get("method") == "Runtime.consoleAPICalled" and params.get("type") == "error":
+            self.errors.append(" ".join(str(a.get("value", a.get("description"))) for a in params.get("args", [])))
 
     def navigate(self, url: str) -> None:
         self.send("Page.navigate", {"url": url})

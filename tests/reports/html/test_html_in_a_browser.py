@@ -123,6 +123,47 @@ def test_the_keys_and_the_filters_respond(chromium: str, grading_report: Path, t
     assert found["searched"] == [str(r["i"]) for r in rows if "boundary" in r["name"]]
     assert found["failing"] == ["FAIL"] * len(failing)
     assert found["hash"].startswith("#failing")
+    assert browser.errors == []
+
+
+WALK = """
+(() => {
+  const seen = [];
+  const rows = +document.getElementById('list').dataset.shown;
+  for (let i = 0; i < rows; i++) {
+    document.dispatchEvent(new KeyboardEvent('keydown', {key: 'j', bubbles: true}));
+    const detail = document.getElementById('detail');
+    seen.push({i: document.querySelector('.row.selected').dataset.i, title: detail.querySelector('h2').textContent,
+               results: detail.querySelectorAll('.result').length, blocks: detail.querySelectorAll('.block').length});
+  }
+  return JSON.stringify(seen);
+})()
+"""
+
+
+@pytest.mark.parametrize("name", ["grading", "support-bot", "form-agent", "refund-agent"])
+def test_every_rows_detail_draws_without_an_error(name: str, chromium: str, tmp_path: Path) -> None:
+    """Each format's detail, every row of its example (the grading one against a baseline, with a trend):
+    drawn, each result with blocks, and no exception or console error in the page."""
+    root = tmp_path / name
+    shutil.copytree(EXAMPLES / name, root, ignore=shutil.ignore_patterns(".workbench", "__pycache__"))
+    if name == "grading":
+        invoke_json("run", str(root), "--update-baseline", "--min-pass-rate", "0")
+    page = tmp_path / "report.html"
+    invoke_json("run", str(root), "--html", str(page))
+    rows = embedded_data(page)["rows"]
+    browser = DevTools(chromium, tmp_path / "devtools")
+    try:
+        browser.open_page()
+        browser.navigate(page.resolve().as_uri())
+        seen = browser.evaluate(WALK)
+    finally:
+        browser.close()
+    assert browser.errors == []
+    assert sorted(int(s["i"]) for s in seen) == [r["i"] for r in rows]
+    for shown in seen:
+        row = rows[int(shown["i"])]
+        assert shown["title"] == row["name"] and shown["results"] == len(row["results"]) and shown["blocks"] >= 1
 
 
 def test_the_tag_filter_from_the_fragment(chromium: str, tmp_path: Path) -> None:

@@ -38,6 +38,7 @@ def test_a_regression_against_the_baseline_is_in_the_summary_and_the_gate(tmp_pa
     gate = embedded_data(page)["gate"]
     assert gate["judged"] and not gate["passed"]
     assert gate["baseline"]["path"] == "workbench-baseline.json"
+    assert (gate["baseline"]["passed"], gate["baseline"]["total"]) == (7, 7)
     assert any(line.startswith("newly failing: grading.json › score 50 passes (boundary)")
                for line in gate["baseline"]["regressions"])
     assert any("newly failing against the baseline" in reason for reason in gate["reasons"])

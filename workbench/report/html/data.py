@@ -245,7 +245,19 @@ def _gate(source: ReportSource) -> dict[str, Any]:
     if source.check is not None:
         doc["baseline"] = {"path": source.baseline_path.name if source.baseline_path else None,
                            "regressions": [r.describe() for r in source.check.regressions]}
+        doc["baseline"].update(_baseline_counts(source))
     return doc
+
+
+def _baseline_counts(source: ReportSource) -> dict[str, int]:
+    """How many of the baseline's results passed, beside this run's (empty when it can't be read again)."""
+    try:
+        baseline = load_baseline(source.baseline_path) if source.baseline_path is not None else None
+    except WorkbenchError:
+        return {}
+    if baseline is None:
+        return {}
+    return {"passed": sum(entry.passed for entry in baseline.entries.values()), "total": len(baseline.entries)}
 
 
 def _trend(source: ReportSource) -> list[dict[str, Any]]:

@@ -68,7 +68,9 @@
     if (gate.baseline) {
       var regs = gate.baseline.regressions;
       add(b, el("div", "big " + (regs.length ? "bad" : "ok"), regs.length ? regs.length + " regressed" : "no regression"));
-      add(b, el("div", "muted", gate.baseline.path || ""));
+      add(b, el("div", "muted", (gate.baseline.path || "") + (gate.baseline.total !== undefined ?
+        ": " + gate.baseline.passed + " / " + gate.baseline.total + " results passed there, " + s.results.passed +
+        " / " + s.results.total + " now" : "")));
       if (regs.length) add(b, list(regs));
     } else {
       add(b, el("div", "big muted", "—"), el("div", "muted", "no baseline compared"));
