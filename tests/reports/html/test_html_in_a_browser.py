@@ -176,3 +176,18 @@ def test_the_tag_filter_from_the_fragment(chromium: str, tmp_path: Path) -> None
     write_report(page, doc)
     shown = rows_in(dump_dom(chromium, page, "tag=smoke", tmp_path / "browser"))
     assert [r["data-i"] for r in shown.rows] == [str(i) for i in range(0, 30, 4)]
+
+
+def test_the_marks_show_in_the_list_and_the_detail(chromium: str, tmp_path: Path) -> None:
+    (tmp_path / "project").mkdir()
+    doc = synthetic_document(tmp_path / "project", 4)
+    doc["rows"][0].update(flaky="3/5 samples passed", rescored=True, flip="newly failing")
+    doc["rows"][0]["results"][0].update(samples="3/5", sample_verdicts=["PASS", "PASS", "FAIL", "PASS", "FAIL"])
+    page = tmp_path / "marks.html"
+    write_report(page, doc)
+    dom = dump_dom(chromium, page, "row=0", tmp_path / "browser")
+    first_row = dom[dom.index('data-i="0"'):dom.index('data-i="1"')]
+    assert ">re-scored<" in first_row and ">flaky<" in first_row and "▼ new" in first_row
+    detail = dom[dom.index('id="detail"'):]
+    assert "3/5 samples passed" in detail
+    assert re.search(r"samples: (<span class=\"(ok|bad)\">[✔✘]</span>){5}", detail)

@@ -445,6 +445,11 @@
       add(head, el("span", "badge " + r.verdict, r.verdict));
       head.appendChild(document.createTextNode("  " + r.evaluator + (r.type ? " (" + r.type + ")" : "") +
         " · score " + Number(r.score).toFixed(2) + " · " + ms(r.ms) + (r.samples ? " · " + r.samples + " samples passed" : "")));
+      if (r.sample_verdicts) {  // [runner] repeat: each sample's verdict, in the order they ran
+        var samples = el("div", "legend", "samples: ");
+        r.sample_verdicts.forEach(function (v) { add(samples, el("span", v === "PASS" ? "ok" : "bad", v === "PASS" ? "✔" : "✘")); });
+        add(body, samples);
+      }
       if (r.verdict !== "PASS" && r.detail) add(body, el("pre", r.verdict === "FAIL" ? "tone-fail" : "tone-error", r.detail));
       r.blocks.forEach(function (b) {
         var key = b.kind === "json" ? JSON.stringify(b) : null;
