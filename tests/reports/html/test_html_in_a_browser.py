@@ -191,3 +191,22 @@ def test_the_marks_show_in_the_list_and_the_detail(chromium: str, tmp_path: Path
     detail = dom[dom.index('id="detail"'):]
     assert "3/5 samples passed" in detail
     assert re.search(r"samples: (<span class=\"(ok|bad)\">[✔✘]</span>){5}", detail)
+
+
+def test_light_and_dark_follow_the_browsers_colour_scheme(chromium: str, tmp_path: Path) -> None:
+    (tmp_path / "project").mkdir()
+    page = tmp_path / "scheme.html"
+    write_report(page, synthetic_document(tmp_path / "project", 3))
+    browser = DevTools(chromium, tmp_path / "devtools")
+    colours = {}
+    try:
+        browser.open_page()
+        for scheme in ("light", "dark"):
+            wanted = [{"name": "prefers-color-scheme", "value": scheme}]
+            browser.send("Emulation.setEmulatedMedia", {"features": wanted})
+            browser.navigate(page.resolve().as_uri())
+            colours[scheme] = browser.evaluate("JSON.stringify(getComputedStyle(document.body).backgroundColor)")
+    finally:
+        browser.close()
+    assert colours == {"light": "rgb(255, 255, 255)", "dark": "rgb(13, 17, 23)"}
+    assert browser.errors == []
