@@ -143,3 +143,21 @@ def test_run_no_history_html_makes_no_history(tmp_path: Path) -> None:
     invoke_json("run", str(root), "--no-history", "--html", str(page))
     assert page.is_file() and not (root / ".workbench" / "history.sqlite3").exists()
     assert embedded_data(page)["summary"]["number"] is None
+
+
+def test_a_report_from_history_after_the_eval_files_are_gone(tmp_path: Path) -> None:
+    """History holds what the page needs: with the eval files deleted since, the rows and verdicts still show,
+    each conversation still drawn as its transcript (its format found by its evaluator type)."""
+    root = copy_example("support-bot", tmp_path)
+    _, doc = invoke_json("run", str(root))
+    shutil.rmtree(root / "evals")
+    page = tmp_path / "report.html"
+    shown = invoke_workbench("report", str(root), "--html", str(page))
+    assert shown.returncode == 0, shown.stderr
+    rows = embedded_data(page)["rows"]
+    assert sorted((r["id"], r["verdict"]) for r in rows) == sorted(row_verdicts_by_id(doc["results"]).items())
+    assert all("transcript" in kinds(r) for r in rows)
+
+
+def row_verdicts_by_id(results: list[dict[str, Any]]) -> dict[str, str]:
+    return {row_id: verdict for (_scope, _set, row_id), verdict in row_verdicts(results).items()}
