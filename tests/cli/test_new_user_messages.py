@@ -72,3 +72,19 @@ def test_workbench_help_names_every_format_it_reads() -> None:
     for dialect in all_dialects():
         assert dialect.expects.split(" or ")[0] in shown, dialect.name
     assert ".eval.ts" in shown and "workbench init" in shown
+
+
+def test_the_tui_without_a_terminal_says_what_to_run_instead_of_drawing_into_a_pipe(tmp_path: Path) -> None:
+    """From a script or an agent's shell (no terminal), `workbench`, `open`, `watch` and `demo` used to start
+    the TUI anyway and never return. Now they stop at once (exit 2) naming the headless commands; `demo`
+    stops before copying the example, so nothing is left behind."""
+    root = make_project(tmp_path / "p", config={"kind": "command", "command": ["{python}", "agent.py"]},
+                        files={"agent.py": "print('{}')\n"}, sets={"s": [row("a", {}, {})]})
+    for args in ([str(root)], ["open", str(root)], ["watch", str(root)]):
+        shown = invoke_workbench(*args)
+        assert shown.returncode == 2, (args, shown.stdout, shown.stderr)
+        assert shown.stderr.startswith("workbench: the TUI needs a terminal"), shown.stderr
+        assert "`workbench watch --plain` runs the loop" in shown.stderr
+    demo = invoke_workbench("demo", "--into", str(tmp_path / "demo"))
+    assert demo.returncode == 2 and "`workbench demo --plain`" in demo.stderr
+    assert not (tmp_path / "demo").exists()

@@ -143,6 +143,7 @@ def test_a_tui_that_crashed_never_exits_0(tmp_path: Path, monkeypatch: pytest.Mo
             pass
 
     monkeypatch.setattr(tui_app, "make_app", lambda *args, **kwargs: CrashedApp())
+    monkeypatch.setattr("workbench.cli.tui_launch.on_a_terminal", lambda: True)
     with pytest.raises(SystemExit) as exited:
         launch_tui(write_project(tmp_path))
     assert exited.value.code == 1

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from .common import fail, load_project_config
-from .tui_launch import launch_tui
+from .tui_launch import launch_tui, on_a_terminal
 
 EXAMPLE = "grading"
 
@@ -34,6 +34,9 @@ def demo_command(into: str | None, plain: bool) -> None:
     watch the row turn green.
     """
     source = bundled_example()
+    if not plain and not on_a_terminal():  # before the copy: nothing is left behind for a TUI that can't open
+        fail("the TUI needs a terminal (stdin and stdout are not one here); `workbench demo --plain` runs the "
+             "demo's loop without it")
     if into:
         target = Path(into).expanduser().resolve()
         if target.exists():
