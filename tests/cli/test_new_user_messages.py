@@ -88,3 +88,10 @@ def test_the_tui_without_a_terminal_says_what_to_run_instead_of_drawing_into_a_p
     demo = invoke_workbench("demo", "--into", str(tmp_path / "demo"))
     assert demo.returncode == 2 and "`workbench demo --plain`" in demo.stderr
     assert not (tmp_path / "demo").exists()
+
+
+def test_mcp_help_says_how_to_install_what_it_needs() -> None:
+    from workbench.cli.mcp import INSTALL_HINT
+
+    shown = " ".join(invoke_workbench("mcp", "--help").stdout.split())
+    assert INSTALL_HINT in shown and "workbench-evals[mcp]" in shown

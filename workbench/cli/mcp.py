@@ -28,6 +28,8 @@ def mcp_command(path: str | None) -> None:
     Register it with `claude mcp add workbench -- workbench mcp` (or give PATH). Only protocol goes to
     stdout; workbench's and the targets' output go to stderr and .workbench/. The tools touch only
     this project.
+
+    Needs the MCP SDK: pip install 'workbench-evals[mcp]' (from a clone of workbench: pip install -e '.[mcp]').
     """
     missing = mcp_missing()
     if missing:
