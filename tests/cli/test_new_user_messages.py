@@ -95,3 +95,25 @@ def test_mcp_help_says_how_to_install_what_it_needs() -> None:
 
     shown = " ".join(invoke_workbench("mcp", "--help").stdout.split())
     assert INSTALL_HINT in shown and "workbench-evals[mcp]" in shown
+
+
+def test_a_bare_init_in_a_botpress_project_writes_nothing_and_says_what_is_there(tmp_path: Path) -> None:
+    """`workbench init` in examples/botpress-agent seeded UiPath files beside its .eval.ts evals (a second
+    format, an empty set in the run); now it writes nothing and names the format that is there. --format
+    uipath still does it on purpose."""
+    import shutil
+
+    from helpers.paths import EXAMPLES
+
+    root = tmp_path / "bot"
+    shutil.copytree(EXAMPLES / "botpress-agent", root, ignore=shutil.ignore_patterns(".workbench"))
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    init = invoke_workbench("init", str(root))
+    assert init.returncode == 1 and init.stdout == ""
+    assert init.stderr.strip() == (f"workbench: {root} already holds conversation evals (evals/**/*.eval.json or "
+                                   "*.eval.ts): `workbench run` runs them as they are. `init` would add UiPath API "
+                                   "workflow evals beside them; give --format uipath to do that anyway, or --format "
+                                   "botpress for a starter file of the format that is there.")
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
+    forced = invoke_workbench("init", str(root), "--format", "uipath")
+    assert forced.returncode == 0 and "created evals/default/eval-sets/evaluation-set.json" in forced.stdout

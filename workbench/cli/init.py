@@ -21,7 +21,8 @@ def _formats() -> dict[str, Dialect]:
 @project_argument
 @click.option("--format", "file_format", type=click.Choice(sorted(_formats())), default=next(iter(_formats())),
               show_default=True, help="; ".join(f"{name}: {d.init_help}" for name, d in _formats().items()) + ".")
-def init_command(path: str | None, file_format: str) -> None:
+@click.pass_context
+def init_command(ctx: click.Context, path: str | None, file_format: str) -> None:
     """Create evals/<scope>/evaluators/exact-match-evaluator.json and evals/<scope>/eval-sets/evaluation-set.json
     (the scope the project uses, else default); in a project without a target yet (no Workflow.json, no
     workbench.toml, no eval files) also a starter agent.py, the workbench.toml that runs it and one row, so
@@ -31,6 +32,8 @@ def init_command(path: str | None, file_format: str) -> None:
     if target.is_file():
         fail(f"{path} is a file; give the project folder")
     root = target.resolve()
+    if ctx.get_parameter_source("file_format") is click.core.ParameterSource.DEFAULT:
+        _refuse_beside_another_format(root, _formats()[file_format])
     try:
         root.mkdir(parents=True, exist_ok=True)
         done = _formats()[file_format].scaffold(root)
@@ -46,3 +49,16 @@ def init_command(path: str | None, file_format: str) -> None:
         click.echo("nothing to do: the project already has what init would create", err=True)
         sys.exit(EXIT_FAILED)
     click.echo(f"\n{done.next_steps}")
+
+
+def _refuse_beside_another_format(root: Path, chosen: Dialect) -> None:
+    """A bare `init` in a project that already holds another format's evals (a Botpress project's
+    evals/*.eval.ts) would seed UiPath files beside them: say what is there instead, and write nothing."""
+    if not root.is_dir():
+        return
+    others = [d for d in all_dialects() if d is not chosen and d.present(root, None)]
+    if others:
+        found = "; ".join(f"{d.title} ({d.expects})" for d in others)
+        fail(f"{root} already holds {found}: `workbench run` runs them as they are. `init` would add "
+             f"{chosen.title} beside them; give --format {chosen.init_name} to do that anyway, or --format "
+             f"{others[0].init_name or chosen.init_name} for a starter file of the format that is there.", EXIT_FAILED)
