@@ -19,8 +19,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_agent
 import bench_cluster
 import bench_compare
-import bench_html_report
 import bench_conversations
+import bench_html_report
 import bench_pay_once
 import bench_repeats
 import bench_runner
