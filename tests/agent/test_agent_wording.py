@@ -5,6 +5,7 @@ iteration of `[agent] max_iterations` are singular."""
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 from pathlib import Path
 
 from helpers.agent import copy_example
@@ -16,6 +17,7 @@ from workbench.agent.loop_status import LoopStatus
 from workbench.agent.queries import check_answer, row_answer
 from workbench.config import load_config
 from workbench.model import Result, Verdict
+from workbench.project import load_project
 
 
 def test_the_check_tool_ends_with_the_line_workbench_check_ends_with(tmp_path: Path) -> None:
@@ -77,3 +79,25 @@ def test_run_brief_hints_at_commands_not_mcp_tools(tmp_path: Path) -> None:
     [result] = shown["results"]
     assert result["reused"] is True and result["expected"]["details"]["band"] == "pass"
     assert result["actual"]["details"]["band"] == "fail"
+
+
+def test_a_narrowed_run_that_passes_is_not_the_projects_green(tmp_path: Path) -> None:
+    """`run(rows=[...])` on one passing row said `all green — stop here and report` with another row still
+    failing: an agent stops on that. A narrowed run is green only for its rows, says how many it left out and
+    to run them all; `run --brief --row` says the same in commands."""
+    root = copy_example("grading", tmp_path)
+    project = load_project(root, load_config(root))
+    one = Result("default", "grading.json", "pass-85", "score 85 passes with distinction", "exact-match-evaluator",
+                 Verdict.PASS, 1.0, "")
+    key = next(s.key_of(r) for s in project.sets for r in s.rows if r.name == one.row_name)
+    one = replace(one, row_id=key.row_id)
+    digest = build_digest([one], project, iteration=3)
+    assert not digest.green and digest.to_json()["rows_left_out"] == 4
+    assert digest.next.startswith("the selected rows pass, 4 rows of the project not run: run() with no sets")
+    assert "all green" not in digest.text() and "stop here" not in digest.text()
+    brief = invoke_workbench("run", "--brief", "--row", "score 40 fails", str(root))
+    assert brief.returncode == 0 and "all green" not in brief.stdout
+    assert "next: the selected rows pass, 4 rows of the project not run: `workbench run` with no --set" in brief.stdout
+    everything = build_digest([replace(one, row_id=k.row_id, set_file=k.set_file) for k in
+                               (s.key_of(r) for s in project.sets for r in s.rows)], project, iteration=4)
+    assert everything.green and everything.next == "all green — stop here and report"

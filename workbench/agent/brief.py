@@ -40,4 +40,7 @@ def cli_next(digest: Digest) -> str:
         first = digest.failing[0]
         return (f"workbench run --set {shlex.quote(first.set)} --row {shlex.quote(first.row)} --reuse --json for "
                 "the first failing row's expected, actual and every difference")
+    if digest.next.startswith("the selected rows pass"):
+        return digest.next.replace("run() with no sets, rows, tags or failing_only",
+                                   "`workbench run` with no --set, --row or --tag")
     return digest.next.replace("(check() lists them all)", "(`workbench check` lists them all)")

@@ -133,6 +133,7 @@ class Digest:
     groups: list[SameFailure] = field(default_factory=list)  # every failing row, grouped by how it fails
     live: str | None = None  # how a live TUI/`watch` session answered: "joined", "recorded" or "ran"
     for_cli: bool = False  # `run --brief`: hints name workbench commands, not the MCP tools
+    left_out: int = 0  # rows of the project this iteration did not run (a narrowed run): never "all green"
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -148,6 +149,7 @@ class Digest:
             "problems_total": len(self.problems),
             "loop": self.status.to_json() if self.status is not None else None,
             "next": self.next, "trigger": self.trigger, "duration_s": round(self.duration_s, 3),
+            "rows_left_out": self.left_out,
         }
         if self.handle is not None:
             doc["handle"] = self.handle
@@ -186,6 +188,8 @@ class Digest:
             count += f", {self.rows_erroring} error"
         why = f" ({one_line(self.trigger, 120)})" if self.trigger else ""
         head = f"{where}{why}: {count} ({self.rescored} re-scored, {self.ran} run, {self.duration_s:.1f}s)"
+        if self.left_out and not self.rows_failing and not self.rows_erroring and self.rows_total:
+            return head + f" — the selected rows pass; {counted(self.left_out, 'row')} of the project not run"
         return head + (" — all green" if self.green else "")
 
     def _tail(self) -> list[str]:
@@ -299,7 +303,11 @@ def build_digest(results: Sequence[Result], project: Project | None, *, iteratio
               "errors": sum(r.verdict is Verdict.ERROR for r in results)}
     passing = verdicts.count(Verdict.PASS)
     errors = list(problems)
-    green = complete and bool(results) and passing == len(groups) and not error_problems(errors)
+    selected_green = complete and bool(results) and passing == len(groups) and not error_problems(errors)
+    # A narrowed run (rows, sets, tags, failing_only) is never the project's green: a fix that turned the
+    # selected rows green may have broken the others, so the agent is told to run them all before stopping.
+    left_out = len({s.key_of(r) for s in project.sets for r in s.rows} - set(groups)) if project is not None else 0
+    green = selected_green and not left_out
     labels: dict[str, int] = {}
     if project is not None:
         for eval_set in project.sets:
@@ -310,7 +318,9 @@ def build_digest(results: Sequence[Result], project: Project | None, *, iteratio
         rows_passing=passing, rows_failing=verdicts.count(Verdict.FAIL), rows_erroring=verdicts.count(Verdict.ERROR),
         results=counts, rescored=rescored, ran=len(groups) - rescored, failing=failing[:MAX_ROWS],
         failing_total=len(failing), flips=flips_between(previous, results, previous_number), status=status,
-        problems=errors, green=green, next=next_hint(failing, green, status, labels), trigger=trigger,
-        groups=same_failures(failing),
+        problems=errors, green=green, trigger=trigger, groups=same_failures(failing), left_out=left_out,
+        next=(f"the selected rows pass, {counted(left_out, 'row')} of the project not run: run() with no sets, "
+              "rows, tags or failing_only to check every row before stopping") if selected_green and left_out
+        else next_hint(failing, green, status, labels),
         duration_s=duration_s)
 
