@@ -1,6 +1,6 @@
 """The agent's words agree with their numbers as the CLI's do (issue 22 point 11, found by H12 on a new user's
 pass): `check`'s tool says `1 set`, like `workbench check`; one more evaluator, one stalled iteration and one
-iteration of `[agent] max_iterations` are singular."""
+iteration of `[agent] max_iterations` are singular. And what the tools tell an agent is true and usable."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from helpers.agent import copy_example
 from helpers.cli import invoke_json, invoke_workbench
 
 from workbench.agent.digest import FailingRow, build_digest
-from workbench.agent.loop import AgentLoop
+from workbench.agent.loop import AgentLoop, AgentRefusal
 from workbench.agent.loop_status import LoopStatus
-from workbench.agent.queries import check_answer, row_answer
+from workbench.agent.queries import check_answer, locate_row, row_answer
 from workbench.config import load_config
 from workbench.model import Result, Verdict
 from workbench.project import load_project
@@ -101,3 +101,15 @@ def test_a_narrowed_run_that_passes_is_not_the_projects_green(tmp_path: Path) ->
     everything = build_digest([replace(one, row_id=k.row_id, set_file=k.set_file) for k in
                                (s.key_of(r) for s in project.sets for r in s.rows)], project, iteration=4)
     assert everything.green and everything.next == "all green — stop here and report"
+
+
+def test_row_with_a_name_cut_short_says_which_row_was_meant(tmp_path: Path) -> None:
+    root = copy_example("grading", tmp_path)
+    project = load_project(root, load_config(root))
+    try:
+        locate_row(project, "score 50 passes", None)
+    except AgentRefusal as refused:
+        assert str(refused) == ("no row 'score 50 passes' in any eval set (did you mean 'score 50 passes (boundary)'? "
+                                "give its id or exact name; sets: bands, grading)")
+    else:
+        raise AssertionError("a name that is no row's was found")

@@ -4,6 +4,7 @@ reaches a path of its own."""
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,8 +74,17 @@ def locate_row(project: Project, name: str, set_name: str | None) -> tuple[EvalS
     if found:
         sets = ", ".join(sorted({s.stem for s, _ in found}))
         raise AgentRefusal(f"{len(found)} rows are called {name!r} (in {sets}); give set= too, or the row's id")
-    raise AgentRefusal(f"no row {name!r} in any eval set (give its id or exact name; sets: "
+    meant = _rows_meant(name, [r.label for s in project.sets for r in s.rows])
+    hint = f"did you mean {' or '.join(repr(m) for m in meant)}? " if meant else ""
+    raise AgentRefusal(f"no row {name!r} in any eval set ({hint}give its id or exact name; sets: "
                        + (", ".join(s.stem for s in project.sets) or "none") + ")")
+
+
+def _rows_meant(name: str, labels: list[str]) -> list[str]:
+    """Up to three row names an agent probably meant: those holding what it typed, else close spellings."""
+    folded = name.casefold()
+    holding = [label for label in dict.fromkeys(labels) if folded in label.casefold()]
+    return holding[:3] or difflib.get_close_matches(name, list(dict.fromkeys(labels)), n=3, cutoff=0.6)
 
 
 def row_findings(config: Config, project: Project, key: RowKey) -> list[str]:
