@@ -117,3 +117,24 @@ def test_a_bare_init_in_a_botpress_project_writes_nothing_and_says_what_is_there
     assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
     forced = invoke_workbench("init", str(root), "--format", "uipath")
     assert forced.returncode == 0 and "created evals/default/eval-sets/evaluation-set.json" in forced.stdout
+
+
+def test_init_format_botpress_in_an_empty_folder_makes_a_project_that_runs(tmp_path: Path) -> None:
+    """Point 7 for the Botpress format: `init --format botpress && run` used to stop with "no way to run the
+    target" (and a [runner] snippet for a one-shot command, not a per-turn bot). Now a starter bot.py and the
+    workbench.toml that runs it come with the example eval, and the eval passes at once; a folder that
+    already says how to run its target gets the eval only."""
+    root = tmp_path / "bot"
+    init = invoke_workbench("init", str(root), "--format", "botpress")
+    assert init.returncode == 0, init.stderr
+    assert init.stdout.splitlines()[:3] == ["created evals/greeting.eval.json", "created bot.py",
+                                            "created workbench.toml"]
+    assert "`workbench run` plays evals/greeting.eval.json against bot.py (it passes)" in init.stdout
+    run = invoke_workbench("run", str(root))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.splitlines()[-1].startswith("1 passed, 0 failed, 0 errors")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "workbench.toml").write_text('[runner]\nkind = "command"\ncommand = ["{python}", "my_bot.py"]\n')
+    again = invoke_workbench("init", str(mine), "--format", "botpress")
+    assert again.returncode == 0 and "bot.py" not in again.stdout and not (mine / "bot.py").exists()

@@ -39,7 +39,7 @@ class ConversationsDialect(Dialect):
         from . import scaffold
 
         created, kept, skipped = scaffold.init_conversations(root)
-        return Scaffolded(created, kept, skipped, scaffold.NEXT_STEPS)
+        return Scaffolded(created, kept, skipped, scaffold.next_steps(created))
     accept_refusal = ("is a conversation eval: its assertions are checked turn by turn and there is no single "
                       "expected output to accept; edit the assertions in its .eval.json or .eval.ts file instead "
                       "(workbench never writes into a .eval.ts file)")
