@@ -33,7 +33,8 @@ class ConversationsDialect(Dialect):
     view = "workbench.tui.detail_views.conversation:ConversationView"
     html_detail = "workbench.dialects.conversations.html:detail_blocks"
     init_name = "botpress"
-    init_help = f"{EVALS_DIR}/greeting{SUFFIX} (a conversation eval)"
+    init_help = (f"{EVALS_DIR}/greeting{SUFFIX} (a conversation eval), in a folder without a target also a starter "
+                 "bot.py and the workbench.toml that runs it")
 
     def scaffold(self, root: Path) -> Scaffolded:
         from . import scaffold
