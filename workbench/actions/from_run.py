@@ -23,6 +23,7 @@ from ..dialects.base import NewCase
 from ..errors import WorkbenchError
 from ..history import HistoryStore
 from ..model import EvalSet, Project, Result, RowKey, results_by_row
+from ..textsafe import slug
 from ..writeback import WritebackError
 from ..writeback.atomic import create_atomically
 from ..writeback.rows import find_set
@@ -72,9 +73,10 @@ def recorded_row(config: Config, iteration: int, row_ref: str | RowKey) -> Recor
 
 
 def plan_script_case(config: Config, project: Project, recorded: RecordedRow, name: str | None = None) -> NewCase:
-    """The new case file for the recorded run (name: the row's id by default), from the format that makes
-    cases from runs. Refused when the file or a case of that name exists, or the run can't be a case."""
-    name = name if name is not None else recorded.result.row_id
+    """The new case file for the recorded run (name: a readable slug of the row's name by default, its id when
+    nothing readable is left — as the TUI's `c` dialog proposes), from the format that makes cases from runs.
+    Refused when the file or a case of that name exists, or the run can't be a case."""
+    name = name if name is not None else (slug(recorded.result.label) or recorded.result.row_id)
     maker = next((dialect for dialect in all_dialects() if dialect.makes_cases_from_runs), None)
     if maker is None:
         raise Refused("no eval format here makes cases from recorded runs")

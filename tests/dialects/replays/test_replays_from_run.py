@@ -71,19 +71,20 @@ def test_a_traced_command_targets_run_becomes_a_case_that_replays_the_same(tmp_p
 
 
 def test_a_uipath_row_run_by_uip_becomes_a_case_with_the_same_output(tmp_path: Path) -> None:
-    root = make_project(tmp_path / "p", sets={"grading": [row("verdict", {"output": "approved"}, {"result": "approved"},
-                                                              id="v1")]},
+    root = make_project(tmp_path / "p", sets={"grading": [row("Verdict: approved?", {"output": "approved"},
+                                                              {"result": "approved"}, id="v1")]},
                         config=UIP_CONFIG, files={"Workflow.json": WORKFLOW_JSON})
     first, doc = invoke_json("run", str(root))
     assert first.returncode == 0, first.stdout + first.stderr
-    recorded = results_by_name(doc)["verdict"]["actual"]
+    recorded = results_by_name(doc)["Verdict: approved?"]["actual"]
     proc = invoke_workbench("add-row", str(root), "--from-run", "1", "--row", "v1", "--script")
     assert proc.returncode == 0, proc.stderr
-    case = json.loads((root / "evals" / "v1.script.json").read_text())
+    # named by a readable slug of the row's name (issue 22 point 9), as the TUI's `c` dialog proposes — not its id
+    case = json.loads((root / "evals" / "verdict-approved.script.json").read_text())
     assert case["script"] == [{"type": "assistant.output", "content": json.dumps(recorded, separators=(",", ":"))}]
     again, doc = invoke_json("run", str(root), "--set", "scripts")
     assert again.returncode == 0, again.stdout
-    replayed = results_by_name(doc)["v1"]["actual"]
+    replayed = results_by_name(doc)["verdict-approved"]["actual"]
     assert replayed["status"] == "completed" and json.loads(replayed["output"]) == recorded
 
 

@@ -93,6 +93,7 @@ def judge_threshold(criterion: dict[str, Any], data: ScoreInput) -> float:
 
 class ConversationScorer(Scorer):
     type_id: ClassVar[str] = CONVERSATION_TYPE
+    compares: ClassVar[str] = "each turn of the conversation against that turn's assertions"
 
     def check_config(self, evaluator: EvaluatorDef) -> str | None:
         return None

@@ -27,6 +27,7 @@ def _run(output: Any) -> dict[str, Any]:
 
 class ReplayExpect(Scorer):
     type_id: ClassVar[str] = EXPECT_TYPE
+    compares: ClassVar[str] = "the replayed run (its status, steps and output) against the case's expect block"
 
     def check_config(self, evaluator: EvaluatorDef) -> str | None:
         return None
