@@ -32,10 +32,13 @@ MAX_HISTORY = 50
 
 @dataclass(slots=True)
 class Answer:
-    """A tool's answer: structured content, and its short text rendering."""
+    """A tool's answer: structured content, and its short text rendering. `refused`: part of what was asked
+    was refused (an `accept` of a row that is no row's), so the call answers as an error, as every other
+    refusal does, even though the rest of it was done."""
 
     structured: dict[str, Any]
     text: str
+    refused: bool = False
 
 
 def check_answer(config: Config) -> Answer:

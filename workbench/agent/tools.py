@@ -60,7 +60,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("history", "The last iterations: counts, what triggered each (files changed) and what flipped.",
              _object({"last": {"type": "integer", "minimum": 1, "maximum": 50, "description": "default 10"}})),
     ToolSpec("accept", "Write each row's recorded actual output as its expected output (the surgical write of "
-             "`workbench accept`); returns the diff written per row, or why it was refused.",
+             "`workbench accept`); returns the diff written per row, or why it was refused (a refused row makes the "
+             "answer an error; the other rows are still written).",
              _object({"rows": _NAMES | {"minItems": 1, "description": "Row names or ids"},
                       "set": _NAME, "evaluator": _NAME, "iteration": {"type": "integer", "minimum": 1}}, ("rows",))),
     ToolSpec("add_row", "Run the target once on `inputs` and append a row built from its output to the set "
@@ -136,11 +137,13 @@ HANDLERS: dict[str, Handler] = {"run": _run, "status": _status, "check": _check,
 async def call_tool(loop: AgentLoop, name: str, args: dict[str, Any],
                     progress: ProgressSink | None = None) -> tuple[Answer, bool]:
     """(answer, is_error): a WorkbenchError (a refusal, a name that matches nothing) is an error answer in
-    words; anything else propagates."""
+    words, and so is an answer that refused part of what it was asked (`Answer.refused`); anything else
+    propagates."""
     handler = HANDLERS.get(name)
     if handler is None:
         return Answer({"error": f"no tool {name!r}"}, f"no tool {name!r} (tools: {', '.join(TOOL_NAMES)})"), True
     try:
-        return await handler(loop, args, progress), False
+        answer = await handler(loop, args, progress)
+        return answer, answer.refused
     except WorkbenchError as exc:
         return Answer({"error": str(exc)}, str(exc)), True

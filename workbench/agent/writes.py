@@ -14,7 +14,7 @@ from ..actions.writing import write_plan
 from ..config import Config
 from ..errors import WorkbenchError
 from ..project import load_project
-from ..textsafe import one_line
+from ..textsafe import counted, one_line
 from ..writeback.rows import find_set
 from .loop import AgentRefusal
 from .queries import Answer, locate_row
@@ -49,7 +49,11 @@ def accept_answer(config: Config, rows: list[str], set_name: str | None, evaluat
                              "diff": _diff(written.diff()), "notes": preview.notes})
         except WorkbenchError as exc:
             outcomes.append({"row": ref, "written": False, "refused": str(exc)})
+    refused = [outcome for outcome in outcomes if outcome.get("refused")]
     lines = []
+    if refused and len(refused) < len(outcomes):
+        wrote = sum(bool(outcome["written"]) for outcome in outcomes)
+        lines.append(f"refused {len(refused)} of {len(outcomes)} rows; wrote {counted(wrote, 'row')}")
     for outcome in outcomes:
         if outcome.get("refused"):
             lines.append(one_line(f"refused {outcome['row']!r}: {outcome['refused']}", 400))
@@ -58,7 +62,10 @@ def accept_answer(config: Config, rows: list[str], set_name: str | None, evaluat
                          f"{outcome['file']}:\n{outcome['diff'][:1500]}")
         else:
             lines.append(f"{outcome['row']!r}: {outcome['note']}")
-    return Answer({"accepted": outcomes}, "\n".join(lines)[:6000])
+    doc: dict[str, Any] = {"accepted": outcomes}
+    if refused:  # an error answer's structured content says why, as every other refusal's does
+        doc["error"] = "; ".join(one_line(f"{o['row']!r}: {o['refused']}", 400) for o in refused)
+    return Answer(doc, "\n".join(lines)[:6000], refused=bool(refused))
 
 
 async def add_row_answer(config: Config, set_name: str, name: str, inputs: dict[str, Any],

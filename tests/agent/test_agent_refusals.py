@@ -1,0 +1,35 @@
+"""Refusals read the same in every agent tool (found on a new user's pass): `accept` of a name that is no row's
+answered `is_error: false` while `row` refused the same name with `is_error: true`. A refused row now makes
+`accept`'s answer an error too — the rows it could write are still written and named — and a row the
+evaluator compares only in part is explained by what the evaluator compares (the rest listed as ignored)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers.agent import copy_example, mcp_session, text_of
+
+BOUNDARY = "score 50 passes (boundary)"
+SET_FILE = Path("evals/default/eval-sets/grading.json")
+
+
+async def test_accept_and_row_refuse_a_name_that_is_no_rows_alike(tmp_path: Path) -> None:
+    root = copy_example("grading", tmp_path)
+    async with mcp_session(root) as session:
+        await session.call_tool("run", {})
+        before = (root / SET_FILE).read_bytes()
+        row = await session.call_tool("row", {"name": "no such row"})
+        accept = await session.call_tool("accept", {"rows": ["no such row"]})
+        assert row.is_error and accept.is_error, (text_of(row), text_of(accept))
+        assert "no row 'no such row'" in text_of(row) and "no row 'no such row'" in text_of(accept)
+        assert "no row 'no such row'" in row.structured_content["error"]
+        assert "no row 'no such row'" in accept.structured_content["error"]
+        assert (root / SET_FILE).read_bytes() == before
+
+        mixed = await session.call_tool("accept", {"rows": [BOUNDARY, "no such row"]})
+        assert mixed.is_error
+        written, refused = mixed.structured_content["accepted"]
+        assert written["written"] and not refused["written"] and "no row" in refused["refused"]
+        assert text_of(mixed).splitlines()[0] == "refused 1 of 2 rows; wrote 1 row"
+        assert json.loads((root / SET_FILE).read_text()) != json.loads(before)  # the good row was still written
