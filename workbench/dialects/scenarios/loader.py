@@ -43,7 +43,8 @@ class ScenariosDialect(Dialect):
     view = "workbench.tui.detail_views.scenario:ScenarioView"
     html_detail = "workbench.dialects.scenarios.html:detail_blocks"
     init_name = "appilots"
-    init_help = f"{APPILOTS_DIR}/scenarios/example.json (one scenario: given a screen, when the user says X)"
+    init_help = (f"{APPILOTS_DIR}/scenarios/example.json (one scenario: given a screen, when the user says X), in a "
+                 "folder without a target also a starter agent.py and the workbench.toml that runs it")
     gate_help = (f"Scenarios ({APPILOTS_DIR}/scenarios/*.json) have a gate of their own: at least "
                  f"{DEFAULT_MIN_PASS_RATE:.0%} of them pass, none that passed on {APPILOTS_DIR}/eval-baseline.json "
                  "fails now, and none costs more tokens than the baseline allows (--max-token-regression).")
@@ -63,7 +64,7 @@ class ScenariosDialect(Dialect):
         from . import scaffold
 
         created, kept, skipped = scaffold.init_scenarios(root)
-        return Scaffolded(created, kept, skipped, scaffold.NEXT_STEPS)
+        return Scaffolded(created, kept, skipped, scaffold.next_steps(created))
 
     def present(self, root: Path, config: Config | None) -> bool:
         settings, _ = resolve_settings(root, config)

@@ -1,11 +1,16 @@
-"""`workbench init --format appilots`: one example scenario to edit, never over an existing file."""
+"""`workbench init --format appilots`: one example scenario to edit, never over an existing file; in a folder
+that doesn't yet say how to run its agent, also a starter agent.py and the workbench.toml that runs it, so
+`workbench run` passes at once."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
-from ...scaffold import create_json
+from ...config import find_config_file
+from ...errors import WorkbenchError
+from ...scaffold import SETTINGS_FILE, STARTER_TARGET, create_file, create_json
 from .settings import APPILOTS_DIR
 
 EXAMPLE = "example.json"
@@ -40,15 +45,82 @@ def example_scenario() -> dict[str, Any]:
     }
 
 
+STARTER_AGENT_TEXT = '''"""A starter agent for workbench: make `respond` call your UI agent.
+
+workbench calls `respond(request)` once per scenario (workbench.toml, [runner]) with {"name", "given":
+{"screen", "observation"}, "when", "model"?} and reads {"actions": [{"type", "payload"}], "reply": "..."}
+back (add "usage": {"tokens": N} and the scenario gate watches the cost). What is printed on stderr is the
+scenario's log.
+"""
+
+import re
+import sys
+
+EMAIL = re.compile(r"[\\w.+-]+@[\\w-]+(?:\\.[\\w-]+)+")
+NAME = re.compile(r"(?:my name is|I'm|I am)\\s+([A-Z][\\w'-]*(?:\\s+[A-Z][\\w'-]*)*)")
+
+
+def respond(request):
+    when = request.get("when") or ""
+    inputs = ((request.get("given") or {}).get("observation") or {}).get("inputs") or []
+    print(f"{request.get('name')}: {when!r}", file=sys.stderr)  # shows in the scenario's log
+    email, name = EMAIL.search(when), NAME.search(when)
+    fields = []
+    for field in inputs:
+        field_id = str(field.get("id", ""))
+        if "mail" in field_id.lower() and email:
+            fields.append({"fieldId": field_id, "value": email.group(0)})
+        elif "name" in field_id.lower() and name:
+            fields.append({"fieldId": field_id, "value": name.group(1)})
+    if not fields:
+        return {"actions": [], "reply": "Sorry, I can't help with that on this screen."}
+    return {"actions": [{"type": "form_fill", "payload": {"fields": fields}}], "reply": "I filled in your details."}
+'''
+STARTER_SETTINGS_TEXT = f'''# How workbench asks the agent (README: Scenarios): {STARTER_TARGET}'s respond(), once per
+# scenario, in a worker process that lives for the whole iteration.
+[runner]
+kind = "python"
+callable = "agent:respond"
+timeout = 30
+'''
+
+
+def _has_target(root: Path) -> bool:
+    """Whether the project already says how to run its agent (or has scenarios to go with one)."""
+    try:
+        source, _ = find_config_file(root)
+    except WorkbenchError:
+        return True  # a settings file that doesn't read is still the user's
+    folder = root / APPILOTS_DIR / "scenarios"
+    return source is not None or os.path.lexists(root / STARTER_TARGET) or (
+        folder.is_dir() and any(folder.glob("*.json")))
+
+
 def init_scenarios(root: Path) -> tuple[list[str], list[str], list[str]]:
-    """(created, kept because they exist, skipped) relative paths, like `scaffold.init_project`."""
+    """(created, kept because they exist, skipped) relative paths, like `scaffold.init_project`; in a folder
+    with no target and no scenarios yet, also the starter agent.py and the workbench.toml that runs it."""
+    starter = not _has_target(root)
     path = root / APPILOTS_DIR / "scenarios" / EXAMPLE
     relative = path.relative_to(root).as_posix()
-    return ([relative], [], []) if create_json(path, example_scenario()) else ([], [relative], [])
+    created: list[str] = []
+    kept: list[str] = []
+    (created if create_json(path, example_scenario()) else kept).append(relative)
+    if starter:
+        for name, text in ((STARTER_TARGET, STARTER_AGENT_TEXT), (SETTINGS_FILE, STARTER_SETTINGS_TEXT)):
+            (created if create_file(root, name, text.encode("utf-8")) else kept).append(name)
+    return created, kept, []
+
+
+def next_steps(created: list[str]) -> str:
+    if STARTER_TARGET in created:
+        return (f"Next: `workbench run` plays {APPILOTS_DIR}/scenarios/{EXAMPLE} against {STARTER_TARGET} (it "
+                f"passes), or `workbench` opens the TUI. Then make {STARTER_TARGET}'s respond() call your agent, "
+                "add scenarios, and `workbench run --update-baseline` records the scenario baseline.")
+    return NEXT_STEPS
 
 
 NEXT_STEPS = ("Next: edit .appilots/scenarios/example.json to match a real screen, and say in workbench.toml how "
               "to run your agent ([runner]): it gets {\"name\", \"given\", \"when\", \"model\"} as JSON and answers "
               "{\"actions\": [...], \"reply\": \"...\"}. Then `workbench run --update-baseline`.")
 
-__all__ = ["EXAMPLE", "NEXT_STEPS", "example_scenario", "init_scenarios"]
+__all__ = ["EXAMPLE", "NEXT_STEPS", "example_scenario", "init_scenarios", "next_steps"]
