@@ -65,3 +65,44 @@ async def test_a_row_that_passes_everywhere_opens_on_its_first_evaluator(tmp_pat
         await settle(pilot)
         assert app.main.detail.current_ref == "grade"
         assert tab_labels(app) == ["grade ✔", "band ✔", "score ✔"]
+
+
+MANY = ("reply-mentions-queue", "ticket-similarity", "category-is-billing", "priority-field", "tool-order",
+        "queue-field", "tone-is-polite")
+
+
+def many_evaluator_project(root: Path) -> Config:
+    """One row scored seven ways with long names (agent-tools' refund row): only queue-field fails."""
+    output = {ref: "ok" for ref in MANY}
+    criteria = {ref: {"expectedOutput": {ref: "ok" if ref != "queue-field" else "billing"}} for ref in MANY}
+    doc = {"version": "1.0", "id": "set-many", "name": "Many evaluators", "evaluatorRefs": list(MANY),
+           "evaluations": [row("refund", {"out": output}, criteria=criteria)]}
+    return write_project(root, {"many": doc}, evaluators={ref: evaluator(ref, id=f"{ref}-eval") for ref in MANY})
+
+
+async def test_at_80_columns_every_tab_keeps_its_mark_and_cut_names_end_in_an_ellipsis(tmp_path: Path) -> None:
+    """H12 finding 1: seven tabs at 80 columns ran off the pane: one mark seen, a name cut mid-word."""
+    app = app_for(many_evaluator_project(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_idle(app, pilot)
+        await settle(pilot)
+        detail = app.main.detail
+        assert detail.current_ref == "queue-field"  # issue 22 point 2: the detail opens on the failing one
+        tabs = detail.query_one("#detail-evaluators")
+        labels = tab_labels(app)
+        assert len(labels) == len(MANY)
+        assert [label[-1] for label in labels] == ["✔", "✔", "✔", "✔", "✔", "✘", "✔"]
+        for tab, ref in zip(tabs.query(Tab), MANY, strict=True):
+            name = tab.label.plain[:-1].rstrip()
+            assert name == ref or (ref.startswith(name.rstrip("…")) and name.endswith("…")) or not name
+            assert tab.region.right <= tabs.region.right  # on screen, not scrolled off the pane
+        assert "queue-field ✘" in labels  # the failing one keeps its name
+        await pilot.press("enter", "left")  # the user steps to a passing evaluator: its tab names it
+        await settle(pilot)
+        assert detail.current_ref == "tool-order"
+        assert any(label.startswith("tool-or") for label in tab_labels(app))
+        await pilot.resize_terminal(160, 48)
+        await settle(pilot)
+        wide = tab_labels(app)  # wider: every tab names its evaluator again
+        assert all(ref.startswith(label[:-2].rstrip("…")) and len(label) > 6
+                   for label, ref in zip(wide, MANY, strict=True))

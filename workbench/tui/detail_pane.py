@@ -22,17 +22,10 @@ from ..textsafe import one_line
 from .detail_views import DEFAULT_VIEW, DetailContext, DetailView, view_for
 from .labels import FLAKY_MARK, FLAKY_STYLE, verdict_text
 from .state import RUNNING, RunState
+from .tab_labels import fit_labels
 
 NOTHING_SELECTED = "Select a row to see its inputs, expected and actual output."
 STACK_BELOW = 70  # a pane narrower than this shows expected above actual: two columns of 30 would wrap
-
-
-def tab_label(ref: str, verdict: Verdict | None) -> Text:
-    """An evaluator's tab: its name and its latest verdict's mark (✔ ✘ !, ○ before it ran)."""
-    label = Text(one_line(ref, 30))
-    label.append(" ")
-    label.append_text(verdict_text(verdict))
-    return label
 
 
 class RowDetail(VerticalScroll, can_focus=True):
@@ -69,8 +62,10 @@ class RowDetail(VerticalScroll, can_focus=True):
             yield self._view
 
     def on_resize(self, event: events.Resize) -> None:
-        """Narrow (an 80-column terminal): views' side-by-side parts stack, expected above actual."""
+        """Narrow (an 80-column terminal): views' side-by-side parts stack, expected above actual; the
+        evaluator tabs are fitted again."""
         self.set_class(event.size.width < STACK_BELOW, "stacked")
+        self._relabel()
 
     @property
     def view(self) -> DetailView:
@@ -115,11 +110,29 @@ class RowDetail(VerticalScroll, can_focus=True):
         refs = self.row[0].evaluator_refs if self.row else []
         self._marks = self._verdicts()
         self._first_tab_activates = bool(refs)  # Tabs.add_tab's own activation of the first tab is on its way
-        for index, ref in enumerate(refs):
-            tabs.add_tab(Tab(tab_label(ref, self._marks[index]), id=self._tab_id(index)))
+        for index, label in enumerate(self._fitted_labels()):
+            tabs.add_tab(Tab(label, id=self._tab_id(index)))
         tabs.display = len(refs) > 1
         if refs:
             tabs.active = self._tab_id(self.evaluator_index)
+
+    def _fitted_labels(self) -> list[Text]:
+        """The tabs' labels cut to the pane's width: every tab's ✔/✘ stays visible (`tab_labels`)."""
+        refs = self.row[0].evaluator_refs if self.row else []
+        width = self.scrollable_content_region.width or 10_000  # not laid out yet: fitted on the first resize
+        return fit_labels(refs, self._marks, width, self.evaluator_index)
+
+    def _relabel(self) -> None:
+        """Give every tab of this row its fitted label (after a resize, new verdicts, another tab shown)."""
+        if self.row is None or len(self.row[0].evaluator_refs) < 2 or not self.is_mounted:
+            return
+        labels = self._fitted_labels()
+        for tab in self.query_one("#detail-evaluators", Tabs).query(Tab):
+            prefix = f"evaluator-{self._generation}-"
+            if tab.id and tab.id.startswith(prefix):
+                index = int(tab.id[len(prefix):])
+                if index < len(labels) and tab.label != labels[index]:
+                    tab.label = labels[index]
 
     def _tab_id(self, index: int) -> str:
         return f"evaluator-{self._generation}-{index}"
@@ -144,18 +157,16 @@ class RowDetail(VerticalScroll, can_focus=True):
         if self.row is None or len(self.row[0].evaluator_refs) < 2:
             return
         marks = self._verdicts()
-        if marks != self._marks:
-            self._marks = marks
-            refs = self.row[0].evaluator_refs
-            ids = {self._tab_id(index): index for index in range(len(refs))}
-            for tab in self.query_one("#detail-evaluators", Tabs).query(Tab):
-                if tab.id in ids:
-                    tab.label = tab_label(refs[ids[tab.id]], marks[ids[tab.id]])
+        changed = marks != self._marks
+        self._marks = marks
         failing = self._first_failing()
         shown = self._marks[self.evaluator_index] if self.evaluator_index < len(self._marks) else None
         if not self._picked and failing is not None and (shown is None or shown is Verdict.PASS):
             self.set_reactive(RowDetail.evaluator_index, failing)
             self.query_one("#detail-evaluators", Tabs).active = self._tab_id(failing)
+            changed = True
+        if changed:
+            self._relabel()
 
     @property
     def current_ref(self) -> str | None:
@@ -203,6 +214,7 @@ class RowDetail(VerticalScroll, can_focus=True):
         """Another evaluator: its tab is the active one and the body shows its result."""
         if self.row is not None and len(self.row[0].evaluator_refs) > 1:
             self.query_one("#detail-evaluators", Tabs).active = self._tab_id(index)
+            self._relabel()  # the shown tab keeps its name when passing ones are cut to their marks
         self.refresh_detail()
 
     def action_sample(self, step: int) -> None:
