@@ -9,6 +9,11 @@ import json
 from pathlib import Path
 
 from helpers.agent import copy_example, mcp_session, text_of
+from helpers.cli import invoke_workbench
+from helpers.project import COMMAND_CONFIG, EXACT, evaluator, make_project, row
+
+from workbench.agent.queries import row_answer
+from workbench.config import load_config
 
 BOUNDARY = "score 50 passes (boundary)"
 SET_FILE = Path("evals/default/eval-sets/grading.json")
@@ -33,3 +38,18 @@ async def test_accept_and_row_refuse_a_name_that_is_no_rows_alike(tmp_path: Path
         assert written["written"] and not refused["written"] and "no row" in refused["refused"]
         assert text_of(mixed).splitlines()[0] == "refused 1 of 2 rows; wrote 1 row"
         assert json.loads((root / SET_FILE).read_text()) != json.loads(before)  # the good row was still written
+
+
+def test_row_says_only_what_the_evaluator_compares_and_lists_the_rest_as_ignored(tmp_path: Path) -> None:
+    """targetOutputKey = "details.band": `row` listed `notes` and `details.raw` as "not in expectedOutput", as if
+    they were why the row failed; the evaluator never looks at them."""
+    output = {"details": {"band": "fail", "raw": 50}, "notes": "x"}
+    root = make_project(tmp_path / "p", config=COMMAND_CONFIG, evaluators={EXACT: evaluator("details.band")},
+                        sets={"grades": [row("fifty", {"output": output}, {"details": {"band": "pass"}})]})
+    assert invoke_workbench("run", str(root)).returncode == 1
+    answer = row_answer(load_config(root), "fifty", None, None)
+    [part] = answer.structured["evaluators"]
+    assert part["differences"] == ['details.band: expected "pass", got "fail"']
+    assert part["compares"] == "details.band" and sorted(part["ignored"]) == ["details.raw", "notes"]
+    assert "not in expectedOutput" not in answer.text
+    assert "not compared (its targetOutputKey selects details.band): " in answer.text

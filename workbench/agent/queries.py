@@ -10,11 +10,12 @@ from typing import Any
 
 from .. import jsonio
 from ..actions.project_check import check_project
-from ..compare import explain
+from ..compare import differences, explain, format_path
 from ..config import Config
 from ..dialects import all_dialects
 from ..history import HistoryStore, IterationInfo
-from ..model import EvalSet, Project, Result, ResultKey, Row, RowKey
+from ..model import EvalSet, EvaluatorDef, Project, Result, ResultKey, Row, RowKey
+from ..output_paths import MISSING, WHOLE, describe_target, select_pairs, split_path
 from ..project import load_project
 from ..scoring import scorer_for
 from ..textsafe import counted, one_line
@@ -107,13 +108,42 @@ def _compares_expected_output(result: Result) -> bool:
     return scorer is None or scorer.uses_expected_output
 
 
-def _evaluator_part(result: Result, iteration: int, row: Row) -> dict[str, Any]:
+def _selected_differences(actual: Any, expected: Any, target: Any) -> tuple[list[str], list[str]]:
+    """(the differences under the paths the evaluator's targetOutputKey selects, in the scorer's words; the
+    paths outside them where the two sides differ too, which the evaluator ignores)."""
+    pairs = select_pairs(actual, expected, target)
+    if any(pair.is_whole for pair in pairs):
+        return explain(actual, expected, limit=MAX_DIFFERENCES), []
+    found: list[str] = []
+    for pair in pairs:
+        if pair.actual is MISSING and pair.expected is MISSING:
+            found.append(f"{pair.path}: missing from both the output and expectedOutput")
+        elif pair.actual is MISSING:
+            found.append(f"{pair.path}: missing from the actual output")
+        elif pair.expected is MISSING:
+            found.append(f"{pair.path}: missing from expectedOutput")
+        else:
+            found.extend(explain(pair.actual, pair.expected, pair.path, limit=MAX_DIFFERENCES))
+    selected = [tuple(split_path(pair.path)) for pair in pairs]
+
+    def compared(path: tuple[str | int, ...]) -> bool:  # under a selected path, or above one (it holds it)
+        return any(path[:len(base)] == base or base[:len(path)] == path for base in selected)
+
+    ignored = [format_path(d.path) for d in differences(actual, expected, MAX_DIFFERENCES) if not compared(d.path)]
+    return found[:MAX_DIFFERENCES], list(dict.fromkeys(ignored))
+
+
+def _evaluator_part(result: Result, iteration: int, row: Row, evaluator: EvaluatorDef | None) -> dict[str, Any]:
     part: dict[str, Any] = {"evaluator": result.evaluator, "type": result.evaluator_type,
                             "verdict": result.verdict.value, "score": result.score, "iteration": iteration,
                             "detail": result.detail, "expected": _bounded(result.expected),
                             "actual": _bounded(result.actual)}
     if not result.passed and result.expected is not None and _compares_expected_output(result):
-        part["differences"] = explain(result.actual, result.expected, limit=MAX_DIFFERENCES)
+        target = WHOLE if evaluator is None or evaluator.target_error else evaluator.target_output_key
+        part["differences"], ignored = _selected_differences(result.actual, result.expected, target)
+        if ignored:  # what the evaluator does not compare is no reason it failed; said apart, never as one
+            part["compares"] = describe_target(target)
+            part["ignored"] = ignored
     if result.verdict.value == "ERROR":
         part["error"] = result.detail
     now = row.expected_for(result.evaluator)
@@ -141,7 +171,9 @@ def row_answer(config: Config, name: str, set_name: str | None, iteration: int |
         when = f"in iteration {iteration}" if iteration is not None else "yet"
         doc["note"] = f"no recorded run of this row {when}; run(rows=[{row.label!r}]) runs it"
         return Answer(doc, f"{eval_set.stem} › {row.label}: {doc['note']}")
-    doc["evaluators"] = [_evaluator_part(result, number, row) for number, result in found]
+    evaluators = project.evaluators_of(eval_set.scope)
+    doc["evaluators"] = [_evaluator_part(result, number, row, evaluators.get(result.evaluator))
+                         for number, result in found]
     newest = max(found, key=lambda hit: hit[0])[1]
     doc["log_tail"] = newest.log.splitlines()[-LOG_TAIL_LINES:]
     calls = tool_calls(newest.trace)
@@ -157,6 +189,9 @@ def _row_text(doc: dict[str, Any]) -> str:
                      + (f" — {part['stale']}" if "stale" in part else ""))
         if part["verdict"] != "PASS":
             lines.extend(f"  {one_line(line, 300)}" for line in part.get("differences", [])[:15])
+            if part.get("ignored"):
+                lines.append(one_line(f"  not compared (its targetOutputKey selects {part['compares']}): "
+                                      + ", ".join(part["ignored"][:10]), 300))
             if not part.get("differences"):
                 lines.extend(f"  {one_line(line, 300)}" for line in part["detail"].splitlines()[:10])
     lines.extend(f"warning: {one_line(w, 300)}" for w in doc["warnings"][:5])
