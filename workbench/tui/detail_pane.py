@@ -35,8 +35,10 @@ class RowDetail(VerticalScroll, can_focus=True):
         Binding("left,[", "evaluator(-1)", "Prev evaluator", show=False),
         Binding("right,]", "evaluator(1)", "Next evaluator", show=False),
         Binding("escape", "back", "Back to rows", show=False),
-        Binding("comma", "sample(-1)", "Prev sample", show=False),  # [runner] repeat: one run at a time
-        Binding("full_stop", "sample(1)", "Next sample", show=False),
+        Binding("comma", "sample(-1)", "Prev sample", show=False,  # [runner] repeat: one run at a time
+                tooltip="a repeated row ([runner] repeat): show its previous run (then the row's result)"),
+        Binding("full_stop", "sample(1)", "Next sample", show=False,
+                tooltip="a repeated row ([runner] repeat): show its next run (then the row's result)"),
     ]
 
     class BackToRows(Message):

@@ -1,7 +1,8 @@
 """F1 / `?`: every key, with what it does, generated from the bindings so it can't drift.
 
 Keys and descriptions sit in two columns, so a description that wraps (at 80 columns) stays in its
-column instead of running back to the left edge; a key bound twice (`w` pauses and resumes) is listed once."""
+column instead of running back to the left edge; a key bound twice (`w` pauses and resumes) is listed once.
+A pane's own keys (`d` in the history tab, `,` `.` in the detail) are listed with where they work."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ NAVIGATION = [
     ("Tab / Shift+Tab", "move focus between panes"),
     ("ctrl+p", "command palette: rare actions (re-run failures, expand all, copy expected, ...)"),
 ]
-KEY_NAMES = {"question_mark": "?", "full_stop": ".", "slash": "/", "plus": "+", "escape": "Esc",
+KEY_NAMES = {"question_mark": "?", "full_stop": ".", "comma": ",", "slash": "/", "plus": "+", "escape": "Esc",
              "exclamation_mark": "!"}
 
 
@@ -44,12 +45,21 @@ def describe_bindings(bindings: list[BindingType]) -> list[tuple[str, str]]:
     return rows
 
 
+def describe_pane_keys(where: str, bindings: list[BindingType]) -> list[tuple[str, str]]:
+    """A pane's own keys (those with a tooltip), each said to work `where` (`d` in the history tab)."""
+    return [(keys, f"{where}: {text}") for keys, text in describe_bindings(
+        [b for b in bindings if isinstance(b, Binding) and b.tooltip])]
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,question_mark,f1", "dismiss", "Close", show=False)]
 
-    def __init__(self, bindings: list[BindingType], **kwargs: Any) -> None:
+    def __init__(self, bindings: list[BindingType], panes: tuple[tuple[str, list[BindingType]], ...] = (),
+                 **kwargs: Any) -> None:
+        """`bindings`: the screen's keys; `panes`: (where, bindings) of keys that work in one pane only."""
         super().__init__(**kwargs)
-        self.rows = [*describe_bindings(bindings), *NAVIGATION]
+        pane_rows = [row for where, keys in panes for row in describe_pane_keys(where, keys)]
+        self.rows = [*describe_bindings(bindings), *pane_rows, *NAVIGATION]
 
     @property
     def plain_text(self) -> str:

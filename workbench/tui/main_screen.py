@@ -18,6 +18,7 @@ from .detail_pane import RowDetail
 from .filter_box import NameFilter
 from .filter_text import filter_text
 from .help_screen import HelpScreen
+from .history_pane import HistoryPane
 from .repaint import Repaint
 from .sets_pane import NodeRef, SetsTree
 from .triage_rows import RowKeys
@@ -81,7 +82,8 @@ class MainScreen(RowKeys, WriteKeys, Repaint):
             self.sets_tree.name_filter = text
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(list(self.BINDINGS)))
+        panes = (("in the history tab", list(HistoryPane.BINDINGS)), ("in the detail", list(RowDetail.BINDINGS)))
+        self.app.push_screen(HelpScreen(list(self.BINDINGS), panes))
 
     # -- the panes' messages -------------------------------------------------------------------------
 
