@@ -111,11 +111,13 @@ def test_a_replay_only_project_gets_no_nothing_runs_warning(tmp_path: Path) -> N
         assert "nothing runs the rows" not in check.stdout and "warning:" not in check.stdout
 
 
-def test_a_project_without_a_way_to_run_still_gets_the_warning_naming_its_file_once(tmp_path: Path) -> None:
+def test_a_project_without_a_way_to_run_is_an_error_naming_its_file_once(tmp_path: Path) -> None:
+    """An error, not a warning, since `run` refuses to start there (tests/actions/test_check_agrees_with_run.py)."""
     root = make_project(tmp_path / "p", sets={"s": [row("a", {}, {})]})
     check = invoke_workbench("check", str(root))
-    warning = next(line for line in check.stdout.splitlines() if line.startswith("warning: "))
-    assert warning.startswith("warning: workbench.toml: nothing runs the rows yet: no way to run the target")
+    assert check.returncode == 1
+    [error] = [line for line in check.stdout.splitlines() if "nothing runs the rows" in line]
+    assert error.startswith("problem: workbench.toml: nothing runs the rows yet: no way to run the target")
 
 
 @pytest.mark.parametrize(("name", "text", "section"), [

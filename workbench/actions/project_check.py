@@ -13,10 +13,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..cluster import check_cluster
 from ..config import Config, ConfigError, load_config, resolve_runner_kind
 from ..dialects import all_dialects, runner_needed
 from ..dialects.base import relative
 from ..engine import Engine
+from ..errors import WorkbenchError
 from ..model import EvalSet, EvaluatorKey, Problem, Project, Row, Severity, error_problems
 from ..project import load_project
 from ..runners.startable import startup_problem
@@ -79,9 +81,10 @@ def check_project(root: Path) -> CheckReport:
 
 
 def _settings(root: Path) -> tuple[Config, list[Problem]]:
-    """The project's settings (the defaults when they can't be read), and what is wrong with them: a
-    target that can't start (`runners.startable`: the program or script not found) is an error, as `run`
-    refuses it; no way to run the rows at all, a warning — unless the project's rows need no target."""
+    """The project's settings (the defaults when they can't be read), and what is wrong with them. Errors in
+    exactly the cases `run` refuses to start (`actions.checks.check_runnable`): no way to run the rows at all,
+    a target that can't start (`runners.startable`: the program or script not found), a cluster without Ray —
+    unless the project's rows need no target."""
     try:
         config = load_config(root)
     except ConfigError as exc:
@@ -91,10 +94,18 @@ def _settings(root: Path) -> tuple[Config, list[Problem]]:
     try:
         kind = resolve_runner_kind(config)
     except ConfigError as exc:
-        problem = settings_problem(root, str(exc).strip().splitlines()[0], config.source, Severity.WARNING)
-        return config, [replace(problem, message=f"nothing runs the rows yet: {problem.message}")]
+        problem = settings_problem(root, str(exc).strip().splitlines()[0], config.source)
+        return config, [replace(problem, message=f"nothing runs the rows yet: {problem.message} `workbench run` "
+                                                 "stops here; say how in a [runner] table (README: Running the "
+                                                 "target)")]
     startup = startup_problem(config, kind)
-    return config, [settings_problem(root, startup, config.source)] if startup is not None else []
+    if startup is not None:
+        return config, [settings_problem(root, startup, config.source)]
+    try:
+        check_cluster(config)  # Ray installed, when the rows run on a cluster
+    except WorkbenchError as exc:
+        return config, [settings_problem(root, str(exc).strip().splitlines()[0], config.source)]
+    return config, []
 
 
 def _evaluator_problems(project: Project) -> list[Problem]:

@@ -177,12 +177,12 @@ def test_check_names_files_and_results_that_can_only_error(tmp_path: Path) -> No
             "ERROR: evaluationCriterias['exact-match-evaluator'] has no \"expectedOutput\"") in text
 
 
-def test_bad_settings_are_an_error_and_nothing_to_run_is_a_warning(tmp_path: Path) -> None:
+def test_bad_settings_and_nothing_to_run_are_errors(tmp_path: Path) -> None:
     root = make_project(tmp_path / "p", sets={"math": [row("r", {"a": 1}, {"sum": 1})]}, config="[runner]\nkind = 5\n")
     assert [p.file for p in check_project(root).errors] == ["workbench.toml"]
     root = make_project(tmp_path / "q", sets={"math": [row("r", {"a": 1}, {"sum": 1})]})
-    report = check_project(root)
-    assert report.passed and [p.message.split(":")[0] for p in report.warnings] == ["nothing runs the rows yet"]
+    report = check_project(root)  # an error, as `run` refuses to start there (H14)
+    assert not report.passed and [p.message.split(":")[0] for p in report.errors] == ["nothing runs the rows yet"]
 
 
 # -- [runner] auth for uip targets ------------------------------------------------------------------------
