@@ -13,6 +13,7 @@ from helpers.tui import (
     app_for,
     example_project,
     screen_text,
+    seed_history,
     settled,
     static_text,
     wait_idle,
@@ -112,6 +113,27 @@ async def test_the_history_tab_fits_80_columns_and_cuts_instead_of_wrapping(tmp_
         lines = detail.content.plain.split("\n")
         assert detail.size.height == len(lines), "one screen line per line of text: nothing wrapped"
         assert any(line.startswith("✘ a row whose name") for line in lines)  # one evaluator: no [name] to tell apart
+
+
+async def test_the_history_summary_at_80_columns_is_shortened_not_cut(tmp_path: Path) -> None:
+    """H12 finding 4: `now 23/28 results pass · the last 1 iterati…` hid whether it said 1 iteration."""
+    config = write_project(tmp_path, {"grading": [row(f"row {n}", {"out": n}, n) for n in range(12)]})
+    seed_history(config, [3, 5, 12])
+    app = app_for(config, FakeTarget(), record=True)
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_idle(app, pilot)
+        await pilot.press("2")
+        history = app.main.history_pane
+        await wait_until(pilot, lambda: not history.busy and history.infos, "history was read")
+        await settled(app, pilot)
+        label = app.query_one("#history-spark-label")
+        text = label.content.plain
+        assert "…" not in text and len(text) <= label.size.width
+        assert text == "now 0/12 results pass · last 4 iterations:", text  # not `the last 4 iterati…`
+        await pilot.resize_terminal(160, 48)
+        await settled(app, pilot)
+        await wait_until(pilot, lambda: "the last" in label.content.plain, "the long wording came back")
+        assert label.content.plain == "now 0/12 results pass · the last 4 iterations:"
 
 
 async def test_a_tree_label_wider_than_the_pane_ends_in_an_ellipsis(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..history import HistoryError, HistoryStore, IterationInfo, compare_results
 from ..model import Result
-from ..textsafe import one_line, printable
+from ..textsafe import counted, one_line, printable
 from .columns import Column, FittedTable
 from .labels import plain, verdict_text
 
@@ -39,6 +39,17 @@ def sparkline(counts: list[tuple[int, int, int]]) -> Text:
         bar = _BARS[min(len(_BARS) - 1, int(share * (len(_BARS) - 1) + 0.5))]
         text.append(bar, "green" if total and passed == total else "red")
     return text
+
+
+def summary_wordings(counts: list[tuple[int, int, int]]) -> list[str]:
+    """What the sparkline shows, longest first: the narrow pane takes the first that fits, never a cut one."""
+    _, passed, total = counts[-1]
+    span = counted(len(counts), "iteration")
+    return [f"now {passed}/{total} results pass · the last {span}:",
+            f"now {passed}/{total} results pass · last {span}:",
+            f"{passed}/{total} results pass · last {span}:",
+            f"{passed}/{total} pass · last {span}:",
+            f"{passed}/{total} pass"]
 
 
 def _change(info: IterationInfo) -> Text:
@@ -105,6 +116,7 @@ class HistoryPane(Horizontal):
         super().__init__(**kwargs)
         self.store: HistoryStore | None = None
         self.infos: dict[int, IterationInfo] = {}
+        self._counts: list[tuple[int, int, int]] = []  # the sparkline's (number, passed, total), oldest first
         self._asked = {"list": 0, "detail": 0}  # reads asked for, per kind; a reply for an older one is dropped
         self._answered = {"list": 0, "detail": 0}
 
@@ -162,13 +174,8 @@ class HistoryPane(Horizontal):
         selected = self._selected_number()
         self.infos = {info.number: info for info in infos}
         self.query_one("#history-spark", Static).update(sparkline(counts))
-        label = self.query_one("#history-spark-label", Static)
-        if counts:
-            _, passed, total = counts[-1]
-            label.update(Text(f"now {passed}/{total} results pass · the last {len(counts)} iteration"
-                              f"{'s' * (len(counts) != 1)}:", "dim"))
-        else:
-            label.update(Text("no iterations recorded yet", "dim"))
+        self._counts = counts
+        self._fit_summary()
         table.set_rows([((Text(str(info.number)), Text(info.started_at.astimezone().strftime("%H:%M:%S")),
                           Text(f"{info.rows_passed}/{info.rows_total}"), Text(f"{info.passed}/{info.total}"),
                           _change(info), Text(f"{info.duration_s:.1f}s"), plain(info.trigger.describe(), 50)),
@@ -180,6 +187,20 @@ class HistoryPane(Horizontal):
         number = self._selected_number()
         if number is not None:
             self.show_iteration(number)
+
+    def _fit_summary(self) -> None:
+        """The line above the sparkline in the widest wording that fits (80 columns: the short one)."""
+        label = self.query_one("#history-spark-label", Static)
+        if not self._counts:
+            label.update(Text("no iterations recorded yet", "dim"))
+            return
+        width = label.size.width or 10_000
+        label.update(Text(next((text for text in summary_wordings(self._counts) if len(text) <= width),
+                               summary_wordings(self._counts)[-1]), "dim"))
+
+    def on_resize(self) -> None:
+        if self._counts:
+            self._fit_summary()
 
     @property
     def selected_iteration(self) -> int | None:
