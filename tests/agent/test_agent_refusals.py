@@ -10,7 +10,7 @@ from pathlib import Path
 
 from helpers.agent import copy_example, mcp_session, text_of
 from helpers.cli import invoke_workbench
-from helpers.project import COMMAND_CONFIG, EXACT, evaluator, make_project, row
+from helpers.project import COMMAND_CONFIG, EXACT, eval_set, evaluator, make_project, row
 
 from workbench.agent.queries import row_answer
 from workbench.config import load_config
@@ -52,4 +52,18 @@ def test_row_says_only_what_the_evaluator_compares_and_lists_the_rest_as_ignored
     assert part["differences"] == ['details.band: expected "pass", got "fail"']
     assert part["compares"] == "details.band" and sorted(part["ignored"]) == ["details.raw", "notes"]
     assert "not in expectedOutput" not in answer.text
-    assert "not compared (its targetOutputKey selects details.band): " in answer.text
+    assert "ignored, not compared (it compares details.band): " in answer.text
+
+
+def test_row_lists_what_json_similarity_gives_no_weight_as_ignored(tmp_path: Path) -> None:
+    """uipath-json-similarity counts only the expected side's leaves: an extra key in the output is no reason it
+    scored low, so `row` lists it as ignored, and the leaf that differs as the difference."""
+    output = {"queue": "sales", "extra": [1, 2]}
+    root = make_project(tmp_path / "p", config=COMMAND_CONFIG,
+                        evaluators={"similar": evaluator("*", type_id="uipath-json-similarity")},
+                        sets={"t": eval_set([row("r", {"output": output}, {"queue": "billing"}, ref="similar")],
+                                            refs=["similar"])})
+    assert invoke_workbench("run", str(root)).returncode == 1
+    [part] = row_answer(load_config(root), "r", None, None).structured["evaluators"]
+    assert part["verdict"] == "FAIL" and part["ignored"] == ["extra"], part
+    assert len(part["differences"]) == 1 and part["differences"][0].startswith("queue: expected"), part

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import jsonio
 from ..actions.project_check import check_project
-from ..compare import differences, explain, format_path
+from ..compare import differences, format_path
 from ..config import Config
 from ..dialects import all_dialects
 from ..history import HistoryStore, IterationInfo
@@ -108,13 +108,25 @@ def _compares_expected_output(result: Result) -> bool:
     return scorer is None or scorer.uses_expected_output
 
 
-def _selected_differences(actual: Any, expected: Any, target: Any) -> tuple[list[str], list[str]]:
+def _selected_differences(actual: Any, expected: Any, target: Any, extra_ignored: bool) -> tuple[list[str], list[str]]:
     """(the differences under the paths the evaluator's targetOutputKey selects, in the scorer's words; the
-    paths outside them where the two sides differ too, which the evaluator ignores)."""
+    paths where the two sides differ too but the evaluator ignores: outside the selection, and with
+    `extra_ignored` what the output has beyond expectedOutput)."""
     pairs = select_pairs(actual, expected, target)
-    if any(pair.is_whole for pair in pairs):
-        return explain(actual, expected, limit=MAX_DIFFERENCES), []
+    whole = not pairs or any(pair.is_whole for pair in pairs)
     found: list[str] = []
+    ignored: list[str] = []
+
+    def sort(a: Any, e: Any, prefix: str) -> None:
+        for difference in differences(a, e, MAX_DIFFERENCES + 1):
+            if extra_ignored and difference.kind in ("unexpected", "extra_item"):
+                ignored.append(format_path(difference.path, prefix))
+            else:
+                found.append(difference.describe(prefix))
+
+    if whole and pairs:
+        sort(actual, expected, "")
+        return _clipped(found), list(dict.fromkeys(ignored))
     for pair in pairs:
         if pair.actual is MISSING and pair.expected is MISSING:
             found.append(f"{pair.path}: missing from both the output and expectedOutput")
@@ -123,14 +135,20 @@ def _selected_differences(actual: Any, expected: Any, target: Any) -> tuple[list
         elif pair.expected is MISSING:
             found.append(f"{pair.path}: missing from expectedOutput")
         else:
-            found.extend(explain(pair.actual, pair.expected, pair.path, limit=MAX_DIFFERENCES))
+            sort(pair.actual, pair.expected, pair.path)
     selected = [tuple(split_path(pair.path)) for pair in pairs]
 
     def compared(path: tuple[str | int, ...]) -> bool:  # under a selected path, or above one (it holds it)
         return any(path[:len(base)] == base or base[:len(path)] == path for base in selected)
 
-    ignored = [format_path(d.path) for d in differences(actual, expected, MAX_DIFFERENCES) if not compared(d.path)]
-    return found[:MAX_DIFFERENCES], list(dict.fromkeys(ignored))
+    ignored += [format_path(d.path) for d in differences(actual, expected, MAX_DIFFERENCES) if not compared(d.path)]
+    return _clipped(found), list(dict.fromkeys(ignored))
+
+
+def _clipped(lines: list[str]) -> list[str]:
+    if len(lines) <= MAX_DIFFERENCES:
+        return lines
+    return [*lines[:MAX_DIFFERENCES], f"… and more differences (showing the first {MAX_DIFFERENCES})"]
 
 
 def _evaluator_part(result: Result, iteration: int, row: Row, evaluator: EvaluatorDef | None) -> dict[str, Any]:
@@ -140,9 +158,13 @@ def _evaluator_part(result: Result, iteration: int, row: Row, evaluator: Evaluat
                             "actual": _bounded(result.actual)}
     if not result.passed and result.expected is not None and _compares_expected_output(result):
         target = WHOLE if evaluator is None or evaluator.target_error else evaluator.target_output_key
-        part["differences"], ignored = _selected_differences(result.actual, result.expected, target)
+        scorer = scorer_for(result.evaluator_type) if result.evaluator_type else None
+        part["differences"], ignored = _selected_differences(result.actual, result.expected, target,
+                                                             scorer is not None and scorer.extra_output_ignored)
         if ignored:  # what the evaluator does not compare is no reason it failed; said apart, never as one
-            part["compares"] = describe_target(target)
+            part["compares"] = describe_target(target) + (" (keys and items beyond expectedOutput cost nothing)"
+                                                          if scorer is not None and scorer.extra_output_ignored
+                                                          else "")
             part["ignored"] = ignored
     if result.verdict.value == "ERROR":
         part["error"] = result.detail
@@ -190,7 +212,7 @@ def _row_text(doc: dict[str, Any]) -> str:
         if part["verdict"] != "PASS":
             lines.extend(f"  {one_line(line, 300)}" for line in part.get("differences", [])[:15])
             if part.get("ignored"):
-                lines.append(one_line(f"  not compared (its targetOutputKey selects {part['compares']}): "
+                lines.append(one_line(f"  ignored, not compared (it compares {part['compares']}): "
                                       + ", ".join(part["ignored"][:10]), 300))
             if not part.get("differences"):
                 lines.extend(f"  {one_line(line, 300)}" for line in part["detail"].splitlines()[:10])

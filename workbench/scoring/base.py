@@ -59,6 +59,9 @@ class Scorer:
     compares: ClassVar[str] = ""
     """What it compares, in words, when that is not the output at `targetOutputKey` (a type scored from the
     trace says which part of it); empty: the output. The TUI's detail and evaluators tab show it."""
+    extra_output_ignored: ClassVar[bool] = False
+    """Keys and array items the output has beyond `expectedOutput` cost nothing (only the expected side's leaves
+    count), so they are no difference to show as a reason (the agent's `row` lists them as ignored)."""
     default_criterion_allowed: ClassVar[bool] = True
     """A row without its own criterion is scored with `evaluatorConfig.defaultEvaluationCriteria`; exact
     match needs the row's own expectation (seed 003 rule 2)."""

@@ -196,6 +196,7 @@ class JsonSimilarity(Scorer):
     type_id: ClassVar[str] = "uipath-json-similarity"
     uses_expected_output: ClassVar[bool] = True
     structural: ClassVar[bool] = True
+    extra_output_ignored: ClassVar[bool] = True
 
     def check_config(self, evaluator: EvaluatorDef) -> str | None:
         try:
