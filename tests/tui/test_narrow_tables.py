@@ -26,6 +26,7 @@ from textual.widgets import DataTable
 
 from workbench.tui.columns import Column, FittedTable, clip_items, fit
 from workbench.tui.evaluators_pane import EvaluatorsTable
+from workbench.tui.history_pane import SummaryLine
 
 SMALL = (80, 24)
 LONG_REF = "exact-match-whole-output"
@@ -126,14 +127,14 @@ async def test_the_history_summary_at_80_columns_is_shortened_not_cut(tmp_path: 
         history = app.main.history_pane
         await wait_until(pilot, lambda: not history.busy and history.infos, "history was read")
         await settled(app, pilot)
-        label = app.query_one("#history-spark-label")
-        text = label.content.plain
+        label = app.query_one("#history-spark-label", SummaryLine)
+        text = label.shown
         assert "…" not in text and len(text) <= label.size.width
         assert text == "now 0/12 results pass · last 4 iterations:", text  # not `the last 4 iterati…`
         await pilot.resize_terminal(160, 48)
         await settled(app, pilot)
-        await wait_until(pilot, lambda: "the last" in label.content.plain, "the long wording came back")
-        assert label.content.plain == "now 0/12 results pass · the last 4 iterations:"
+        await wait_until(pilot, lambda: "the last" in label.shown, "the long wording came back")
+        assert label.shown == "now 0/12 results pass · the last 4 iterations:"
 
 
 async def test_a_tree_label_wider_than_the_pane_ends_in_an_ellipsis(tmp_path: Path) -> None:

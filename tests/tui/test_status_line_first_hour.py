@@ -54,6 +54,30 @@ async def test_a_tag_session_counts_only_the_rows_it_runs(tmp_path: Path) -> Non
         assert "/3 rows" not in line and "1/1 results" in line
 
 
+async def test_at_100_columns_the_header_keeps_workbench_and_the_iteration(tmp_path: Path) -> None:
+    """H12 finding 6: `workbench --tag smoke` with a broken file at 100 columns left out `workbench ·` and
+    `· iteration N` while `● watching` and `[filter: tag:smoke]` kept their long words; now those shorten first."""
+    root = tmp_path / "support-bot"
+    shutil.copytree(EXAMPLES / "support-bot", root, ignore=shutil.ignore_patterns(".workbench", "__pycache__"))
+    (root / "evals" / "tickets.eval.json").write_text('{"cases": [\n')
+    clear_cache()
+    target = ScriptedTarget(runpy.run_path(str(root / "bot.py"))["reply"])
+    config = load_config(root)
+    config.overrides.tags = ("smoke",)
+    app = pinned_clock(make_app(config, watch=True, record=True, runner_factory=target.factory))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_idle(app, pilot)
+        await settled(app, pilot)
+        line = status_text(app)
+        assert line.startswith(" workbench · support-bot"), line
+        assert "· iteration 1" in line and "1/1 rows pass · 1/1 results" in line, line
+        assert "⚠ 1 file error" in line and "[tag:smoke]" in line and "●" in line, line
+        await pilot.resize_terminal(160, 30)
+        await settled(app, pilot)
+        await wait_until(pilot, lambda: "● watching" in status_text(app), "the long words came back")
+        assert "[filter: tag:smoke]" in status_text(app)
+
+
 async def test_a_broken_set_file_is_marked_on_the_status_line(tmp_path: Path) -> None:
     config, target = example_project(tmp_path)
     app = app_for(config, target)

@@ -11,10 +11,11 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, RenderResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
+from textual.visual import VisualType
 from textual.widgets import DataTable, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -92,6 +93,35 @@ def iteration_text(info: IterationInfo, results: list[Result], previous: list[Re
     return text
 
 
+class SummaryLine(Static):
+    """The line above the sparkline: of its wordings, the longest that fits the width it is drawn at (so a
+    resize, or the first layout after the history was read, never leaves a cut one)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._wordings: list[str] = []
+
+    def show_wordings(self, wordings: list[str]) -> None:
+        self._wordings = wordings
+        self.refresh()
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        self._wordings = []  # a note (history off, unreadable) instead of counts
+        super().update(content, layout=layout)
+
+    @property
+    def shown(self) -> str:
+        """The text drawn now, at the line's width."""
+        return self._fitted() if self._wordings else str(self.content)
+
+    def _fitted(self) -> str:
+        width = self.size.width or 10_000
+        return next((text for text in self._wordings if len(text) <= width), self._wordings[-1])
+
+    def render(self) -> RenderResult:
+        return Text(self._fitted(), "dim") if self._wordings else super().render()
+
+
 class HistoryPane(Horizontal):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "compare", "Compare", show=False, tooltip="compare the highlighted iteration with the one "
@@ -127,7 +157,7 @@ class HistoryPane(Horizontal):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="history-left"):
-            yield Static(id="history-spark-label")
+            yield SummaryLine(id="history-spark-label")
             yield Static(id="history-spark")
             yield FittedTable(COLUMNS, id="history-table")
         with VerticalScroll(id="history-detail-scroll"):
@@ -189,18 +219,11 @@ class HistoryPane(Horizontal):
             self.show_iteration(number)
 
     def _fit_summary(self) -> None:
-        """The line above the sparkline in the widest wording that fits (80 columns: the short one)."""
-        label = self.query_one("#history-spark-label", Static)
-        if not self._counts:
-            label.update(Text("no iterations recorded yet", "dim"))
-            return
-        width = label.size.width or 10_000
-        label.update(Text(next((text for text in summary_wordings(self._counts) if len(text) <= width),
-                               summary_wordings(self._counts)[-1]), "dim"))
-
-    def on_resize(self) -> None:
+        label = self.query_one("#history-spark-label", SummaryLine)
         if self._counts:
-            self._fit_summary()
+            label.show_wordings(summary_wordings(self._counts))
+        else:
+            label.update(Text("no iterations recorded yet", "dim"))
 
     @property
     def selected_iteration(self) -> int | None:

@@ -4,7 +4,8 @@ re-run found, the stalled warning, the filters.
 
 At 80 columns everything can't fit, so each part has a rank and the parts are left out one by one, the
 least important first (the iteration number and the project name long before the pass counts; the
-stalled warning, a pause or a stopped watcher never)."""
+stalled warning, a pause or a stopped watcher never). Before any part goes, the filter and the watching
+mark take their short forms (`[tag:smoke]`, `●`), so `workbench ·` and `· iteration N` stay at 100 columns."""
 
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ class StatusBar(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._parts: list[tuple[int, Text]] = []
+        self._shorter: list[tuple[int, Text]] = []  # (index in _parts, its short form), in the order they give way
 
     def render(self) -> Text:
         return self.fitted(self.size.width)
@@ -58,6 +60,10 @@ class StatusBar(Widget):
     def fitted(self, width: int) -> Text:
         """The parts that fit in `width` cells, leaving out the least important ones first."""
         parts = list(self._parts)
+        for index, short in self._shorter:
+            if sum(text.cell_len for _, text in parts) <= width:
+                break
+            parts[index] = (parts[index][0], short)
         while sum(text.cell_len for _, text in parts) > width and any(rank for rank, _ in parts):
             drop = max(range(len(parts)), key=lambda index: (parts[index][0], index))
             del parts[drop]
@@ -80,6 +86,7 @@ class StatusBar(Widget):
         the counts then leave that file's rows out."""
         parts: list[tuple[int, Text]] = [(BRAND, Text(" workbench ·", "bold")),
                                          (PROJECT, Text(f" {one_line(project, 40)} ", "bold"))]
+        shorter: list[tuple[int, Text]] = []
         if watch_stopped:
             parts.append((ESSENTIAL, Text(" ✖ watching stopped by an error — w restarts ", "bold white on red")))
         elif not watching:
@@ -91,6 +98,7 @@ class StatusBar(Widget):
                                               "yellow")))
         else:
             parts.append((WATCHING, Text(" ● watching ", "bold green")))
+            shorter.append((len(parts) - 1, Text(" ●", "bold green")))
         if running:
             parts.append((ESSENTIAL, Text(f"  ◐ running {done}/{total} rows", "bold cyan")))
         if cluster is not None:  # rows on a Ray cluster: where, and how many of its CPUs they hold
@@ -110,6 +118,7 @@ class StatusBar(Widget):
             parts.append((FILTERS, Text("  [failures only]", "bold magenta")))
         if name_filter:
             parts.append((FILTERS, Text(f"  [filter: {one_line(name_filter, 30)}]", "bold magenta")))
-        if parts != self._parts:
-            self._parts = parts
+            shorter.insert(0, (len(parts) - 1, Text(f"  [{one_line(name_filter, 30)}]", "bold magenta")))
+        if parts != self._parts or shorter != self._shorter:
+            self._parts, self._shorter = parts, shorter
             self.refresh()
