@@ -149,3 +149,28 @@ async def test_a_tree_label_wider_than_the_pane_ends_in_an_ellipsis(tmp_path: Pa
         assert "…" in merit and "grade-only ✔" not in merit  # cut, and marked where
         node = next(n for s in tree.root.children for n in s.children if "score 40 fails" in n.label.plain)
         assert "…" not in tree.render_label(node, Style(), Style()).plain  # one that fits is left whole
+
+
+async def test_a_cut_tree_label_never_splits_an_evaluator_name(tmp_path: Path) -> None:
+    """H12 finding 2 (`workbench demo` at 120x36): `grade-only ✔  score-detail` stopped at the border, a
+    name split and its mark gone. A row line is cut after its last whole badge, with ` …`."""
+    config, target = example_project(tmp_path)
+    for size in ((120, 36), SMALL):
+        async with app_for(config, target).run_test(size=size) as pilot:
+            app = pilot.app
+            await wait_idle(app, pilot)
+            await settled(app, pilot)
+            tree = app.main.sets_tree
+            cut = 0
+            for node in (n for s in tree.root.children for n in s.children):
+                whole, shown = node.label.plain, tree.render_label(node, Style(), Style()).plain
+                if shown != whole:
+                    cut += 1
+                    name = whole.split("  ")[0]
+                    if len(shown) <= len(name):  # not even the row's own name fits: it is cut, with …
+                        assert shown.endswith("…") and name.startswith(shown[:-1]), shown
+                        continue
+                    assert shown.endswith(" …"), shown
+                    kept = shown[:-2]
+                    assert whole.startswith(kept) and whole[len(kept):].startswith("  "), (shown, whole)
+            assert cut, f"some row line is cut at {size}"

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -27,6 +28,19 @@ from .state import RunState, SetKey
 class NodeRef:
     kind: str  # "set", "row", "problems", "problem"
     key: tuple[str, ...] = ()
+
+
+def cut_label(label: Text, room: int) -> None:
+    """Cut `label` to `room` cells with `…`: after the last whole part (`grade-only ✔`) that fits, so no
+    evaluator's name is split; inside the first part (the row's name) only when not even it fits."""
+    plain = label.plain
+    first = plain.find("  ")
+    at = plain.rfind("  ", 0, room - 1)  # the part before it and ` …` must fit
+    if first != -1 and at >= first and cell_len(plain[:at]) + 2 <= room:
+        label.truncate(at)
+        label.append(" …", "dim")
+    else:
+        label.truncate(room, overflow="ellipsis")
 
 
 class SetsTree(Settling, Tree[NodeRef]):
@@ -138,12 +152,12 @@ class SetsTree(Settling, Tree[NodeRef]):
         self.post_message(self.CursorRestored())
 
     def render_label(self, node: TreeNode[NodeRef], base_style: Style, style: Style) -> Text:
-        """A label wider than the pane ends in `…` where it is cut (at 80 columns a row's evaluator badges
-        would otherwise stop mid-name)."""
+        """A label wider than the pane ends in `…` where it is cut, between two badges when one fits (at 80
+        columns a row's evaluator badges would otherwise stop mid-name)."""
         label = super().render_label(node, base_style, style)
         room = self.size.width - self.styles.scrollbar_size_vertical - self.guide_depth * self._depth(node)
         if self.size.width and label.cell_len > room > 1:
-            label.truncate(room, overflow="ellipsis")
+            cut_label(label, room)
         return label
 
     @staticmethod
