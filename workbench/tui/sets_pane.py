@@ -157,7 +157,10 @@ class SetsTree(Settling, Tree[NodeRef]):
         label = super().render_label(node, base_style, style)
         room = self.size.width - self.styles.scrollbar_size_vertical - self.guide_depth * self._depth(node)
         if self.size.width and label.cell_len > room > 1:
-            cut_label(label, room)
+            if node.data is not None and node.data.kind == "row":
+                cut_label(label, room)  # its badges name evaluators: never split one
+            else:
+                label.truncate(room, overflow="ellipsis")  # a set's title: as much of it as fits
         return label
 
     @staticmethod
