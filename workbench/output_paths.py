@@ -51,6 +51,18 @@ def split_path(path: str) -> list[str]:
     return [segment for segment in path.split(".") if segment]
 
 
+def selected_paths(target: Any) -> list[list[str]] | None:
+    """The parsed paths a targetOutputKey selects, or None when it selects the whole value (or can't be read):
+    what the detail views (the TUI's and the HTML report's) mark and dim by."""
+    try:
+        paths = normalize_target(target)
+    except SelectionError:
+        return None
+    if any(not split_path(p) for p in paths):
+        return None
+    return [split_path(p) for p in paths]
+
+
 def select(value: Any, path: str) -> Any:
     """The value at `path` (dict keys only), or MISSING."""
     return resolve(value, split_path(path))

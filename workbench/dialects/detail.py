@@ -25,7 +25,7 @@ from typing import Any
 
 from ..compare import strict_equal
 from ..model import EvaluatorDef, Result, Row, Verdict
-from ..output_paths import MISSING, SelectionError, normalize_target, select, split_path
+from ..output_paths import MISSING, select, selected_paths
 
 Block = dict[str, Any]
 JsonPath = list[str | int]
@@ -64,17 +64,6 @@ def step(mark: str, tone: str, cells: list[str], note: str = "") -> Block:
     return {"mark": mark, "tone": tone, "cells": cells, "note": note}
 
 
-def selected_paths(target: Any) -> list[JsonPath] | None:
-    """The paths a targetOutputKey selects, or None when it selects the whole value."""
-    try:
-        paths = normalize_target(target)
-    except SelectionError:
-        return None
-    if any(not split_path(p) for p in paths):
-        return None
-    return [list(split_path(p)) for p in paths]
-
-
 def differing_paths(actual: Any, expected: Any, limit: int = DIFF_LIMIT) -> list[JsonPath]:
     """Where two JSON values differ, by the comparator's rules for leaves (`strict_equal`: 85 equals 85.0, never
     true): dict keys on either side, list items by position, at most `limit` paths, shallowest first. Iterative,
@@ -111,7 +100,8 @@ def expected_actual(detail: RowDetail) -> Block:
     """Expected | actual, the differing paths marked (for a FAIL) and the unselected ones dimmed."""
     result = detail.result
     target = detail.evaluator.target_output_key if detail.evaluator is not None else "*"
-    selected = selected_paths(target)
+    parsed = selected_paths(target)
+    selected: list[JsonPath] | None = None if parsed is None else [list(p) for p in parsed]
     expected = result.expected
     if expected is None and detail.row is not None:
         expected = detail.row.expected_for(result.evaluator)

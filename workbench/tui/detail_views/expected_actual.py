@@ -12,21 +12,10 @@ from textual.widgets import Static
 
 from ...compare import Path, differences
 from ...model import Verdict
-from ...output_paths import MISSING, SelectionError, normalize_target, select, split_path
+from ...output_paths import MISSING, select, selected_paths
 from ..json_view import first_highlighted_line, render_json
 from .base import DetailContext, DetailView
 from .common import explanation_text, meta_text, side_by_side, trace_text
-
-
-def selected_paths(target: Any) -> list[Path] | None:
-    """The paths a targetOutputKey selects, or None when it selects the whole value."""
-    try:
-        paths = normalize_target(target)
-    except SelectionError:
-        return None
-    if any(not split_path(p) for p in paths):
-        return None
-    return [tuple(split_path(p)) for p in paths]
 
 
 def diff_paths(actual: Any, expected: Any, selected: list[Path] | None) -> list[Path]:
@@ -58,7 +47,8 @@ class ExpectedActualView(DetailView):
     def show_row(self, context: DetailContext) -> None:
         result, row = context.result, context.row
         target = context.evaluator.target_output_key if context.evaluator else "*"
-        selected = selected_paths(target)
+        parsed = selected_paths(target)
+        selected: list[Path] | None = None if parsed is None else [tuple(p) for p in parsed]
         self.query_one("#detail-meta", Static).update(meta_text(context))
         self.query_one("#detail-explanation", Static).update(explanation_text(result))
         self.query_one("#detail-inputs", Static).update(render_json(row.inputs))
