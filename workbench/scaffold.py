@@ -9,6 +9,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from . import jsonio
+from .config import find_config_file
+from .errors import WorkbenchError
 from .safe_paths import NEW_FILE_MODE, open_folder
 from .writeback.atomic import create_new
 
@@ -77,3 +79,13 @@ def create_file(root: Path, relative: str, data: bytes) -> bool:
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
     return True
+
+
+def settings_source(root: Path) -> Path | None:
+    """The project's settings file (`workbench.toml`, or a pyproject with `[tool.workbench]`), or None: a
+    starter target is written only beside no settings, and a settings file that doesn't read is still the user's."""
+    try:
+        source, _ = find_config_file(root)
+    except WorkbenchError:
+        return root / SETTINGS_FILE
+    return source

@@ -5,9 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ...config import find_config_file
-from ...errors import WorkbenchError
-from ...scaffold import SETTINGS_FILE, create_file, create_json
+from ...scaffold import SETTINGS_FILE, create_file, create_json, settings_source
 from ..base import EVALS_DIR
 from .files import eval_files
 
@@ -67,11 +65,7 @@ timeout = 30
 
 def _has_target(root: Path) -> bool:
     """Whether the project already says how to run something (or has eval files to go with one)."""
-    try:
-        source, _ = find_config_file(root)
-    except WorkbenchError:
-        return True  # a settings file that doesn't read is still the user's
-    return source is not None or next(eval_files(root / EVALS_DIR), None) is not None
+    return settings_source(root) is not None or next(eval_files(root / EVALS_DIR), None) is not None
 
 
 def init_conversations(root: Path) -> tuple[list[str], list[str], list[str]]:

@@ -8,9 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ...config import find_config_file
-from ...errors import WorkbenchError
-from ...scaffold import SETTINGS_FILE, STARTER_TARGET, create_file, create_json
+from ...scaffold import SETTINGS_FILE, STARTER_TARGET, create_file, create_json, settings_source
 from .settings import APPILOTS_DIR
 
 EXAMPLE = "example.json"
@@ -87,12 +85,8 @@ timeout = 30
 
 def _has_target(root: Path) -> bool:
     """Whether the project already says how to run its agent (or has scenarios to go with one)."""
-    try:
-        source, _ = find_config_file(root)
-    except WorkbenchError:
-        return True  # a settings file that doesn't read is still the user's
     folder = root / APPILOTS_DIR / "scenarios"
-    return source is not None or os.path.lexists(root / STARTER_TARGET) or (
+    return settings_source(root) is not None or os.path.lexists(root / STARTER_TARGET) or (
         folder.is_dir() and any(folder.glob("*.json")))
 
 

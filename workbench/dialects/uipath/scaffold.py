@@ -10,8 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...config import find_config_file
-from ...errors import WorkbenchError
 from ...scaffold import (
     SETTINGS_FILE,
     STARTER_SETTINGS_TEXT,
@@ -19,6 +17,7 @@ from ...scaffold import (
     STARTER_TARGET_TEXT,
     create_file,
     json_bytes,
+    settings_source,
 )
 from ..base import EVALS_DIR, Scaffolded
 from .contract import DEFAULT_WORKFLOW
@@ -88,10 +87,7 @@ def _why_no_starter(root: Path) -> str | None:
     """Why this project gets no starter target, or None when it has no target of its own yet."""
     if os.path.lexists(root / DEFAULT_WORKFLOW):
         return f"{DEFAULT_WORKFLOW} is the target: uip runs it"
-    try:
-        source, _ = find_config_file(root)
-    except WorkbenchError:
-        source = root / SETTINGS_FILE  # a settings file that doesn't read is still the user's
+    source = settings_source(root)
     if source is not None:
         return f"{source.name} already says how to run the target"
     if (root / EVALS_DIR).is_symlink() or _has_files(root / EVALS_DIR):
