@@ -1,0 +1,262 @@
+"""`workbench init --format uipath-coded`: the files of a UiPath coded agent project that `uipath eval` and
+workbench both run — `uipath.json` naming the entry point, a starter `main.py` whose two tools are recorded
+by `uipath.tracing.traced`, and one eval set scored by two evaluators (exact match on the output's
+`capital`, the order of the tool calls) that passes at once.
+
+Nothing that exists is overwritten (it is kept), and nothing is written through a link: the folders are
+walked one name at a time without following one, and each file is created whole or not at all
+(`writeback/atomic.py`). In a project that already has an entry point or evaluations, the starter agent
+and its rows are left out: their inputs would not be the user's agent's."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from ... import jsonio
+from ...regular_files import read_regular_file
+from ...safe_paths import open_folder
+from ...scaffold import json_bytes
+from ...writeback.atomic import create_atomically
+from ..base import Scaffolded
+
+PROJECT_FILE = "uipath.json"
+ENTRY_FILE = "main.py"
+ENTRY_FUNCTION = "main"
+EVALUATIONS = "evaluations"
+SETS = f"{EVALUATIONS}/eval-sets"
+EVALUATORS = f"{EVALUATIONS}/evaluators"
+SET_FILE = f"{SETS}/default.json"
+EXACT_MATCH = "ExactMatch"
+TOOL_ORDER = "ToolCallOrder"
+TOOLS = ["find_capital", "write_answer"]
+_READ_LIMIT = 1 << 20
+
+# The starter agent needs `uipath` on purpose: its tool calls are what ToolCallOrder scores, and only
+# uipath.tracing records them. A main.py that ran without it would make that evaluator fail for a reason
+# that is not the agent's; instead the row is an ERROR that says what to install.
+ENTRY_TEXT = '''"""A starter UiPath coded agent: make `main` call your agent.
+
+uipath.json names this function ("main": "main.py:main"). Each row of evaluations/eval-sets/default.json
+calls main() with the row's "inputs"; the dict it returns is the output the evaluators look at:
+ExactMatch (evaluations/evaluators/exact-match.json) compares its "capital", ToolCallOrder
+(tool-call-order.json) the order the tools below were called in.
+
+The tools are recorded by uipath.tracing.traced(span_type="tool"), so this needs the `uipath` package in
+the Python that runs the rows: `uipath eval`'s, and for workbench the project's .venv (else the interpreter
+workbench.toml's [runner] command names, else workbench's own). `pip install uipath` there.
+"""
+
+try:
+    from uipath.tracing import traced
+except ImportError as missing:
+    raise ImportError("main.py needs the uipath package (it records the tool calls): pip install uipath "
+                      "in the Python that runs the rows, e.g. python3 -m venv .venv && .venv/bin/pip install "
+                      "uipath") from missing
+
+CAPITALS = {"france": "Paris", "japan": "Tokyo", "kenya": "Nairobi"}
+
+
+@traced(span_type="tool")
+def find_capital(country: str) -> str:
+    return CAPITALS.get(country.strip().lower(), "unknown")
+
+
+@traced(span_type="tool")
+def write_answer(country: str, capital: str) -> str:
+    return f"The capital of {country} is {capital}."
+
+
+def main(input: dict) -> dict:
+    country = input["country"]
+    capital = find_capital(country)
+    return {"capital": capital, "answer": write_answer(country, capital)}
+'''
+
+
+def project_document() -> dict[str, Any]:
+    return {"functions": {ENTRY_FUNCTION: f"{ENTRY_FILE}:{ENTRY_FUNCTION}"}}
+
+
+def evaluator_documents() -> dict[str, tuple[str, dict[str, Any]]]:
+    """Evaluator id -> (its file, its document), as `uipath eval` reads them (refs are the ids)."""
+    exact = {"version": "1.0", "id": EXACT_MATCH, "name": "Capital matches",
+             "description": "The output's capital equals expectedOutput's (not case-sensitive)",
+             "evaluatorTypeId": "uipath-exact-match",
+             "evaluatorConfig": {"name": "Capital matches", "targetOutputKey": "capital", "caseSensitive": False}}
+    order = {"version": "1.0", "id": TOOL_ORDER, "name": "Tools in order",
+             "description": "The agent looks the capital up before it writes the answer",
+             "evaluatorTypeId": "uipath-tool-call-order",
+             "evaluatorConfig": {"name": "Tools in order", "strict": False,
+                                 "defaultEvaluationCriteria": {"toolCallsOrder": TOOLS}}}
+    return {EXACT_MATCH: (f"{EVALUATORS}/exact-match.json", exact),
+            TOOL_ORDER: (f"{EVALUATORS}/tool-call-order.json", order)}
+
+
+def starter_rows() -> list[dict[str, Any]]:
+    """What the starter agent answers; ToolCallOrder's criterion is null: its defaultEvaluationCriteria."""
+    return [{"id": str(uuid.uuid4()), "name": f"the capital of {country} is {capital}",
+             "inputs": {"country": country},
+             "evaluationCriterias": {EXACT_MATCH: {"expectedOutput": {"capital": capital}}, TOOL_ORDER: None}}
+            for country, capital in (("France", "Paris"), ("Japan", "Tokyo"), ("Kenya", "Nairobi"))]
+
+
+def set_document(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"version": "1.0", "id": str(uuid.uuid4()), "name": "Default",
+            "evaluatorRefs": [EXACT_MATCH, TOOL_ORDER], "evaluations": rows}
+
+
+def create(root: Path, relative: str, data: bytes) -> bool:
+    """Write `data` to `root/relative` whole or not at all, only if nothing is there (False when something
+    is: a file, a link, anything); its folders are made and walked without following a link (a link on the
+    way raises `safe_paths.UnsafePath`), so nothing is written outside the project."""
+    parts = PurePosixPath(relative).parts
+    os.close(open_folder(root, parts[:-1], create=True))
+    try:
+        create_atomically(root.joinpath(*parts), data)
+    except FileExistsError:
+        return False
+    return True
+
+
+def _has_function(source: Path, name: str) -> bool | None:
+    """Whether the Python file defines a top-level function `name` (None: it can't be read or parsed)."""
+    try:
+        tree = ast.parse(read_regular_file(source, _READ_LIMIT))
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return any(isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name for node in tree.body)
+
+
+def _has_files(folder: Path) -> bool:
+    """Whether anything but empty folders is under `folder` (a link counts; none is followed)."""
+    return os.path.islink(folder) or any(files or any(os.path.islink(os.path.join(top, d)) for d in folders)
+                                         for top, folders, files in os.walk(folder))
+
+
+def _taken_ids(root: Path) -> dict[str, str]:
+    """The evaluator ids the project's evaluator files already use -> the file (links and unreadable files
+    are passed over: the loader reports them)."""
+    taken: dict[str, str] = {}
+    try:
+        entries = sorted(os.scandir(root / EVALUATORS), key=lambda entry: entry.name)
+    except OSError:
+        return taken
+    for entry in entries:
+        if not entry.name.endswith(".json") or not entry.is_file(follow_symlinks=False):
+            continue
+        try:
+            document = jsonio.loads(read_regular_file(entry.path, _READ_LIMIT))
+        except (OSError, ValueError):
+            continue
+        if isinstance(document, dict) and isinstance(document.get("id"), str):
+            taken.setdefault(document["id"], f"{EVALUATORS}/{entry.name}")
+    return taken
+
+
+def _why_no_starter(root: Path) -> str | None:
+    """Why this project gets no starter agent and rows (None: it has neither an entry point nor evaluations)."""
+    if os.path.lexists(root / PROJECT_FILE):
+        return f"{PROJECT_FILE} already names the entry point"
+    if os.path.lexists(root / ENTRY_FILE):
+        return f"{ENTRY_FILE} is already there"
+    if _has_files(root / EVALUATIONS):
+        return f"the project already has {EVALUATIONS}/"
+    return None
+
+
+@dataclass(slots=True)
+class _Written:
+    root: Path
+    created: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    def create(self, relative: str, data: bytes) -> None:
+        (self.created if create(self.root, relative, data) else self.kept).append(relative)
+
+    def keep_or_skip(self, relative: str, why: str) -> None:
+        if os.path.lexists(self.root / relative):
+            self.kept.append(relative)
+        else:
+            self.skipped.append(f"{relative} ({why})")
+
+
+def _project_file(done: _Written) -> None:
+    """uipath.json naming main.py:main — unless a main.py of the user's has no `main` to name."""
+    if os.path.lexists(done.root / PROJECT_FILE):
+        done.kept.append(PROJECT_FILE)
+    elif os.path.lexists(done.root / ENTRY_FILE) and _has_function(done.root / ENTRY_FILE, ENTRY_FUNCTION) is False:
+        done.skipped.append(f"{PROJECT_FILE} ({ENTRY_FILE} has no function {ENTRY_FUNCTION}: write {PROJECT_FILE} "
+                            'naming your entry point, {"functions": {"main": "file.py:function"}})')
+    else:
+        done.create(PROJECT_FILE, json_bytes(project_document()))
+
+
+def _evaluators(done: _Written) -> None:
+    taken = _taken_ids(done.root)
+    for evaluator_id, (relative, document) in evaluator_documents().items():
+        if os.path.lexists(done.root / relative):
+            done.kept.append(relative)
+        elif evaluator_id in taken:
+            done.skipped.append(f"{relative} ({taken[evaluator_id]} already has the id {evaluator_id})")
+        else:
+            done.create(relative, json_bytes(document))
+
+
+def _eval_set(done: _Written, rows: list[dict[str, Any]]) -> None:
+    folder = done.root / SETS
+    others = folder.is_dir() and not folder.is_symlink() and any(
+        name.endswith(".json") for name in os.listdir(folder))
+    if not os.path.lexists(done.root / SET_FILE) and others:
+        done.skipped.append(f"{SET_FILE} (the project already has eval sets)")
+    else:
+        done.create(SET_FILE, json_bytes(set_document(rows)))
+
+
+def init_project(root: Path) -> Scaffolded:
+    """Create the files that are missing — with the starter agent and its rows only in a project that has
+    no entry point and no evaluations yet. `created`, `kept` (they exist) and `skipped` (each with why)
+    name files relative to `root`."""
+    no_starter = _why_no_starter(root)
+    done = _Written(root)
+    _project_file(done)
+    if no_starter is None:
+        done.create(ENTRY_FILE, ENTRY_TEXT.encode("utf-8"))
+    else:
+        done.keep_or_skip(ENTRY_FILE, no_starter)
+    _evaluators(done)
+    _eval_set(done, starter_rows() if no_starter is None else [])
+    return Scaffolded(done.created, done.kept, done.skipped, next_steps(root, no_starter))
+
+
+def python_note(root: Path) -> tuple[bool, str]:
+    """Whether the Python that runs the rows has `uipath` (what the starter agent and the tool-call
+    evaluators need), and which one it is in words: the project's .venv when there is one, else workbench's."""
+    venv = root / ".venv" / "bin" / "python"
+    if os.path.lexists(venv):
+        if any((root / ".venv" / "lib").glob("python*/site-packages/uipath")):
+            return True, "The rows run in .venv/bin/python, which has uipath."
+        return False, "The rows run in .venv/bin/python: install uipath there first (.venv/bin/pip install uipath)."
+    if importlib.util.find_spec("uipath") is not None:
+        return True, "The rows run in workbench's Python, which has uipath (a .venv here would be used instead)."
+    return False, ("uipath is not installed in workbench's Python, which runs the rows of a project without a "
+                   ".venv: `python3 -m venv .venv && .venv/bin/pip install uipath` (workbench then runs them in "
+                   ".venv/bin/python), or name a Python that has it in workbench.toml: [runner] command = "
+                   "[\"/path/to/python\"]. Until then every row is an ERROR saying main.py needs uipath.")
+
+
+def next_steps(root: Path, no_starter: str | None) -> str:
+    if no_starter is not None:
+        return (f"Next: add rows to {SET_FILE} (the inputs your entry point takes, and evaluationCriterias keyed by "
+                f"evaluator id: {EXACT_MATCH}, {TOOL_ORDER}), then `workbench run`.")
+    ready, note = python_note(root)
+    return (f"Next: `workbench run` runs the rows of {SET_FILE} through {ENTRY_FILE}'s main() "
+            f"({'they pass' if ready else 'they pass once uipath is installed'}), or `workbench` opens the TUI; "
+            f"`uipath eval main {SET_FILE}` scores the same files. Then make main() call your agent and add rows.\n"
+            f"{note}")
