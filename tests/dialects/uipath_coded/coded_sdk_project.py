@@ -1,0 +1,206 @@
+"""The conformance project: a UiPath coded agent whose every (row, evaluator) score workbench must give exactly
+as `uipath eval` does.
+
+`main.py` calls `@traced(span_type="tool")` tools in the order `inputs["order"]` names and returns
+`{"answer", "a", "details": {"items": [{"city"}]}}`. The seven evaluators of issue 26 (file names differ from
+their ids): exact match case-insensitive (`ExactMatch`, on `answer`) and case-sensitive (`ExactMatchCS`, on the
+path `details.items[0].city`, with a default criterion), contains case-insensitive (`Contains`, on `answer`)
+and case-sensitive (`ContainsCS`, on the whole output as Python prints it), json-similarity (`JsonSimilarity`,
+on the keys `["answer", "a"]`), tool-call order forward (`ToolOrder`: lookup, weather, book) and reversed
+(`ToolOrderReversed`: book, weather, lookup), both `strict: false`. The rows pass and fail each one, with
+`null` and `{}` criteria, row-level `expectedOutput`s, numbers that differ (graded), strings differing by case,
+`true` against `1` and a row scored by two evaluators only. EXPECTED_SCORES is what the SDK 2.14.44 gave
+(a test checks it still does), for tests that run without the SDK.
+
+`write_coded_project` writes any such project (the benchmark and other tests can use it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+SET_ID = "conformance"
+SET_FILE = f"evaluations/eval-sets/{SET_ID}.json"
+
+MAIN_PY = '''\
+"""A coded agent for the conformance tests: tools traced as UiPath's SDK traces them."""
+
+from uipath.tracing import traced
+
+
+@traced(span_type="tool")
+def lookup(city):
+    return {"city": city}
+
+
+@traced(span_type="tool")
+def weather(city):
+    return "sunny in " + city
+
+
+@traced(span_type="tool")
+def book(city):
+    return {"booked": city}
+
+
+TOOLS = {"lookup": lookup, "weather": weather, "book": book}
+
+
+def main(input: dict) -> dict:
+    city = input.get("city", "Paris")
+    for name in input.get("order", []):
+        TOOLS[name](city)
+    return {"answer": input.get("answer", ""), "a": input.get("a", 0), "details": {"items": [{"city": city}]}}
+'''
+
+
+def _evaluator(ident: str, type_id: str, **config: Any) -> dict[str, Any]:
+    return {"version": "1.0", "id": ident, "name": ident, "evaluatorTypeId": type_id,
+            "evaluatorConfig": {"name": ident, **config}}
+
+
+# file name -> evaluator document; the ids are not the file names on purpose
+EVALUATORS: dict[str, dict[str, Any]] = {
+    "exact-ci.json": _evaluator("ExactMatch", "uipath-exact-match", targetOutputKey="answer"),
+    "exact-cs.json": _evaluator("ExactMatchCS", "uipath-exact-match", targetOutputKey="details.items[0].city",
+                                caseSensitive=True, defaultEvaluationCriteria={
+                                    "expectedOutput": {"details": {"items": [{"city": "Paris"}]}}}),
+    "contains-ci.json": _evaluator("Contains", "uipath-contains", targetOutputKey="answer",
+                                   defaultEvaluationCriteria={"searchText": "paris"}),
+    "contains-cs.json": _evaluator("ContainsCS", "uipath-contains", targetOutputKey="*", caseSensitive=True,
+                                   defaultEvaluationCriteria={"searchText": "Paris"}),
+    "json-sim.json": _evaluator("JsonSimilarity", "uipath-json-similarity", targetOutputKey=["answer", "a"]),
+    "order-forward.json": _evaluator("ToolOrder", "uipath-tool-call-order", strict=False,
+                                     defaultEvaluationCriteria={"toolCallsOrder": ["lookup", "weather", "book"]}),
+    "order-reversed.json": _evaluator("ToolOrderReversed", "uipath-tool-call-order", strict=False,
+                                      defaultEvaluationCriteria={"toolCallsOrder": ["book", "weather", "lookup"]}),
+}
+EVALUATOR_IDS: list[str] = [doc["id"] for doc in EVALUATORS.values()]
+
+ALL_TOOLS = ["lookup", "weather", "book"]
+
+
+def _row(ident: str, name: str, inputs: dict[str, Any], criteria: dict[str, Any],
+         expected_output: Any = None) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": ident, "name": name, "inputs": inputs}
+    if expected_output is not None:
+        row["expectedOutput"] = expected_output
+    row["evaluationCriterias"] = criteria
+    return row
+
+
+def _answer(text: Any) -> dict[str, Any]:
+    return {"expectedOutput": {"answer": text}}
+
+
+ROWS: list[dict[str, Any]] = [
+    _row("r01", "r01 defaults pass", {"order": ALL_TOOLS, "answer": "The Capital of France is Paris", "a": 10,
+                                      "city": "Paris"},
+         {"ExactMatch": _answer("the capital of france is paris"), "ExactMatchCS": None, "Contains": None,
+          "ContainsCS": None,
+          "JsonSimilarity": {"expectedOutput": {"answer": "The Capital of France is Paris", "a": 10}},
+          "ToolOrder": None, "ToolOrderReversed": None}),
+    _row("r02", "r02 case differs", {"order": ["book", "weather", "lookup"], "answer": "the capital of france is paris",
+                                     "a": 9, "city": "paris"},
+         {"ExactMatch": _answer("THE CAPITAL OF FRANCE IS PARIS"), "ExactMatchCS": None,
+          "Contains": {"searchText": "PARIS"}, "ContainsCS": None,
+          "JsonSimilarity": {"expectedOutput": {"answer": "the capital of france is paris", "a": 10}},
+          "ToolOrder": None, "ToolOrderReversed": None}),
+    _row("r03", "r03 row-level expectedOutput", {"order": ["lookup", "weather"],
+                                                 "answer": "Berlin is the capital of Germany", "a": 2.5,
+                                                 "city": "Berlin"},
+         {"ExactMatch": None, "ExactMatchCS": {}, "Contains": {}, "ContainsCS": {"searchText": "Berlin"},
+          "JsonSimilarity": None, "ToolOrder": {"toolCallsOrder": ["lookup", "weather"]}, "ToolOrderReversed": None},
+         expected_output={"answer": "berlin is the capital of germany", "a": 3,
+                          "details": {"items": [{"city": "Berlin"}]}}),
+    _row("r04", "r04 the criterion's own expectedOutput wins", {"order": [], "answer": "Rome", "a": 0, "city": "Rome"},
+         {"ExactMatch": _answer("rome"), "ExactMatchCS": {"expectedOutput": {"details": {"items": [{"city": "Rome"}]}}},
+          "Contains": {"searchText": "rom"}, "ContainsCS": {"searchText": "ROME"},
+          "JsonSimilarity": {"expectedOutput": {"answer": "Rome", "a": 0}}, "ToolOrder": None,
+          "ToolOrderReversed": {"toolCallsOrder": []}},
+         expected_output={"answer": "wrong", "a": 5, "details": {"items": [{"city": "Nowhere"}]}}),
+    _row("r05", "r05 numbers graded", {"order": ["weather", "lookup"], "answer": "Madrid", "a": 100, "city": "Madrid"},
+         {"ExactMatch": _answer("Barcelona"),
+          "ExactMatchCS": {"expectedOutput": {"details": {"items": [{"city": "madrid"}]}}},
+          "Contains": {"searchText": "MAD"}, "ContainsCS": {"searchText": "Madrid"},
+          "JsonSimilarity": {"expectedOutput": {"answer": "Madrid", "a": 80}}, "ToolOrder": None,
+          "ToolOrderReversed": None}),
+    _row("r06", "r06 two evaluators only", {"order": ["lookup"], "answer": "Lisbon", "a": 1, "city": "Lisbon"},
+         {"ExactMatch": _answer("lisbon"), "ToolOrder": {"toolCallsOrder": ["lookup", "book"]}}),
+    _row("r07", "r07 repeated tools and case in json", {"order": ["lookup", "lookup", "weather", "book", "book"],
+                                                        "answer": "Vienna Is Lovely", "a": 7, "city": "Vienna"},
+         {"ExactMatch": _answer("VIENNA IS LOVELY"), "ExactMatchCS": None, "Contains": None,
+          "ContainsCS": {"searchText": "Vienna Is"},
+          "JsonSimilarity": {"expectedOutput": {"answer": "vienna is lovely", "a": 7}},
+          "ToolOrder": None, "ToolOrderReversed": None}),
+    _row("r08", "r08 a number as the answer", {"order": ["book"], "answer": 42, "a": 0, "city": "Oslo"},
+         {"ExactMatch": _answer(42.0), "ExactMatchCS": None, "Contains": {"searchText": "42"},
+          "ContainsCS": {"searchText": "'answer': 42.0"},
+          "JsonSimilarity": {"expectedOutput": {"answer": "42", "a": 0}},
+          "ToolOrder": {"toolCallsOrder": ["book"]}, "ToolOrderReversed": None}),
+    _row("r09", "r09 true against 1", {"order": ["weather", "book"], "answer": True, "a": 0.0, "city": "Bern"},
+         {"ExactMatch": _answer(1), "Contains": {"searchText": "TRUE"}, "ContainsCS": {"searchText": "true"},
+          "JsonSimilarity": {"expectedOutput": {"answer": True, "a": 0}}, "ToolOrder": None,
+          "ToolOrderReversed": None}),
+]
+
+# the SDK reports a row by its name, workbench by its id (and name)
+ROW_ID_OF_NAME: dict[str, str] = {row["name"]: row["id"] for row in ROWS}
+
+
+def eval_set(set_id: str, rows: Sequence[Mapping[str, Any]], refs: Sequence[str]) -> dict[str, Any]:
+    """A version 1.0 eval set document."""
+    return {"version": "1.0", "id": set_id, "name": set_id, "evaluatorRefs": list(refs), "evaluations": list(rows)}
+
+
+def write_coded_project(root: Path, *, main_py: str, evaluators: Mapping[str, Mapping[str, Any]],
+                        sets: Mapping[str, Mapping[str, Any]], interpreter: str | None = None) -> Path:
+    """A coded-agent project at `root`: uipath.json (`main` -> main.py:main), main.py, the evaluators
+    (file name -> document) and sets (set id -> document, written to eval-sets/<id>.json). With `interpreter`,
+    a workbench.toml whose `[runner] command` names it (the rows then run in that Python)."""
+    (root / "evaluations" / "eval-sets").mkdir(parents=True, exist_ok=True)
+    (root / "evaluations" / "evaluators").mkdir(parents=True, exist_ok=True)
+    (root / "uipath.json").write_text(json.dumps({"functions": {"main": "main.py:main"}}, indent=2) + "\n",
+                                      encoding="utf-8")
+    (root / "main.py").write_text(main_py, encoding="utf-8")
+    for name, doc in evaluators.items():
+        (root / "evaluations" / "evaluators" / name).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    for set_id, doc in sets.items():
+        (root / "evaluations" / "eval-sets" / f"{set_id}.json").write_text(json.dumps(doc, indent=2) + "\n",
+                                                                           encoding="utf-8")
+    if interpreter is not None:
+        (root / "workbench.toml").write_text(f"[runner]\ncommand = [{json.dumps(interpreter)}]\n", encoding="utf-8")
+    return root
+
+
+def build_conformance_project(root: Path, interpreter: str | None = None) -> Path:
+    """The conformance project at `root` (made if missing); see the module's docstring."""
+    return write_coded_project(root, main_py=MAIN_PY, evaluators=EVALUATORS,
+                               sets={SET_ID: eval_set(SET_ID, ROWS, EVALUATOR_IDS)}, interpreter=interpreter)
+
+
+# (row id, evaluator id) -> the score `uipath eval` (2.14.44) gave; a pair absent here has no result on either side
+EXPECTED_SCORES: dict[tuple[str, str], float] = {
+    ("r01", "ExactMatch"): 1.0, ("r01", "ExactMatchCS"): 1.0, ("r01", "Contains"): 1.0, ("r01", "ContainsCS"): 1.0,
+    ("r01", "JsonSimilarity"): 1.0, ("r01", "ToolOrder"): 1.0, ("r01", "ToolOrderReversed"): 0.3333333333333333,
+    ("r02", "ExactMatch"): 1.0, ("r02", "ExactMatchCS"): 0.0, ("r02", "Contains"): 1.0, ("r02", "ContainsCS"): 0.0,
+    ("r02", "JsonSimilarity"): 0.95, ("r02", "ToolOrder"): 0.3333333333333333, ("r02", "ToolOrderReversed"): 1.0,
+    ("r03", "ExactMatch"): 1.0, ("r03", "ExactMatchCS"): 1.0, ("r03", "Contains"): 0.0, ("r03", "ContainsCS"): 1.0,
+    ("r03", "JsonSimilarity"): 0.8854166666666667, ("r03", "ToolOrder"): 1.0,
+    ("r03", "ToolOrderReversed"): 0.3333333333333333,
+    ("r04", "ExactMatch"): 1.0, ("r04", "ExactMatchCS"): 1.0, ("r04", "Contains"): 1.0, ("r04", "ContainsCS"): 0.0,
+    ("r04", "JsonSimilarity"): 1.0, ("r04", "ToolOrder"): 0.0, ("r04", "ToolOrderReversed"): 1.0,
+    ("r05", "ExactMatch"): 0.0, ("r05", "ExactMatchCS"): 0.0, ("r05", "Contains"): 1.0, ("r05", "ContainsCS"): 1.0,
+    ("r05", "JsonSimilarity"): 0.875, ("r05", "ToolOrder"): 0.3333333333333333,
+    ("r05", "ToolOrderReversed"): 0.6666666666666666,
+    ("r06", "ExactMatch"): 1.0, ("r06", "ToolOrder"): 0.5,
+    ("r07", "ExactMatch"): 1.0, ("r07", "ExactMatchCS"): 0.0, ("r07", "Contains"): 0.0, ("r07", "ContainsCS"): 1.0,
+    ("r07", "JsonSimilarity"): 0.90625, ("r07", "ToolOrder"): 1.0, ("r07", "ToolOrderReversed"): 0.3333333333333333,
+    ("r08", "ExactMatch"): 1.0, ("r08", "ExactMatchCS"): 0.0, ("r08", "Contains"): 1.0, ("r08", "ContainsCS"): 1.0,
+    ("r08", "JsonSimilarity"): 0.5, ("r08", "ToolOrder"): 1.0, ("r08", "ToolOrderReversed"): 0.3333333333333333,
+    ("r09", "ExactMatch"): 1.0, ("r09", "Contains"): 1.0, ("r09", "ContainsCS"): 0.0, ("r09", "JsonSimilarity"): 1.0,
+    ("r09", "ToolOrder"): 0.6666666666666666, ("r09", "ToolOrderReversed"): 0.3333333333333333,
+}
