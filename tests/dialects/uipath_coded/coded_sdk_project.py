@@ -182,6 +182,35 @@ def build_conformance_project(root: Path, interpreter: str | None = None) -> Pat
                                sets={SET_ID: eval_set(SET_ID, ROWS, EVALUATOR_IDS)}, interpreter=interpreter)
 
 
+
+CITIES = ["Paris", "Berlin", "Rome", "Madrid", "Oslo", "Vienna", "Lisbon"]
+ORDERS = [ALL_TOOLS, ["book", "weather", "lookup"], ["weather", "lookup", "book"], ["lookup", "weather"],
+          ["book"], ["lookup", "lookup", "book"]]
+
+
+def generated_rows(count: int) -> list[dict[str, Any]]:
+    """`count` rows scored by all seven evaluators, every criterion `null` (the defaults, and the row-level
+    `expectedOutput` for the output ones), passing and failing in a fixed pattern (for benchmarks)."""
+    rows = []
+    for index in range(count):
+        city = CITIES[index % len(CITIES)]
+        answer = f"The capital is {city}" if index % 3 else f"the capital is {city.lower()}"
+        expected_city = city if index % 4 else city.upper()
+        expected = {"answer": f"The capital is {CITIES[(index + (index % 11 == 0)) % len(CITIES)]}",
+                    "a": 10 + index % 3, "details": {"items": [{"city": expected_city}]}}
+        rows.append(_row(f"g{index:04d}", f"g{index:04d} {city}", {"order": ORDERS[index % len(ORDERS)],
+                                                                 "answer": answer, "a": 10 + index % 4,
+                                                                 "city": city},
+                         dict.fromkeys(EVALUATOR_IDS), expected_output=expected))
+    return rows
+
+
+def build_generated_project(root: Path, count: int, interpreter: str | None = None) -> Path:
+    """A project of one set, `generated` (evaluations/eval-sets/generated.json), of `generated_rows(count)`."""
+    return write_coded_project(root, main_py=MAIN_PY, evaluators=EVALUATORS,
+                               sets={"generated": eval_set("generated", generated_rows(count), EVALUATOR_IDS)},
+                               interpreter=interpreter)
+
 # (row id, evaluator id) -> the score `uipath eval` (2.14.44) gave; a pair absent here has no result on either side
 EXPECTED_SCORES: dict[tuple[str, str], float] = {
     ("r01", "ExactMatch"): 1.0, ("r01", "ExactMatchCS"): 1.0, ("r01", "Contains"): 1.0, ("r01", "ContainsCS"): 1.0,
