@@ -213,7 +213,19 @@ def load_config(root: Path) -> Config:
             config.set_section(section, known[section].model_validate(value))
         except ValidationError as exc:
             raise ConfigError(f"{where}: {prefix}{section}] {section_problem(section, known[section], exc)}") from None
+    _runner_from_format(config)
     return config
+
+
+def _runner_from_format(config: Config) -> None:
+    """A format whose projects say themselves how their rows run (`RUNNER_DEFAULTS` in its settings.py)
+    supplies the `[runner]` the settings leave open: the first format that answers wins. Each decides
+    what "left open" means for it and keeps what the settings do say (timeout, env, ...)."""
+    for runner_defaults in declared().runner_defaults:
+        runner = runner_defaults(config.root, config)
+        if runner is not None:
+            config.runner = runner
+            return
 
 
 def reload_config(config: Config, *, needs_runner: bool = True) -> Config:

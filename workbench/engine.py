@@ -50,7 +50,7 @@ from .project import load_project
 from .reuse import row_fingerprint
 from .runners import RUNNER_FAULTS, Runner, RunOutcome, make_runner, outcome_from_exception
 from .runners.reaper import sweep_escaped
-from .scoring import CriterionError, Score, ScoreInput, scorer_for, unsupported_message
+from .scoring import CriterionError, Score, ScoreInput, scorer_of, unsupported_message
 
 RunnerFactory = Callable[[Config], Runner]
 
@@ -294,14 +294,18 @@ class Engine:
             if not selection.wants_set(eval_set) or not eval_set.evaluator_refs:
                 continue
             for row in eval_set.rows:
-                if selection.wants_row(eval_set, row):
-                    job = _Job(eval_set, row, len(jobs))
-                    job.plans = [self._plan_ref(project, eval_set, row, ref) for ref in eval_set.evaluator_refs]
+                if not selection.wants_row(eval_set, row):
+                    continue
+                job = _Job(eval_set, row, len(jobs))
+                job.plans = [plan for ref in eval_set.evaluator_refs
+                             if (plan := self._plan_ref(project, eval_set, row, ref)) is not None]
+                if job.plans:  # a row no evaluator scores (its format skips them all) is not run
                     jobs.append(job)
         return jobs
 
-    def _plan_ref(self, project: Project, eval_set: EvalSet, row: Row, ref: str) -> _Plan:
-        """The evaluator and criterion to score with, or the ERROR to report without scoring."""
+    def _plan_ref(self, project: Project, eval_set: EvalSet, row: Row, ref: str) -> _Plan | None:
+        """The evaluator and criterion to score with, the ERROR to report without scoring, or None: the
+        row's format says this evaluator doesn't score this row (`Dialect.criterion_for`)."""
         key = EvaluatorKey(eval_set.scope, ref)
         evaluator = project.evaluators.get(key)
         if evaluator is None:
@@ -310,7 +314,7 @@ class Engine:
             message = (f"evaluator {dialect.evaluator_file(eval_set.scope, ref)} is broken: {broken}" if broken
                        else dialect.missing_evaluator(project, eval_set.scope, ref))
             return _Plan(ref, None, Score.error(message))
-        scorer = scorer_for(evaluator.type_id)
+        scorer = scorer_of(evaluator)
         if scorer is None:
             return _Plan(ref, evaluator, Score.error(unsupported_message(evaluator.type_id)))
         if row.problem is not None:
@@ -319,16 +323,11 @@ class Engine:
         if config_problem:
             where = dialect_for(eval_set.dialect).evaluator_file(eval_set.scope, ref)
             return _Plan(ref, evaluator, Score.error(f"{where}: {config_problem}"))
-        criterion = row.criteria.get(ref)
+        criterion = dialect_for(eval_set.dialect).criterion_for(row, ref, evaluator, scorer)
         if criterion is None:
-            # A scorer may fall back to the evaluator's defaultEvaluationCriteria (exact match may not: it
-            # needs the row's own expectation, seed 003 rule 2).
-            default = evaluator.config.get("defaultEvaluationCriteria")
-            if scorer.default_criterion_allowed and isinstance(default, dict) and default:
-                return _Plan(ref, evaluator, criterion=default)
-            return _Plan(ref, evaluator, Score.error(dialect_for(eval_set.dialect).missing_criterion(row, ref)))
-        if not isinstance(criterion, dict):
-            return _Plan(ref, evaluator, Score.error(dialect_for(eval_set.dialect).malformed_criterion(ref)))
+            return None
+        if isinstance(criterion, str):
+            return _Plan(ref, evaluator, Score.error(criterion))
         return _Plan(ref, evaluator, criterion=criterion)
 
     # -- running -----------------------------------------------------------------------------------
@@ -457,7 +456,7 @@ class Engine:
         """One evaluator's score of one run: whatever the evaluator does with what it is given (a bad
         criterion, values nested too deeply, a bug of its own) is an ERROR score, never an exception, so
         the iteration goes on."""
-        scorer = scorer_for(evaluator.type_id)
+        scorer = scorer_of(evaluator)
         assert scorer is not None
         data = ScoreInput(evaluator=evaluator, criterion=criterion, output=output, trace=outcome.trace,
                           duration_ms=outcome.duration_ms, config=self.config)

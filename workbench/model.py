@@ -165,6 +165,7 @@ class EvaluatorDef:
     raw: dict[str, Any]
     target_paths: list[str] = field(default_factory=list)
     target_error: str | None = None
+    dialect: str = ""  # the format that loaded it, when its evaluator types are its own (`scoring.scorer_of`)
 
     def __post_init__(self) -> None:
         try:

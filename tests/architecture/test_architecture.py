@@ -22,6 +22,11 @@ from helpers.paths import PACKAGE
 
 ROOT = "workbench"
 
+# Every format's settings module (`dialects/<name>/settings.py`), found as settings/discovery.py finds them: a
+# new format's sits in the settings layer without this file naming it.
+FORMAT_SETTINGS: tuple[str, ...] = tuple(f"{ROOT}.dialects.{path.parent.name}.settings"
+                                         for path in sorted(PACKAGE.glob("dialects/*/settings.py")))
+
 # (layer name, modules or packages in it), lowest first.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("vocabulary", ("workbench", "workbench.errors", "workbench.jsonio", "workbench.output_paths",
@@ -29,9 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "workbench.trace", "workbench.regular_files", "workbench.safe_paths",
                     "workbench.patterns")),
     # A format's own section sits with the settings (its package's settings.py), found by settings/discovery.py.
-    ("settings", ("workbench.config", "workbench.options", "workbench.settings",
-                  "workbench.dialects.conversations.settings", "workbench.dialects.replays.settings",
-                  "workbench.dialects.scenarios.settings")),
+    ("settings", ("workbench.config", "workbench.options", "workbench.settings", *FORMAT_SETTINGS)),
     # baseline.py reads and writes the committed baseline files (its own and a format's gate's), below the gate.
     ("loading, running and scoring rows", ("workbench.dialects", "workbench.project", "workbench.scaffold",
                                            "workbench.runners", "workbench.worker_main", "workbench.scoring",

@@ -22,7 +22,7 @@ from ..errors import WorkbenchError
 from ..model import EvalSet, EvaluatorKey, Problem, Project, Row, Severity, error_problems
 from ..project import load_project
 from ..runners.startable import startup_problem
-from ..scoring import scorer_for, unsupported_message
+from ..scoring import scorer_of, unsupported_message
 from ..settings.problems import settings_problem
 from .reuse_explain import ReuseExplanation, explain_now
 
@@ -113,7 +113,7 @@ def _evaluator_problems(project: Project) -> list[Problem]:
     used = {EvaluatorKey(s.scope, ref) for s in project.sets for ref in s.evaluator_refs}
     problems = []
     for key, evaluator in project.evaluators.items():
-        if key not in used and scorer_for(evaluator.type_id) is None:
+        if key not in used and scorer_of(evaluator) is None:
             problems.append(Problem(relative(project.root, evaluator.path),
                                     f"{unsupported_message(evaluator.type_id)} (no eval set uses it yet)",
                                     Severity.WARNING))
@@ -129,7 +129,7 @@ def _row_errors(config: Config, project: Project) -> list[Problem]:
         evaluators = project.evaluators_of(eval_set.scope)
         for ref in eval_set.evaluator_refs:
             evaluator = evaluators.get(ref)
-            scorer = scorer_for(evaluator.type_id) if evaluator is not None else None
+            scorer = scorer_of(evaluator) if evaluator is not None else None
             if scorer is None or not scorer.structural:
                 continue
             for row in eval_set.rows:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from .. import jsonio
-from ..model import EvalSet, Problem, Project, Result, Row, Severity
+from ..model import EvalSet, EvaluatorDef, Problem, Project, Result, Row, Severity
 from ..regular_files import read_regular_file
 from ..runners.base import LogSink, Runner, RunOutcome, RunRequest
 from .detail import Block, RowDetail, default_blocks
@@ -310,6 +310,21 @@ class Dialect:
         """Why `row` can't be scored by evaluator `ref`: it says nothing for it (and no default applies)."""
         present = ", ".join(repr(k) for k in row.criteria) or "none"
         return f"this row has no criterion for evaluator {ref!r} (criteria present: {present})"
+
+    def criterion_for(self, row: Row, ref: str, evaluator: EvaluatorDef, scorer: Scorer) -> dict[str, Any] | str | None:
+        """The criterion evaluator `ref` scores `row` with; a str: why it can't (the result is that ERROR);
+        None: this evaluator doesn't score this row (no result; a row no evaluator scores is not run). By
+        default the row's own criterion, else the evaluator's `defaultEvaluationCriteria` when its scorer
+        allows one (exact match doesn't: seed 003 rule 2), else the ERROR `missing_criterion` says."""
+        criterion = row.criteria.get(ref)
+        if criterion is None:
+            default = evaluator.config.get("defaultEvaluationCriteria")
+            if scorer.default_criterion_allowed and isinstance(default, dict) and default:
+                return default
+            return self.missing_criterion(row, ref)
+        if not isinstance(criterion, dict):
+            return self.malformed_criterion(ref)
+        return criterion
 
     def malformed_criterion(self, ref: str) -> str:
         """Why the row's criterion for `ref` can't be used: it is not an object."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import EvalSet, EvaluatorKey, Project, Result, SetKey
-from ..scoring import scorer_for
+from ..scoring import scorer_of
 from ..scoring.base import Scorer, SetMetric
 
 
@@ -36,7 +36,7 @@ class SetMetricLine:
 def set_metrics(project: Project, results: Iterable[Result]) -> list[SetMetricLine]:
     """Every set-level metric of an iteration, in the project's set order, then the set's evaluator order."""
     wanted = {key: ev for key, ev in project.evaluators.items()
-              if (scorer := scorer_for(ev.type_id)) is not None and type(scorer).set_metric is not Scorer.set_metric}
+              if (scorer := scorer_of(ev)) is not None and type(scorer).set_metric is not Scorer.set_metric}
     if not wanted:
         return []
     groups: dict[tuple[str, str, str], list[Result]] = {}
@@ -50,7 +50,7 @@ def set_metrics(project: Project, results: Iterable[Result]) -> list[SetMetricLi
             if not group:
                 continue
             evaluator = wanted[EvaluatorKey(eval_set.scope, ref)]
-            scorer = scorer_for(evaluator.type_id)
+            scorer = scorer_of(evaluator)
             metric = scorer.set_metric(evaluator, group) if scorer is not None else None
             if metric is not None:
                 lines.append(SetMetricLine(eval_set.scope, eval_set.file_name, ref, metric))

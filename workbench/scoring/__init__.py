@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..model import EvaluatorDef
 from .assertions import Assertions
 from .base import CriterionError, Score, ScoreInput, Scorer
 from .classification import BinaryClassification, MulticlassClassification
@@ -30,26 +31,39 @@ SCORERS: dict[str, Scorer] = {
 }
 
 
-def _dialect_scorers() -> dict[str, Scorer]:
-    """The evaluator types the formats bring (each dialect registers its own)."""
+def _dialect_scorers(name: str = "") -> dict[str, Scorer]:
+    """The evaluator types the formats bring (each dialect registers its own): only format `name`'s when
+    given, else every format's."""
     from ..dialects import all_dialects
 
-    return {scorer.type_id: scorer for dialect in all_dialects() for scorer in dialect.scorers()}
+    return {scorer.type_id: scorer for dialect in all_dialects() if not name or dialect.name == name
+            for scorer in dialect.scorers()}
 
 
 def supported_types() -> list[str]:
     return sorted({*SCORERS, *_dialect_scorers()})
 
 
-def scorer_for(type_id: str) -> Scorer | None:
-    """The scorer of an evaluator type: a core one, else one a format registered."""
+def scorer_for(type_id: str, dialect: str = "") -> Scorer | None:
+    """The scorer of an evaluator type. For an evaluator of format `dialect`, that format's own scorer of
+    the id comes first, even where the core has one of the same id (a format whose files use the same type
+    ids with other rules); then the core's, then any format's."""
+    if dialect:
+        own = _dialect_scorers(dialect).get(type_id)
+        if own is not None:
+            return own
     found = SCORERS.get(type_id)
     return found if found is not None else _dialect_scorers().get(type_id)
+
+
+def scorer_of(evaluator: EvaluatorDef) -> Scorer | None:
+    """The scorer of one evaluator: `scorer_for` its type id, in the format that loaded it."""
+    return scorer_for(evaluator.type_id, evaluator.dialect)
 
 
 def unsupported_message(type_id: str) -> str:
     return f"unsupported evaluator type {type_id!r}; supported types: {', '.join(supported_types())}"
 
 
-__all__ = ["CriterionError", "Score", "ScoreInput", "Scorer", "scorer_for", "supported_types",
+__all__ = ["CriterionError", "Score", "ScoreInput", "Scorer", "scorer_for", "scorer_of", "supported_types",
            "unsupported_message"]

@@ -1,7 +1,9 @@
 """The settings each format declares in its own package: `workbench/dialects/<name>/settings.py` with
-`SECTIONS = {"<section>": ItsConfig}` (its sections of workbench.toml) and `OPTIONS` (the
-command-line options that set them). They are found here by looking, so nothing in the settings layer
-names a format; a format added as a package with a settings module is picked up as it is.
+`SECTIONS = {"<section>": ItsConfig}` (its sections of workbench.toml), `OPTIONS` (the
+command-line options that set them) and, for a format whose projects say themselves how their rows run,
+`RUNNER_DEFAULTS(root, config) -> RunnerConfig | None` (the `[runner]` a project of it gets when its
+settings don't say; `config.load_config` asks each format in turn). They are found here by looking, so
+nothing in the settings layer names a format; a format added as a package with a settings module is picked up as it is.
 """
 
 from __future__ import annotations
@@ -9,13 +11,20 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import pkgutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
+from typing import Any
 
 from ..options import CORE_OPTIONS, Option
 from .base import Section
 from .fields import FieldFacts, field_of
-from .sections import CORE_SECTIONS
+from .sections import CORE_SECTIONS, RunnerConfig
+
+# (project root, its `config.Config` as the files say) -> the [runner] to use, or None (the config layer
+# imports this module, so the type is not named here)
+RunnerDefaults = Callable[[Path, Any], RunnerConfig | None]
 
 DIALECTS_PACKAGE = "workbench.dialects"
 
@@ -26,6 +35,7 @@ class DeclaredSettings:
 
     sections: dict[str, type[Section]]
     options: tuple[Option, ...]
+    runner_defaults: tuple[RunnerDefaults, ...] = ()
 
     def section_class(self, name: str) -> type[Section]:
         return self.sections[name]
@@ -63,6 +73,7 @@ def declared() -> DeclaredSettings:
     format's package imports)."""
     sections: dict[str, type[Section]] = dict(CORE_SECTIONS)
     options: list[Option] = list(CORE_OPTIONS)
+    runner_defaults: list[Any] = []
     for name in dialect_settings_modules():
         module = importlib.import_module(name)
         for section, cls in getattr(module, "SECTIONS", {}).items():
@@ -70,7 +81,9 @@ def declared() -> DeclaredSettings:
                 raise RuntimeError(f"{name} declares [{section}], which {sections[section].__module__} declares too")
             sections[section] = cls
         options.extend(getattr(module, "OPTIONS", ()))
-    return DeclaredSettings(sections, tuple(options))
+        if callable(hook := getattr(module, "RUNNER_DEFAULTS", None)):
+            runner_defaults.append(hook)
+    return DeclaredSettings(sections, tuple(options), tuple(runner_defaults))
 
 
-__all__ = ["DeclaredSettings", "declared", "dialect_settings_modules"]
+__all__ = ["DeclaredSettings", "RunnerDefaults", "declared", "dialect_settings_modules"]

@@ -8,7 +8,7 @@ from typing import Any
 from rich.text import Text
 
 from ..model import EvaluatorKey, Project
-from ..scoring import scorer_for
+from ..scoring import scorer_of
 from ..textsafe import one_line
 from .columns import Cell, Column, FittedTable, Names
 from .labels import compared, plain
@@ -40,7 +40,7 @@ class EvaluatorsTable(FittedTable):
             users = Names(tuple(used.get(key, [])) or ("—",), "set")
             if evaluator is not None:
                 status = Text("ok", "green")
-                scorer = scorer_for(evaluator.type_id)
+                scorer = scorer_of(evaluator)
                 if scorer is None:
                     status = Text("unsupported type", "bold yellow")
                 elif problem := scorer.check_config(evaluator):

@@ -7,7 +7,7 @@ from rich.text import Text
 from ..model import EvalSet, EvaluatorDef, Result, Row, Verdict
 from ..output_paths import describe_target
 from ..report.text import format_duration
-from ..scoring import scorer_for
+from ..scoring import scorer_of
 from ..textsafe import one_line
 from .state import QUEUED, RUNNING, RunState
 
@@ -25,7 +25,7 @@ def plain(value: str, limit: int = 200) -> Text:
 def compared(evaluator: EvaluatorDef) -> tuple[str, ...]:
     """What the evaluator looks at, as parts a narrow column cuts between: the output's paths
     (`details.rawScore`, `details.band`), or, for a type scored from the trace, what of it."""
-    scorer = scorer_for(evaluator.type_id)
+    scorer = scorer_of(evaluator)
     if scorer is not None and scorer.compares:
         return (scorer.compares,)
     return tuple(part.strip() for part in describe_target(evaluator.target_output_key).split(", "))

@@ -19,7 +19,7 @@ from ..config import Config
 from ..model import EvalSet, EvaluatorDef, wrap_output
 from ..output_paths import MISSING
 from ..runners import RUNNER_FAULTS, LogSink, Runner, RunOutcome, RunRequest, make_runner, outcome_from_exception
-from ..scoring import scorer_for
+from ..scoring import scorer_of
 from . import expected as exp
 from .accept import Clock, utc_now
 from .edit import AppendItem, Op, SetValue, apply_ops
@@ -45,7 +45,7 @@ def _usable_default(evaluator: EvaluatorDef) -> bool:
     """Whether the engine can score a row without its own criterion for this evaluator: a type other
     than exact match with a `defaultEvaluationCriteria` that says something (not a blank skeleton)."""
     default = evaluator.config.get("defaultEvaluationCriteria")
-    scorer = scorer_for(evaluator.type_id)
+    scorer = scorer_of(evaluator)
     return (scorer is not None and scorer.default_criterion_allowed and isinstance(default, dict)
             and any(value not in ("", None, {}, []) for value in default.values()))
 

@@ -8,7 +8,7 @@ from .. import jsonio
 from ..compare import strict_equal
 from ..model import EvaluatorDef
 from ..output_paths import MISSING, WHOLE, SelectionError, normalize_target, select, set_path
-from ..scoring import scorer_for
+from ..scoring import scorer_of
 from .errors import WritebackError
 from .render import inline, render
 from .style import Style
@@ -17,7 +17,7 @@ from .style import Style
 def uses_expected_output(evaluator: EvaluatorDef) -> bool:
     """Whether the evaluator's type is scored against `expectedOutput` (only such expectations can be
     accepted): a capability of its scorer."""
-    scorer = scorer_for(evaluator.type_id)
+    scorer = scorer_of(evaluator)
     return scorer is not None and scorer.uses_expected_output
 
 

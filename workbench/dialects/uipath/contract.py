@@ -26,7 +26,7 @@ from ...compare import fits_schema_type, strict_equal, type_name
 from ...model import EvalSet, EvaluatorDef, Problem, Project, Row, Severity
 from ...output_paths import MISSING, WHOLE, select, split_path
 from ...regular_files import read_regular_file
-from ...scoring import scorer_for
+from ...scoring import scorer_of
 from ..base import relative
 
 DEFAULT_WORKFLOW = "Workflow.json"
@@ -36,7 +36,7 @@ MAX_WORKFLOW_BYTES = 16 * 1024 * 1024
 def structural(evaluator: EvaluatorDef) -> bool:
     """Whether the evaluator compares `expectedOutput` key by key (so its keys must be the output's keys):
     a capability of its scorer."""
-    scorer = scorer_for(evaluator.type_id)
+    scorer = scorer_of(evaluator)
     return scorer is not None and scorer.structural
 
 _COMBINATORS = ("$ref", "anyOf", "oneOf", "allOf", "not", "if")
