@@ -1,0 +1,348 @@
+"""The evaluator types of a coded agent's `evaluations/evaluators/*.json`, scored as `uipath eval` (SDK 2.14.44)
+scores them; workbench adds the verdict.
+
+Scores are the SDK's to the last bit. The verdict: PASS when the score reaches the threshold
+(`[uipath-coded] thresholds[<evaluator id>]`, else `pass_threshold`, default 1; a score within 1e-9 below it
+counts, as sums of fractions aren't exact). Results that can only be 0 or 1 (exact match, contains, and the
+tool-call types with `strict`) pass only at 1. What the SDK can't score (a key not in the output, an
+unreadable span) is an ERROR, as it is an error result there.
+
+Output types (`uipath-exact-match`, `uipath-json-similarity`, `uipath-contains`, classification) compare the
+output under `targetOutputKey` (`outputs.py`); with `lineByLineEvaluator` each line of it is scored apart
+and the score is their mean.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ValidationError
+
+from ...model import EvaluatorDef, Verdict
+from ...scoring.base import CriterionError, Score, ScoreInput, Scorer
+from . import scorer_fields as fields
+from .outputs import WHOLE, SelectionError, actual_value, expected_value, py_str
+from .settings import CodedConfig
+from .similarity import similarity
+from .tool_spans import SpanError
+
+DEFAULT_THRESHOLD = 1.0
+_EPSILON = 1e-9
+
+
+class Unscorable(ValueError):
+    """The SDK's evaluator raises on this row (an error result there): an ERROR here, with these words."""
+
+
+def evaluator_id(evaluator: EvaluatorDef) -> str:
+    return evaluator.id or evaluator.ref
+
+
+def threshold(data: ScoreInput) -> float:
+    """The score this evaluator's results pass at."""
+    if data.config is None:
+        return DEFAULT_THRESHOLD
+    section = data.config.section(CodedConfig)
+    return section.thresholds.get(evaluator_id(data.evaluator), section.pass_threshold)
+
+
+def graded(data: ScoreInput, score: float, detail: str, expected: Any = None) -> Score:
+    limit = threshold(data)
+    ok = score + _EPSILON >= limit
+    head = f"score {score:.4g} {'≥' if ok else '<'} threshold {limit:g}"
+    return Score(Verdict.PASS if ok else Verdict.FAIL, score, f"{head}: {detail}", expected)
+
+
+def boolean(score: float, detail: str, expected: Any = None) -> Score:
+    return Score(Verdict.PASS if score >= 1.0 else Verdict.FAIL, score, detail, expected)
+
+
+def clip(text: str, limit: int = 120) -> str:
+    """A compared text for a detail: Python's repr, cut to `limit` characters."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else shown[:limit - 1] + "…"
+
+
+def where(key: Any) -> str:
+    if isinstance(key, list):
+        return f"the output's keys {key}"
+    return "the output" if key == WHOLE else f"the output at {key!r}"
+
+
+class CodedScorer(Scorer):
+    """An SDK evaluator type: its config and criterion declared in `scorer_fields`, checked as the SDK checks
+    them; `judge` scores a row with both."""
+
+    config_fields: ClassVar[type[BaseModel]]
+    criterion_fields: ClassVar[type[BaseModel]]
+    example: ClassVar[str]
+    """A criterion of this type, for messages: `"searchText": "Paris"`."""
+
+    def check_config(self, evaluator: EvaluatorDef) -> str | None:
+        try:
+            self.settings_of(evaluator)
+        except CriterionError as exc:
+            return str(exc)
+        return None
+
+    def settings_of(self, evaluator: EvaluatorDef) -> Any:
+        raw = dict(evaluator.config)
+        if evaluator.name is not None:
+            raw["name"] = evaluator.name  # the SDK gives the file's top-level name to its config
+        try:
+            return self.config_fields.model_validate(raw)
+        except ValidationError as exc:
+            raise CriterionError(fields.problem(exc, "evaluatorConfig")) from None
+
+    def criterion_of(self, data: ScoreInput, settings: Any) -> Any:
+        """The row's criterion, or (null or {}) the evaluator's defaultEvaluationCriteria."""
+        ident = evaluator_id(data.evaluator)
+        if not data.criterion:
+            if settings.default_evaluation_criteria is None:
+                raise CriterionError(f"evaluationCriterias[{ident!r}] is empty and evaluator {ident!r} has no "
+                                     f"defaultEvaluationCriteria; write e.g. {{{self.example}}}")
+            return settings.default_evaluation_criteria
+        try:
+            return self.criterion_fields.model_validate(data.criterion)
+        except ValidationError as exc:
+            raise CriterionError(f"{fields.problem(exc, f'evaluationCriterias[{ident!r}]')}; write e.g. "
+                                 f"{{{self.example}}}") from None
+
+    def score(self, data: ScoreInput) -> Score:
+        settings = self.settings_of(data.evaluator)
+        criterion = self.criterion_of(data, settings)
+        try:
+            return self.judge(data, settings, criterion)
+        except (SelectionError, SpanError, Unscorable) as exc:
+            return Score.error(f"{evaluator_id(data.evaluator)}: {exc}", self.shown(criterion))
+        except RecursionError:
+            return Score.error(f"{evaluator_id(data.evaluator)}: a value is nested too deeply to compare",
+                               self.shown(criterion))
+
+    def judge(self, data: ScoreInput, settings: Any, criterion: Any) -> Score:
+        raise NotImplementedError
+
+    def shown(self, criterion: Any) -> Any:
+        """What the report shows as this row's expectation."""
+        return None
+
+
+def split_lines(value: Any, delimiter: str, key: str) -> list[str]:
+    """A selected value's non-blank lines, as the SDK splits them."""
+    if key != WHOLE and isinstance(value, dict) and key in value:
+        value = value[key]
+    if not delimiter:
+        raise Unscorable("evaluatorConfig.lineDelimiter is empty, so the output can't be split into lines")
+    return [line for line in py_str(value).split(delimiter) if line.strip()]
+
+
+def wrap_line(line: str, key: str) -> Any:
+    """One line in the shape the whole output had: itself for "*", else `{key: line}`."""
+    return line if key == WHOLE else {key: line}
+
+
+class OutputScorer(CodedScorer):
+    """A type that compares the selected output; `measure` gives (score, words) for one output."""
+
+    boolean_result: ClassVar[bool] = False
+
+    def judge(self, data: ScoreInput, settings: Any, criterion: Any) -> Score:
+        key = settings.target_output_key
+        if settings.line_by_line_evaluator and not isinstance(key, list):
+            score, detail = self.by_line(data, settings, criterion)
+            return graded(data, score, detail, self.shown(criterion))
+        score, detail = self.measure(settings, criterion, data.output)
+        if self.boolean_result:
+            return boolean(score, detail, self.shown(criterion))
+        return graded(data, score, detail, self.shown(criterion))
+
+    def measure(self, settings: Any, criterion: Any, output: Any) -> tuple[float, str]:
+        raise NotImplementedError
+
+    def line_source(self, settings: Any, criterion: Any) -> Any:
+        """What the expectation's lines are split from."""
+        return expected_value(criterion.expected_output, settings.target_output_key)
+
+    def line_criterion(self, criterion: Any, expected_line: Any) -> Any:
+        return criterion.model_copy(update={"expected_output": expected_line})
+
+    def by_line(self, data: ScoreInput, settings: Any, criterion: Any) -> tuple[float, str]:
+        """The mean of the lines' scores; a line the SDK can't score counts 0 (no lines at all: 0)."""
+        key = settings.target_output_key
+        actual = split_lines(actual_value(data.output, key), settings.line_delimiter, key)
+        expected = split_lines(self.line_source(settings, criterion), settings.line_delimiter, key)
+        scores = []
+        for index in range(max(len(actual), len(expected))):
+            got = actual[index] if index < len(actual) else ""
+            want = expected[index] if index < len(expected) else ""
+            try:
+                line_score, _ = self.measure(settings, self.line_criterion(criterion, wrap_line(want, key)),
+                                             wrap_line(got, key))
+            except (SelectionError, Unscorable):
+                line_score = 0.0
+            scores.append(line_score)
+        mean = sum(scores) / len(scores) if scores else 0.0
+        shown = ", ".join(f"{score:.3g}" for score in scores[:20]) + (", …" if len(scores) > 20 else "")
+        return mean, (f"line by line: mean of {len(scores)} lines ({len(actual)} in the output, "
+                      f"{len(expected)} expected): [{shown}]")
+
+
+class ExactMatch(OutputScorer):
+    """Text equality (Python's `str()` of both, lower-cased unless `caseSensitive`) when either side is a
+    string, else Python `==` (so `true` equals `1`); `negated` flips it."""
+
+    type_id: ClassVar[str] = "uipath-exact-match"
+    uses_expected_output: ClassVar[bool] = True
+    boolean_result: ClassVar[bool] = True
+    config_fields = fields.ExactMatchConfig
+    criterion_fields = fields.OutputCriterion
+    example = '"expectedOutput": {"answer": "Paris"}'
+
+    def measure(self, settings: Any, criterion: Any, output: Any) -> tuple[float, str]:
+        key = settings.target_output_key
+        actual = actual_value(output, key)
+        expected = expected_value(criterion.expected_output, key)
+        if isinstance(actual, str) or isinstance(expected, str):
+            got, want = py_str(actual), py_str(expected)
+            if not settings.case_sensitive:
+                got, want = got.lower(), want.lower()
+            same = got == want
+            how = "as text" if settings.case_sensitive else "as text, ignoring case"
+        else:
+            same = actual == expected
+            how = "as values, numbers as floats"
+        said = (f"{where(key)} equals {clip(py_str(expected))} ({how})" if same else
+                f"{where(key)} is {clip(py_str(actual))}, expected {clip(py_str(expected))} ({how})")
+        if settings.negated:
+            return float(not same), f"{said}; negated: passes only when they differ"
+        return float(same), said
+
+    def shown(self, criterion: Any) -> Any:
+        return criterion.expected_output
+
+
+class JsonSimilarity(OutputScorer):
+    """The share of the expectation's leaves found in the output (`similarity.py`)."""
+
+    type_id: ClassVar[str] = "uipath-json-similarity"
+    uses_expected_output: ClassVar[bool] = True
+    extra_output_ignored: ClassVar[bool] = True
+    config_fields = fields.JsonSimilarityConfig
+    criterion_fields = fields.OutputCriterion
+    example = '"expectedOutput": {"answer": "Paris", "a": 10}'
+
+    def measure(self, settings: Any, criterion: Any, output: Any) -> tuple[float, str]:
+        key = settings.target_output_key
+        expected = expected_value(criterion.expected_output, key)
+        found = similarity(expected, actual_value(output, key))
+        return found.score, f"matched {found.matched:.4g} of {found.total:.4g} leaves in {where(key)}"
+
+    def shown(self, criterion: Any) -> Any:
+        return criterion.expected_output
+
+
+class Contains(OutputScorer):
+    """`searchText` in Python's `str()` of the selected output, lower-cased unless `caseSensitive`."""
+
+    type_id: ClassVar[str] = "uipath-contains"
+    boolean_result: ClassVar[bool] = True
+    config_fields = fields.ContainsConfig
+    criterion_fields = fields.ContainsCriterion
+    example = '"searchText": "Paris"'
+
+    def measure(self, settings: Any, criterion: Any, output: Any) -> tuple[float, str]:
+        key = settings.target_output_key
+        text, search = py_str(actual_value(output, key)), criterion.search_text
+        if not settings.case_sensitive:
+            text, search = text.lower(), search.lower()
+        found = search in text
+        how = "" if settings.case_sensitive else " (ignoring case)"
+        said = (f"{where(key)} contains {clip(criterion.search_text)}{how}" if found else
+                f"{where(key)} does not contain {clip(criterion.search_text)}{how}: {clip(text)}")
+        if settings.negated:
+            return float(not found), f"{said}; negated: passes only when it is absent"
+        return float(found), said
+
+    def line_source(self, settings: Any, criterion: Any) -> Any:
+        return criterion.search_text
+
+    def line_criterion(self, criterion: Any, expected_line: Any) -> Any:
+        return criterion  # the SDK searches every line for the whole searchText
+
+    def shown(self, criterion: Any) -> Any:
+        return criterion.search_text
+
+
+class _Classification(OutputScorer):
+    """1 when Python's `str()` of the selected output equals `expectedClass`, ignoring case."""
+
+    boolean_result: ClassVar[bool] = True
+    criterion_fields = fields.ClassCriterion
+    example = '"expectedClass": "positive"'
+
+    def classes(self, settings: Any, predicted: str, expected: str) -> None:
+        """Unscorable when the labels don't fit the evaluator's config."""
+
+    def measure(self, settings: Any, criterion: Any, output: Any) -> tuple[float, str]:
+        predicted = py_str(actual_value(output, settings.target_output_key)).lower()
+        expected = criterion.expected_class.lower()
+        self.classes(settings, predicted, expected)
+        if predicted == expected:
+            return 1.0, f"predicted {clip(predicted)}, as expected (ignoring case)"
+        return 0.0, f"predicted {clip(predicted)}, expected {clip(expected)} (ignoring case)"
+
+    def line_source(self, settings: Any, criterion: Any) -> Any:
+        raise Unscorable(f"{self.type_id} can't be scored line by line (the SDK fails on it too); remove "
+                         "lineByLineEvaluator")
+
+    def shown(self, criterion: Any) -> Any:
+        return criterion.expected_class
+
+
+class BinaryClassification(_Classification):
+    type_id: ClassVar[str] = "uipath-binary-classification"
+    config_fields = fields.BinaryConfig
+
+    def classes(self, settings: Any, predicted: str, expected: str) -> None:
+        if not settings.positive_class:
+            raise Unscorable("evaluatorConfig.positiveClass is empty; name the positive class")
+
+
+class MulticlassClassification(_Classification):
+    type_id: ClassVar[str] = "uipath-multiclass-classification"
+    config_fields = fields.MulticlassConfig
+
+    def classes(self, settings: Any, predicted: str, expected: str) -> None:
+        labels = [label.lower() for label in settings.classes]
+        for side, label in (("expected class", expected), ("predicted class", predicted)):
+            if label not in labels:
+                raise Unscorable(f"the {side} {label!r} is not one of evaluatorConfig.classes {labels}")
+
+
+class _HostedJudge(Scorer):
+    """An SDK LLM judge that only UiPath's hosted models run: refused when loaded, in words."""
+
+    def check_config(self, evaluator: EvaluatorDef) -> str | None:
+        return (f"{self.type_id} is an LLM judge that runs on UiPath's hosted models, which workbench can't call; "
+                "workbench scores uipath-llm-judge-output-semantic-similarity and "
+                "uipath-llm-judge-output-strict-json-similarity with its [judge] instead")
+
+    def score(self, data: ScoreInput) -> Score:
+        return Score.error(self.check_config(data.evaluator) or "")
+
+
+class TrajectorySimilarityJudge(_HostedJudge):
+    type_id: ClassVar[str] = "uipath-llm-judge-trajectory-similarity"
+
+
+class TrajectorySimulationJudge(_HostedJudge):
+    type_id: ClassVar[str] = "uipath-llm-judge-trajectory-simulation"
+
+
+def coded_scorers() -> tuple[Scorer, ...]:
+    """Every evaluator type of the format, for `Dialect.scorers()`."""
+    from .tool_scorers import ToolCallArgs, ToolCallCount, ToolCallOrder, ToolCallOutput
+
+    return (ExactMatch(), Contains(), JsonSimilarity(), BinaryClassification(), MulticlassClassification(),
+            ToolCallOrder(), ToolCallCount(), ToolCallArgs(), ToolCallOutput(),
+            TrajectorySimilarityJudge(), TrajectorySimulationJudge())

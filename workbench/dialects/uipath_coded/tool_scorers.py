@@ -1,0 +1,204 @@
+"""The tool-call evaluator types of a coded agent, scored from the row's spans (`tool_spans.py`) as the SDK
+2.14.44 scores them.
+
+For all four: no expected calls and none made scores 1; only one of the two empty scores 0 (so expecting
+a tool to be called 0 times fails when no tool is called at all).
+
+- order (`toolCallsOrder`: keys): the longest common subsequence of the calls and the expected keys,
+  over the number expected; `strict`: 1 only for exactly the expected calls in that order.
+- count (`toolCallsCount`: {key: [comparator, n]}): the share of keys whose count holds (a key is looked
+  up as written, then sanitised; a tool not called counts 0); `strict`: 0 unless all hold.
+- args (`toolCalls`: [{name, args, id?}]): the share of expected calls matched by a distinct call of that
+  tool whose arguments hold every expected argument (extra arguments are allowed, with or without
+  `subset`); `strict`: 0 unless all match.
+- output (`toolOutputs`: [{name, output, id?}]): the same on the output text; `strict`: 0 at the first
+  call of an expected tool whose output differs.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+from ...scoring.base import Score, ScoreInput
+from . import scorer_fields as fields
+from .scorers import CodedScorer, Unscorable, boolean, graded
+from .tool_spans import ToolSpan, matches_expected, matches_key, sanitize, tool_spans
+
+COMPARATORS: dict[str, Callable[[int, int], bool]] = {
+    ">": operator.gt, "<": operator.lt, ">=": operator.ge, "<=": operator.le,
+    "=": operator.eq, "==": operator.eq, "!=": operator.ne,
+}
+_TRACE = "the tool calls in the trace (spans with tool.name)"
+
+
+def empty_sides(expected: Sequence[Any] | dict[str, Any], calls: Sequence[ToolSpan]) -> tuple[float, str] | None:
+    """The SDK's rule when either side is empty; None when both have calls."""
+    if not expected and not calls:
+        return 1.0, "no tool calls expected and none made"
+    if not expected:
+        return 0.0, f"no tool calls expected, but {len(calls)} made (one side empty scores 0)"
+    if not calls:
+        return 0.0, "tool calls expected, but none made (one side empty scores 0); are the tools traced with " \
+                    "@traced(span_type=\"tool\")?"
+    return None
+
+
+class ToolScorer(CodedScorer):
+    """A tool-call type: `measure` gives (score, words) from the row's calls."""
+
+    compares: ClassVar[str] = _TRACE
+
+    def judge(self, data: ScoreInput, settings: Any, criterion: Any) -> Score:
+        score, detail = self.measure(settings, criterion, data.trace)
+        if settings.strict:
+            return boolean(score, detail, self.shown(criterion))
+        return graded(data, score, detail, self.shown(criterion))
+
+    def measure(self, settings: Any, criterion: Any, trace: list[dict[str, Any]]) -> tuple[float, str]:
+        raise NotImplementedError
+
+
+def longest_common(calls: Sequence[ToolSpan], expected: Sequence[str]) -> list[str]:
+    """The expected keys of a longest common subsequence of the calls and `expected`."""
+    rows, cols = len(calls), len(expected)
+    table = [[0] * (cols + 1) for _ in range(rows + 1)]
+    for i in range(1, rows + 1):
+        for j in range(1, cols + 1):
+            table[i][j] = (table[i - 1][j - 1] + 1 if matches_key(calls[i - 1], expected[j - 1])
+                           else max(table[i - 1][j], table[i][j - 1]))
+    found: list[str] = []
+    i, j = rows, cols
+    while i > 0 and j > 0:
+        if matches_key(calls[i - 1], expected[j - 1]):
+            found.append(expected[j - 1])
+            i, j = i - 1, j - 1
+        elif table[i - 1][j] > table[i][j - 1]:
+            i -= 1
+        else:
+            j -= 1
+    return found[::-1]
+
+
+class ToolCallOrder(ToolScorer):
+    type_id: ClassVar[str] = "uipath-tool-call-order"
+    config_fields = fields.OrderConfig
+    criterion_fields = fields.OrderCriterion
+    example = '"toolCallsOrder": ["lookup", "weather"]'
+
+    def measure(self, settings: Any, criterion: Any, trace: list[dict[str, Any]]) -> tuple[float, str]:
+        calls, expected = tool_spans(trace), criterion.tool_calls_order
+        made = f"calls {[call.key for call in calls]}"
+        empty = empty_sides(expected, calls)
+        if empty is not None:
+            return empty
+        if settings.strict:
+            exact = len(calls) == len(expected) and all(map(matches_key, calls, expected))
+            return float(exact), f"strict: {made} {'are' if exact else 'are not'} exactly {expected}"
+        common = longest_common(calls, expected)
+        return len(common) / len(expected), f"LCS {common} of expected {expected}; {made}"
+
+    def shown(self, criterion: Any) -> Any:
+        return criterion.tool_calls_order
+
+
+class ToolCallCount(ToolScorer):
+    type_id: ClassVar[str] = "uipath-tool-call-count"
+    config_fields = fields.CountConfig
+    criterion_fields = fields.CountCriterion
+    example = '"toolCallsCount": {"lookup": ["=", 1], "weather": [">=", 1]}'
+
+    def measure(self, settings: Any, criterion: Any, trace: list[dict[str, Any]]) -> tuple[float, str]:
+        calls, expected = tool_spans(trace), criterion.tool_calls_count
+        counts: dict[str, int] = {}
+        for call in calls:
+            counts[call.key] = counts.get(call.key, 0) + 1
+        empty = empty_sides(expected, calls)
+        if empty is not None:
+            return empty
+        held, lines = 0.0, []
+        for key, (comparator, wanted) in expected.items():
+            count = counts.get(key)
+            if count is None:
+                count = counts.get(sanitize(key), 0)
+            if comparator not in COMPARATORS:
+                raise Unscorable(f"toolCallsCount[{key!r}] has the comparator {comparator!r}; use one of "
+                                 f"{' '.join(COMPARATORS)}")
+            ok = COMPARATORS[comparator](count, wanted)
+            lines.append(f"{key}: {count} {'✓' if ok else '✗'} {comparator} {wanted}")
+            if settings.strict and not ok:
+                return 0.0, f"strict: {lines[-1]}"
+            held += float(ok)
+        return held / len(expected), f"{held:g} of {len(expected)} counts hold: {'; '.join(lines)}"
+
+    def shown(self, criterion: Any) -> Any:
+        return {key: list(pair) for key, pair in criterion.tool_calls_count.items()}
+
+
+class ToolCallArgs(ToolScorer):
+    type_id: ClassVar[str] = "uipath-tool-call-args"
+    config_fields = fields.ArgsConfig
+    criterion_fields = fields.ArgsCriterion
+    example = '"toolCalls": [{"name": "lookup", "args": {"city": "Paris"}}]'
+
+    def measure(self, settings: Any, criterion: Any, trace: list[dict[str, Any]]) -> tuple[float, str]:
+        calls, expected = tool_spans(trace, args=True), criterion.tool_calls
+        empty = empty_sides(expected, calls)
+        if empty is not None:
+            return empty
+        used: set[int] = set()
+        missed = []
+        for want in expected:
+            for index, call in enumerate(calls):
+                if (matches_expected(call, want.name, want.id) and index not in used
+                        and all(key in call.args and call.args[key] == value for key, value in want.args.items())):
+                    used.add(index)
+                    break
+            else:
+                missed.append(f"{want.name} {want.args}")
+        matched = len(used)
+        said = f"{matched} of {len(expected)} expected calls matched" + (f"; not matched: {', '.join(missed)}"
+                                                                         if missed else "")
+        if settings.strict:
+            return float(matched == len(expected)), f"strict: {said}"
+        return matched / len(expected), said
+
+    def shown(self, criterion: Any) -> Any:
+        return [call.model_dump(exclude_none=True) for call in criterion.tool_calls]
+
+
+class ToolCallOutput(ToolScorer):
+    type_id: ClassVar[str] = "uipath-tool-call-output"
+    config_fields = fields.ToolOutputConfig
+    criterion_fields = fields.ToolOutputsCriterion
+    example = '"toolOutputs": [{"name": "weather", "output": "sunny"}]'
+
+    def measure(self, settings: Any, criterion: Any, trace: list[dict[str, Any]]) -> tuple[float, str]:
+        calls, expected = tool_spans(trace, outputs=True), criterion.tool_outputs
+        empty = empty_sides(expected, calls)
+        if empty is not None:
+            return empty
+        used: set[int] = set()
+        missed = []
+        for want in expected:
+            found = False
+            for index, call in enumerate(calls):
+                if index in used or not matches_expected(call, want.name, want.id):
+                    continue
+                if call.output == want.output:
+                    used.add(index)
+                    found = True
+                    break
+                if settings.strict:
+                    return 0.0, f"strict: {want.name} output {call.output!r:.120}, expected {want.output!r:.120}"
+            if not found:
+                if settings.strict:
+                    return 0.0, f"strict: no call of {want.name} left to match"
+                missed.append(f"{want.name} {want.output!r:.80}")
+        said = f"{len(used)} of {len(expected)} expected outputs matched" + (
+            f"; not matched: {', '.join(missed)}" if missed else "")
+        return len(used) / len(expected), said
+
+    def shown(self, criterion: Any) -> Any:
+        return [output.model_dump(exclude_none=True) for output in criterion.tool_outputs]
