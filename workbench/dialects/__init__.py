@@ -27,6 +27,7 @@ REGISTRY: tuple[str, ...] = (
     "workbench.dialects.replays:ReplaysDialect",
     "workbench.dialects.scenarios:ScenariosDialect",
     "workbench.dialects.conversations:ConversationsDialect",
+    "workbench.dialects.uipath_coded:UiPathCodedDialect",
 )
 
 

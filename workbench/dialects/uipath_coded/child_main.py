@@ -1,0 +1,308 @@
+"""The child side of a coded agent project's rows: serve rows over the worker protocol in the project's own
+Python, each row run the way `uipath eval` runs one evaluation.
+
+Run as a script (`python child_main.py ENTRY_FILE FUNCTION`, the `[runner]` that `settings.RUNNER_DEFAULTS`
+makes); the engine never imports it, and it imports nothing of workbench but `worker_main.py` (loaded by file
+path: its channel, `serve` and tracebacks), so it parses on Python 3.9 and runs on whatever the project has.
+
+Per row, as the SDK does per evaluation, a fresh `uipath.functions.runtime.UiPathFunctionsRuntime` executes the
+entry point's module afresh (imports stay warm) and calls the function with the row's inputs, converted to the
+dataclass or pydantic model its first parameter declares; its output is converted back the SDK's way. An output
+that is not JSON is the row's error, never stringified. Without `uipath` importable, a fallback loads the file
+and calls the function with the inputs dict (the log says so).
+
+The spans `uipath.tracing.traced` records go to OpenTelemetry's global tracer provider: one is installed before
+the first row with a span processor that keeps every span ending during the row, in end order. They are written
+to the row's trace file (`WORKBENCH_TRACE`) as one JSON object per line, each span's attributes complete, which
+is all the coded scorers read. The SDK's telemetry is off (`UIPATH_TELEMETRY_ENABLED=false`), and running a
+function needs no UiPath login, so nothing here reaches the network.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Run as a script, this file's folder (the format's package: settings.py, layout.py, ...) comes first on
+# sys.path, where its modules would shadow the project's; the project root (the cwd) goes there instead, as
+# `uipath eval` puts it.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if sys.path and os.path.realpath(sys.path[0] or ".") == os.path.realpath(_HERE):
+    del sys.path[0]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+WORKER_MAIN = os.path.normpath(os.path.join(_HERE, "..", "..", "worker_main.py"))
+TELEMETRY_ENV = "UIPATH_TELEMETRY_ENABLED"
+# The SDK's runtime errors whose cause is the user's own exception (shown as it is, like any Python target's).
+_USER_FAULTS = ("MODULE_EXECUTION_ERROR", "FUNCTION_EXECUTION_ERROR")
+
+
+def load_worker_main() -> Any:
+    """workbench's `worker_main.py`, by file path under a name no project module has."""
+    from importlib.util import module_from_spec, spec_from_file_location
+
+    spec = spec_from_file_location("_workbench_worker_main", WORKER_MAIN)
+    assert spec is not None and spec.loader is not None  # a .py path always has a source loader
+    module = module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class EntryError(Exception):
+    """The SDK could not run the entry point (a missing function, inputs that don't fit its type): its words."""
+
+
+def json_safe(value: Any) -> Any:
+    """An OpenTelemetry attribute value as JSON: sequences as lists, a non-finite float as text."""
+    if isinstance(value, (str, bool, int)) or value is None:
+        return value
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else str(value)
+    if isinstance(value, (list, tuple)):
+        return [json_safe(item) for item in value]
+    return str(value)
+
+
+def _parsed(text: Any) -> Any:
+    """A span's `input.value` / `output.value` (JSON text, as `traced` writes it) as a value, else as is."""
+    if not isinstance(text, str):
+        return text
+    import json
+
+    try:
+        return json_safe_tree(json.loads(text))
+    except ValueError:
+        return text
+
+
+def json_safe_tree(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(key): json_safe_tree(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [json_safe_tree(item) for item in value]
+    return json_safe(value)
+
+
+def span_event(span: Any) -> dict[str, Any]:
+    """One ended span as a trace event: `tool_call` for a real tool invocation (`tool.name`, not
+    `tool.synthesized`), else `span`; `span.attributes` holds every attribute, which the scorers read."""
+    attributes = {str(key): json_safe(value) for key, value in dict(span.attributes or {}).items()}
+    tool = attributes.get("tool.name")
+    is_tool = bool(tool) and not attributes.get("tool.synthesized", False)
+    args = _parsed(attributes.get("input.value"))
+    event: dict[str, Any] = {"type": "tool_call" if is_tool else "span", "name": str(tool) if is_tool else span.name,
+                             "args": args if isinstance(args, dict) else {}}
+    if "output.value" in attributes:
+        event["output"] = _parsed(attributes["output.value"])
+    status = getattr(getattr(span, "status", None), "status_code", None)
+    event["span"] = {"name": span.name, "attributes": attributes, "start_ns": span.start_time,
+                     "end_ns": span.end_time, "status": getattr(status, "name", "UNSET")}
+    return event
+
+
+def install_recorder() -> Any:
+    """A span processor on OpenTelemetry's global tracer provider (installed when none is), or None when
+    OpenTelemetry's SDK is not importable here."""
+    try:
+        from importlib import import_module
+
+        trace_api = import_module("opentelemetry.trace")
+        sdk_trace = import_module("opentelemetry.sdk.trace")
+    except ImportError:
+        return None
+    provider = trace_api.get_tracer_provider()
+    if not isinstance(provider, sdk_trace.TracerProvider):
+        trace_api.set_tracer_provider(sdk_trace.TracerProvider())
+        provider = trace_api.get_tracer_provider()
+    if not isinstance(provider, sdk_trace.TracerProvider):
+        return None
+    recorder = _recorder_class(sdk_trace.SpanProcessor)()
+    provider.add_span_processor(recorder)
+    return recorder
+
+
+def _recorder_class(base: Any) -> Any:
+    class SpanRecorder(base):  # OpenTelemetry's SpanProcessor, found at run time
+        """Keeps the spans that end between `start` and `stop` (one row), in the order they end."""
+
+        def __init__(self) -> None:
+            self.spans: list[Any] | None = None
+
+        def start(self) -> None:
+            self.spans = []
+
+        def stop(self) -> list[Any]:
+            spans, self.spans = self.spans or [], None
+            return spans
+
+        def on_start(self, span: Any, parent_context: Any = None) -> None:
+            return None
+
+        def on_end(self, span: Any) -> None:
+            spans = self.spans
+            if spans is not None:
+                spans.append(span)
+
+        def shutdown(self) -> None:
+            return None
+
+        def force_flush(self, timeout_millis: int = 30000) -> bool:
+            return True
+
+    return SpanRecorder
+
+
+def write_trace(path: str | None, spans: list[Any]) -> None:
+    if not path or not spans:
+        return
+    import json
+
+    with open(path, "a", encoding="utf-8") as out:
+        for span in spans:
+            out.write(json.dumps(span_event(span), allow_nan=False, separators=(",", ":")) + "\n")
+
+
+class SdkEntry:
+    """The entry point run by the SDK's own functions runtime, afresh for every row (as `uipath eval` does)."""
+
+    def __init__(self, file: str, function: str) -> None:
+        import asyncio
+        from importlib import import_module
+
+        self.runtime_class = import_module("uipath.functions.runtime").UiPathFunctionsRuntime
+        self.file = file
+        self.function = function
+        self.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self.loop)
+
+    def __call__(self, inputs: dict[str, Any]) -> Any:
+        runtime = self.runtime_class(self.file, self.function, self.function)
+        try:
+            result = self.loop.run_until_complete(runtime.execute(inputs))
+        except Exception as exc:
+            raise _unwrapped(exc) from None
+        finally:
+            self.loop.run_until_complete(runtime.dispose())
+        output = result.output
+        if hasattr(output, "model_dump"):
+            output = output.model_dump()
+        return output if output else {}
+
+
+def _unwrapped(exc: BaseException) -> BaseException:
+    """The user's own exception when the SDK wrapped one (module or function failed), else its words."""
+    info = getattr(exc, "error_info", None)
+    code = str(getattr(info, "code", ""))
+    if exc.__cause__ is not None and code.endswith(_USER_FAULTS):
+        return exc.__cause__
+    if info is None:
+        return exc
+    detail = str(getattr(info, "detail", "")).split("\n\n", 1)[0].strip()
+    title = str(getattr(info, "title", "")) or type(exc).__name__
+    return EntryError(f"{title}: {detail}" if detail else title)
+
+
+class PlainEntry:
+    """Without the SDK: the entry's module executed afresh per row and its function called with the inputs
+    dict; the output converted as the SDK converts one (a dict as is, a scalar or list as {"result": ...})."""
+
+    def __init__(self, file: str, function: str, worker_main: Any) -> None:
+        self.file = file
+        self.function = function
+        self.caller = worker_main._Caller(None)  # its loop lives across rows, for async functions
+
+    def __call__(self, inputs: dict[str, Any]) -> Any:
+        from importlib.util import module_from_spec, spec_from_file_location
+
+        spec = spec_from_file_location("dynamic_module", self.file)
+        if spec is None or spec.loader is None:
+            raise EntryError(f"Module import failed: could not load {self.file}")
+        module = module_from_spec(spec)
+        sys.modules["dynamic_module"] = module
+        try:
+            spec.loader.exec_module(module)
+            if not hasattr(module, self.function):
+                raise EntryError(f"Function not found: {self.function!r} is not defined in {self.file}")
+            self.caller.function = getattr(module, self.function)
+            return plain_output(self.caller(inputs))
+        finally:
+            sys.modules.pop("dynamic_module", None)
+
+
+def plain_output(value: Any) -> Any:
+    """The SDK's `convert_from_class`, for the fallback: what a function's return value becomes."""
+    if value is None:
+        return {}
+    if isinstance(value, (str, int, float, bool, list, tuple)):
+        return {"result": value}
+    if isinstance(value, dict):
+        return value
+    if hasattr(value, "model_dump"):
+        return value.model_dump(by_alias=True)
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if hasattr(value, "__dict__") and not isinstance(value, type):
+        return {key: item for key, item in vars(value).items() if not key.startswith("_")}
+    return {}
+
+
+class RowRunner:
+    """One row: the entry run with the spans that end meanwhile recorded and written to its trace file."""
+
+    def __init__(self, entry: Any, recorder: Any, trace_env: str) -> None:
+        self.entry = entry
+        self.recorder = recorder
+        self.trace_env = trace_env
+
+    def __call__(self, inputs: dict[str, Any]) -> Any:
+        if self.recorder is None:
+            return self.entry(inputs)
+        self.recorder.start()
+        try:
+            return self.entry(inputs)
+        finally:
+            write_trace(os.environ.get(self.trace_env), self.recorder.stop())
+
+
+def make_entry(file: str, function: str, worker_main: Any) -> Any:
+    """The SDK's runtime when `uipath` is importable here, else the fallback (said in the log)."""
+    if not os.path.isfile(file):
+        raise FileNotFoundError(f"the entry point's file {file} does not exist (uipath.json names it)")
+    try:
+        return SdkEntry(file, function)
+    except ImportError as exc:
+        if (getattr(exc, "name", None) or "").split(".")[0] != "uipath":
+            raise
+    sys.stderr.write(f"[workbench] the uipath package is not importable by {sys.executable}; rows call "
+                     f"{os.path.basename(file)}:{function} with the inputs dict, without the SDK's input and output "
+                     "conversion. Name the project's interpreter in workbench.toml: [runner] command = "
+                     "[\".venv/bin/python\"]\n")
+    return PlainEntry(file, function, worker_main)
+
+
+def main(argv: list[str]) -> None:
+    worker_main = load_worker_main()
+    channel = worker_main._Channel()
+    if len(argv) != 2:
+        channel.send({"fatal": "usage: child_main.py ENTRY_FILE FUNCTION"})
+        sys.exit(worker_main.EXIT_FATAL)
+    os.environ[TELEMETRY_ENV] = "false"
+    root = os.getcwd()
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    try:
+        entry = make_entry(argv[0], argv[1], worker_main)
+        recorder = install_recorder()
+    except BaseException as exc:  # whatever stops the entry from loading is the user's to see
+        worker_main._fatal(channel, exc)
+        return
+    worker_main.serve(channel, RowRunner(entry, recorder, worker_main.TRACE_ENV))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,67 @@
+"""Which criterion an evaluator scores a row with, by the SDK's rules (`uipath eval`, 2.14):
+
+- only the set's evaluators whose id is a key of the row's `evaluationCriterias` score it; the others are
+  skipped (no result at all, not an ERROR);
+- a criterion of `null` or `{}` means the evaluator's `defaultEvaluationCriteria`; without one it is an ERROR;
+- a row-level `expectedOutput` goes into the criteria of evaluators that compare the output (those whose
+  scorer `uses_expected_output`): a null/{} criterion becomes `{"expectedOutput": <the row's>}`, a criterion
+  without `expectedOutput` gets it added, and the criterion's own `expectedOutput` wins;
+- a criterion that is neither an object nor null is an ERROR (the SDK refuses the whole set).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ...model import EvaluatorDef, Row
+
+if TYPE_CHECKING:
+    from ...scoring.base import Scorer
+
+DEFAULT_KEY = "defaultEvaluationCriteria"
+
+
+def row_expected_output(row: Row) -> Any:
+    """The row's own `expectedOutput` (beside its `evaluationCriterias`), or None."""
+    return row.raw.get("expectedOutput") if isinstance(row.raw, dict) else None
+
+
+def coded_criterion(row: Row, ref: str, evaluator: EvaluatorDef, scorer: Scorer) -> dict[str, Any] | str | None:
+    """The criterion evaluator `ref` scores `row` with; a str: the ERROR why it can't; None: not scored."""
+    if ref not in row.criteria:
+        return None
+    written = row.criteria[ref]
+    if written is not None and not isinstance(written, dict):
+        return malformed(ref)
+    criterion: dict[str, Any] | None = dict(written) if written else None
+    expected = row_expected_output(row)
+    if expected is not None and scorer.uses_expected_output:
+        if criterion is None:
+            criterion = {"expectedOutput": expected}
+        elif "expectedOutput" not in criterion:
+            criterion = {**criterion, "expectedOutput": expected}
+    if criterion is not None:
+        return criterion
+    default = evaluator.config.get(DEFAULT_KEY)
+    if isinstance(default, dict):
+        return dict(default)
+    return missing(row, ref, default)
+
+
+def missing(row: Row, ref: str, default: Any = None) -> str:
+    """The ERROR of a null or {} criterion whose evaluator has no usable default."""
+    written = "null" if row.criteria.get(ref) is None else "{}"
+    if default is not None:
+        return (f"evaluationCriterias[{ref!r}] is {written}, which means evaluator {ref!r}'s {DEFAULT_KEY}, but "
+                f"that must be an object in its evaluatorConfig")
+    return (f"evaluationCriterias[{ref!r}] is {written}, which means evaluator {ref!r}'s {DEFAULT_KEY}, and it "
+            f"has none: write this row's criterion (e.g. {{\"expectedOutput\": ...}}) or give the evaluator's "
+            f"evaluatorConfig a {DEFAULT_KEY}")
+
+
+def malformed(ref: str) -> str:
+    return (f"evaluationCriterias[{ref!r}] must be an object or null (null: the evaluator's {DEFAULT_KEY}), "
+            "e.g. {\"expectedOutput\": ...}")
+
+
+__all__ = ["DEFAULT_KEY", "coded_criterion", "malformed", "missing", "row_expected_output"]
