@@ -54,10 +54,10 @@ workbench.toml's [runner] command names, else workbench's own). `pip install uip
 
 try:
     from uipath.tracing import traced
-except ImportError as missing:
+except ImportError:
     raise ImportError("main.py needs the uipath package (it records the tool calls): pip install uipath "
                       "in the Python that runs the rows, e.g. python3 -m venv .venv && .venv/bin/pip install "
-                      "uipath") from missing
+                      "uipath") from None
 
 CAPITALS = {"france": "Paris", "japan": "Tokyo", "kenya": "Nairobi"}
 
