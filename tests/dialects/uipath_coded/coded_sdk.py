@@ -3,7 +3,8 @@
 The SDK lives in a venv made by `scripts/uipath_sdk_venv.py` (an install step; tests never install). Found by
 `WORKBENCH_UIPATH_SDK=/path/to/venv/bin/python`, else at the script's default cache location. `run_sdk_eval`
 runs `uipath eval` in its own process group with a timeout (the group is killed when it expires) and returns
-the `--output-file` document; `sdk_scores` turns it into {(row name, evaluator id): score}.
+the `--output-file` document; `sdk_scores` turns it into {(row name, evaluator id): score}, `sdk_errors` the pairs
+whose evaluator raised.
 """
 
 from __future__ import annotations
@@ -118,3 +119,11 @@ def sdk_scores(doc: dict[str, Any]) -> dict[tuple[str, str], float]:
             assert key not in scores, f"the SDK reported {key} twice"
             scores[key] = float(result["result"]["score"])
     return scores
+
+
+def sdk_errors(doc: dict[str, Any]) -> set[tuple[str, str]]:
+    """The (row name, evaluator id) pairs whose evaluator raised: `uipath eval` reports them as a score of 0 whose
+    details are the text "Exception thrown by evaluator: ..." (workbench: an ERROR)."""
+    return {(row["evaluationName"], result["evaluatorId"]) for row in doc["evaluationSetResults"]
+            for result in row["evaluationRunResults"]
+            if str(result["result"].get("details") or "").startswith("Exception thrown by evaluator")}

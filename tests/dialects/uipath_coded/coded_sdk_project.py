@@ -211,6 +211,65 @@ def build_generated_project(root: Path, count: int, interpreter: str | None = No
                                sets={"generated": eval_set("generated", generated_rows(count), EVALUATOR_IDS)},
                                interpreter=interpreter)
 
+
+EDGES_SET_ID = "edges"
+EDGES_SET_FILE = f"evaluations/eval-sets/{EDGES_SET_ID}.json"
+
+# The edges agent can also fail: `{"fail": true}` raises before any tool runs.
+EDGES_MAIN_PY = MAIN_PY.replace('    city = input.get("city", "Paris")\n',
+                                '    if input.get("fail"):\n        raise ValueError("asked to fail")\n'
+                                '    city = input.get("city", "Paris")\n')
+
+EDGE_EVALUATORS: dict[str, dict[str, Any]] = {
+    "negated-exact.json": _evaluator("NegatedExact", "uipath-exact-match", targetOutputKey="answer", negated=True),
+    "negated-contains.json": _evaluator("NegatedContains", "uipath-contains", targetOutputKey="answer",
+                                        negated=True, caseSensitive=True,
+                                        defaultEvaluationCriteria={"searchText": "Paris"}),
+    "strict-order.json": _evaluator("StrictOrder", "uipath-tool-call-order", strict=True,
+                                    defaultEvaluationCriteria={"toolCallsOrder": ["lookup", "weather"]}),
+    "count.json": _evaluator("Count", "uipath-tool-call-count", defaultEvaluationCriteria={
+        "toolCallsCount": {"lookup": [">=", 1], "book": ["=", 0]}}),
+    "args.json": _evaluator("Args", "uipath-tool-call-args", subset=True, defaultEvaluationCriteria={
+        "toolCalls": [{"name": "lookup", "args": {"city": "Paris"}}]}),
+    "outputs.json": _evaluator("Outputs", "uipath-tool-call-output", defaultEvaluationCriteria={
+        "toolOutputs": [{"name": "weather", "output": "sunny in Paris"}]}),
+    "path-exact.json": _evaluator("PathExact", "uipath-exact-match", targetOutputKey="details.items[0].missing"),
+    "whole-exact.json": _evaluator("WholeExact", "uipath-exact-match", caseSensitive=True),
+    "whole-json.json": _evaluator("WholeJson", "uipath-json-similarity"),
+}
+EDGE_EVALUATOR_IDS: list[str] = [doc["id"] for doc in EDGE_EVALUATORS.values()]
+
+EDGE_ROWS: list[dict[str, Any]] = [
+    _row("e01", "e01 forward", {"order": ["lookup", "weather"], "answer": "Paris", "a": 1, "city": "Paris"},
+         {"NegatedExact": _answer("paris"), "NegatedContains": {"searchText": "x"}, "StrictOrder": None,
+          "Count": None, "Args": None, "Outputs": None,
+          "PathExact": {"expectedOutput": {"details": {"items": [{"missing": 1}]}}},
+          "WholeExact": {"expectedOutput": {"answer": "Paris", "a": 1.0, "details": {"items": [{"city": "Paris"}]}}},
+          "WholeJson": {"expectedOutput": {"answer": "Paris", "extra": [1, 2]}}}),
+    _row("e02", "e02 reversed and booked", {"order": ["weather", "lookup", "book"], "answer": "Rome", "a": 2,
+                                            "city": "paris"},
+         {"NegatedExact": _answer("paris"), "NegatedContains": None, "StrictOrder": None, "Count": None,
+          "Args": None, "Outputs": {"toolOutputs": [{"name": "weather", "output": "sunny in paris"},
+                                                    {"name": "book", "output": "booked"}]},
+          "PathExact": {"expectedOutput": "not json"},
+          "WholeExact": {"expectedOutput": "{'answer': 'Rome', 'a': 2.0, 'details': {'items': [{'city': 'paris'}]}}"},
+          "WholeJson": {"expectedOutput": {"answer": "rome", "a": 4, "details": {"items": [{"city": "Paris"}, 1]}}}}),
+    _row("e03", "e03 the agent fails", {"fail": True, "order": ["lookup"]},
+         {"NegatedExact": _answer("x"), "NegatedContains": None, "StrictOrder": None, "Count": None,
+          "WholeJson": {"expectedOutput": {}}}),
+]
+# rows whose agent raises: workbench gives their evaluators an ERROR; uipath eval a 0 for every evaluator of the set
+EDGE_ROWS_THE_AGENT_FAILS = {"e03"}
+EDGE_ROW_ID_OF_NAME: dict[str, str] = {row["name"]: row["id"] for row in EDGE_ROWS}
+
+
+def build_edges_project(root: Path, interpreter: str | None = None) -> Path:
+    """Beyond the issue's seven: negated, strict order, tool-call count/args/output, a missing path and an
+    unparseable expectedOutput (errors), the whole output compared, an agent that raises."""
+    return write_coded_project(root, main_py=EDGES_MAIN_PY, evaluators=EDGE_EVALUATORS,
+                               sets={EDGES_SET_ID: eval_set(EDGES_SET_ID, EDGE_ROWS, EDGE_EVALUATOR_IDS)},
+                               interpreter=interpreter)
+
 # (row id, evaluator id) -> the score `uipath eval` (2.14.44) gave; a pair absent here has no result on either side
 EXPECTED_SCORES: dict[tuple[str, str], float] = {
     ("r01", "ExactMatch"): 1.0, ("r01", "ExactMatchCS"): 1.0, ("r01", "Contains"): 1.0, ("r01", "ContainsCS"): 1.0,

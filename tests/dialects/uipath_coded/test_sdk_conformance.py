@@ -1,5 +1,7 @@
 """Issue 26's proof: on the conformance project, workbench's score of EVERY (row, evaluator) equals the one
 `uipath eval` (UiPath's SDK, the pinned version) gives, to 1e-9, and neither side has a pair the other lacks.
+The same on the edges project (negated, strict order, tool-call count/args/output, evaluators that raise), where
+also a pair is an ERROR in workbench exactly when the SDK's evaluator raised (it reports those as 0).
 
 Both run the rows in the SDK venv's Python: `uipath eval` as a user runs it, and `workbench run --json` with
 `[runner] command = [<that python>]`, so the agent's `@traced` tool spans are recorded by the real SDK on both
@@ -10,28 +12,59 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from coded_sdk import UiPathSdk, run_in_group, run_sdk_eval, sdk_scores
+from coded_sdk import UiPathSdk, run_in_group, run_sdk_eval, sdk_errors, sdk_scores
 from coded_sdk_project import (
+    EDGE_EVALUATOR_IDS,
+    EDGE_ROW_ID_OF_NAME,
+    EDGE_ROWS,
+    EDGE_ROWS_THE_AGENT_FAILS,
+    EDGES_SET_FILE,
     EVALUATOR_IDS,
     EXPECTED_SCORES,
     ROW_ID_OF_NAME,
     SET_FILE,
     build_conformance_project,
+    build_edges_project,
 )
 from helpers.cli import cli_env
 
 TOLERANCE = 1e-9
 WORKBENCH_TIMEOUT = 180.0
 
-Scores = dict[tuple[str, str], float]
+Key = tuple[str, str]  # (row id, evaluator id)
 
 
-def sdk_scores_by_row_id(doc: dict[str, Any]) -> Scores:
-    return {(ROW_ID_OF_NAME[name], evaluator): score for (name, evaluator), score in sdk_scores(doc).items()}
+@dataclass
+class Side:
+    """One side's results: every pair's score, and the pairs that could not be scored."""
+
+    scores: dict[Key, float] = field(default_factory=dict)
+    errors: set[Key] = field(default_factory=set)
+
+
+def sdk_side(doc: dict[str, Any], row_ids: dict[str, str]) -> Side:
+    def key(pair: tuple[str, str]) -> Key:
+        return row_ids[pair[0]], pair[1]
+
+    return Side({key(pair): score for pair, score in sdk_scores(doc).items()}, {key(pair) for pair in sdk_errors(doc)})
+
+
+def workbench_side(doc: dict[str, Any], set_file: str) -> Side:
+    side = Side()
+    for result in doc["results"]:
+        if not result["set"].endswith(Path(set_file).name):
+            continue
+        key = (result["row_id"], result["evaluator"])
+        assert key not in side.scores, f"workbench reported {key} twice"
+        side.scores[key] = float(result["score"])
+        if result["verdict"] == "ERROR":
+            side.errors.add(key)
+    return side
 
 
 def workbench_run(root: Path) -> tuple[int, dict[str, Any]]:
@@ -46,7 +79,7 @@ def workbench_run(root: Path) -> tuple[int, dict[str, Any]]:
     return proc.returncode, doc
 
 
-def mismatches(ours: Scores, theirs: Scores) -> list[str]:
+def mismatches(ours: dict[Key, float], theirs: dict[Key, float]) -> list[str]:
     """Every pair whose score differs, or that one side has and the other lacks, in words."""
     lines = [f"{key}: only the SDK has it ({theirs[key]})" for key in theirs.keys() - ours.keys()]
     lines += [f"{key}: only workbench has it ({ours[key]})" for key in ours.keys() - theirs.keys()]
@@ -56,10 +89,10 @@ def mismatches(ours: Scores, theirs: Scores) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def sdk_run(uipath_sdk: UiPathSdk, tmp_path_factory: pytest.TempPathFactory) -> Scores:
-    """The SDK's scores of the conformance project (one `uipath eval` for the module)."""
+def sdk_run(uipath_sdk: UiPathSdk, tmp_path_factory: pytest.TempPathFactory) -> Side:
+    """The SDK's results on the conformance project (one `uipath eval` for the module)."""
     root = build_conformance_project(tmp_path_factory.mktemp("sdk") / "conformance")
-    return sdk_scores_by_row_id(run_sdk_eval(uipath_sdk, root, SET_FILE))
+    return sdk_side(run_sdk_eval(uipath_sdk, root, SET_FILE), ROW_ID_OF_NAME)
 
 
 def test_the_fixture_passes_and_fails_every_evaluator() -> None:
@@ -71,20 +104,35 @@ def test_the_fixture_passes_and_fails_every_evaluator() -> None:
     assert {"JsonSimilarity", "ToolOrder", "ToolOrderReversed"} <= graded
 
 
-def test_the_sdk_still_gives_the_recorded_scores(sdk_run: Scores) -> None:
-    assert mismatches(sdk_run, EXPECTED_SCORES) == []
+def test_the_sdk_still_gives_the_recorded_scores(sdk_run: Side) -> None:
+    assert mismatches(sdk_run.scores, EXPECTED_SCORES) == []
+    assert sdk_run.errors == set()
 
 
-def test_workbench_scores_every_result_as_the_sdk(uipath_sdk: UiPathSdk, sdk_run: Scores, tmp_path: Path) -> None:
+def test_workbench_scores_every_result_as_the_sdk(uipath_sdk: UiPathSdk, sdk_run: Side, tmp_path: Path) -> None:
     root = build_conformance_project(tmp_path / "conformance", interpreter=str(uipath_sdk.python))
     code, doc = workbench_run(root)
-    results = [r for r in doc["results"] if r["set"].endswith("conformance.json")]
-    errors = [f"{r['row_id']} [{r['evaluator']}]: {r['detail']}" for r in results if r["verdict"] == "ERROR"]
+    ours = workbench_side(doc, SET_FILE)
+    errors = [f"{r['row_id']} [{r['evaluator']}]: {r['detail']}" for r in doc["results"] if r["verdict"] == "ERROR"]
     assert errors == [], "workbench could not score these (the SDK did):\n" + "\n".join(errors)
-    ours: Scores = {}
-    for result in results:
-        key = (result["row_id"], result["evaluator"])
-        assert key not in ours, f"workbench reported {key} twice"
-        ours[key] = float(result["score"])
-    assert mismatches(ours, sdk_run) == []
+    assert mismatches(ours.scores, sdk_run.scores) == []
     assert code == 1, f"some results fail, so run exits 1, not {code}"
+
+
+def test_workbench_scores_the_edges_as_the_sdk(uipath_sdk: UiPathSdk, tmp_path: Path) -> None:
+    theirs = sdk_side(run_sdk_eval(uipath_sdk, build_edges_project(tmp_path / "sdk"), EDGES_SET_FILE),
+                      EDGE_ROW_ID_OF_NAME)
+    _, doc = workbench_run(build_edges_project(tmp_path / "wb", interpreter=str(uipath_sdk.python)))
+    ours = workbench_side(doc, EDGES_SET_FILE)
+    scored = {key: score for key, score in theirs.scores.items() if key[0] not in EDGE_ROWS_THE_AGENT_FAILS}
+    assert mismatches({k: v for k, v in ours.scores.items() if k[0] not in EDGE_ROWS_THE_AGENT_FAILS}, scored) == []
+    assert {k for k in ours.errors if k[0] not in EDGE_ROWS_THE_AGENT_FAILS} == theirs.errors
+    assert theirs.errors, "the edges project has evaluators that raise"
+    for row in EDGE_ROWS:
+        if row["id"] in EDGE_ROWS_THE_AGENT_FAILS:
+            # the SDK gives every evaluator of the set a 0 (even those the row has no criterion for); workbench an
+            # ERROR to each evaluator the row names, with the agent's error as the reason
+            assert {k: v for k, v in theirs.scores.items() if k[0] == row["id"]} == {
+                (row["id"], ident): 0.0 for ident in EDGE_EVALUATOR_IDS}
+            assert {k for k in ours.scores if k[0] == row["id"]} == {(row["id"], i) for i in row["evaluationCriterias"]}
+            assert {k for k in ours.errors if k[0] == row["id"]} == {(row["id"], i) for i in row["evaluationCriterias"]}
