@@ -24,9 +24,10 @@ from helpers.paths import EXAMPLES, PACKAGE, REPO
 
 from workbench.dialects import REGISTRY, all_dialects
 
-# The commit that made the seam a format plugs into without touching anything else (own scorers of core
-# type ids, `Dialect.criterion_for`, `RUNNER_DEFAULTS`): formats whose first commit follows it are checked.
-SEAM_COMMIT = "f0aef486f1bb34cefc49ad3ea71c86c3d5759857"
+# The last commit before the seam a format plugs into without touching anything else (own scorers of core
+# type ids, `Dialect.criterion_for`, `RUNNER_DEFAULTS`; made in f0aef48): formats whose first commit comes
+# after it are checked. The four before it were written before the seam existed.
+SEAM_COMMIT = "c8d8dd712d135279030d15e8fceb1cf93e31948f"
 REGISTRY_FILE = "workbench/dialects/__init__.py"
 EXAMPLE = EXAMPLES / "refund-agent"  # a seed-003 project with its own target: the core format's rows
 
