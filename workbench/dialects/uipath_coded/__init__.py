@@ -19,8 +19,8 @@ from ..base import Checked, Dialect, LoadContext, Scaffolded
 from . import criteria
 from .layout import DIALECT, EVALUATIONS_DIR, EVALUATORS_DIR, PROJECT_FILE, SCOPE, SDK_TYPES, SETS_DIR
 from .loader import load_coded, row_ids
-from .project_file import ProjectFileError, choose_entry, entry_file_problem, read_project_file
-from .settings import CHILD_MAIN, CodedConfig, is_coded_project
+from .project_file import entry_file_problem
+from .settings import CHILD_MAIN, CodedConfig, ProjectFileError, choose_entry, is_coded_project, read_project_file
 
 if TYPE_CHECKING:
     from ...config import Config
