@@ -14,6 +14,7 @@ import asyncio
 import collections
 import inspect
 import json
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from coded_sdk import UiPathSdk, run_in_group
 from workbench.dialects.uipath_coded.layout import DIALECT, SCOPE
 from workbench.dialects.uipath_coded.scorers import coded_scorers
 from workbench.model import EvaluatorDef, Verdict
-from workbench.scoring.base import CriterionError, ScoreInput, Scorer
+from workbench.scoring.base import CriterionError, Score, ScoreInput, Scorer
 
 PER_TYPE = 250
 TOLERANCE = 1e-9
@@ -54,6 +55,10 @@ def trace_of(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
              "output": None, "span": {"name": s["name"], "attributes": s["attributes"]}} for s in spans]
 
 
+async def awaited(pending: Awaitable[Score]) -> Score:
+    return await pending
+
+
 def workbench_answer(scorer: Scorer, case: Case) -> Answer:
     evaluator = evaluator_of(case["evaluator"])
     reason = scorer.check_config(evaluator)
@@ -62,7 +67,7 @@ def workbench_answer(scorer: Scorer, case: Case) -> Answer:
     try:
         score = scorer.score(ScoreInput(evaluator, case["criterion"], case["output"], trace_of(case["spans"])))
         if inspect.isawaitable(score):
-            score = asyncio.run(score)
+            score = asyncio.run(awaited(score))
     except CriterionError as exc:
         return "error", str(exc)
     assert not inspect.isawaitable(score)
