@@ -52,9 +52,15 @@ def is_complete(venv: Path) -> bool:
 
 
 def build(venv: Path) -> None:
-    """Make `venv` afresh with the pinned SDK; the mark goes in only after pip succeeded."""
-    if venv.exists():
+    """Make `venv` afresh with the pinned SDK; the mark goes in only after pip succeeded. A half-made venv is
+    removed first; a folder that is not a venv (no pyvenv.cfg) and not empty is never touched."""
+    if venv.is_symlink() or (venv.exists() and not venv.is_dir()):
+        raise OSError(f"{venv} is not a folder")
+    if venv.is_dir() and any(venv.iterdir()):
+        if not (venv / "pyvenv.cfg").is_file():
+            raise OSError(f"{venv} is not empty and not a venv; refusing to replace it")
         shutil.rmtree(venv)
+    print(f"uipath_sdk_venv: installing {REQUIREMENT} into {venv}", file=sys.stderr)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=INSTALL_TIMEOUT)
     pip = [str(venv_python(venv)), "-m", "pip", "--disable-pip-version-check", "--no-input"]
     subprocess.run([*pip, "install", "--quiet", REQUIREMENT], check=True, timeout=INSTALL_TIMEOUT,
@@ -68,7 +74,6 @@ def ensure(venv: Path) -> Path:
     with open(venv.parent / f".{venv.name}.lock", "w", encoding="utf-8") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not is_complete(venv):
-            print(f"uipath_sdk_venv: installing {REQUIREMENT} into {venv}", file=sys.stderr)
             build(venv)
     return venv_python(venv)
 
