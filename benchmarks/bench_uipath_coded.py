@@ -7,10 +7,10 @@ the median of `--repeats` runs on a fresh copy:
 
 * `uipath eval main <set> --workers 1` and `--workers 4` (`--no-report`, `UIPATH_TELEMETRY_ENABLED=false`), the
   venv's own `uipath` program (its shebang: the venv's python);
-* `workbench run --json` started as `sys.executable -m workbench` (no shim in front), its rows run in the SDK
-  venv's python (`[runner] command`), at the default concurrency: cold (the first run of the copy), again after
-  an edit of the eval set only (re-scored: the benchmark checks that no row ran), and after an edit of main.py
-  (every row runs again: checked too).
+* `workbench run --json --reuse` started as `sys.executable -m workbench` (no shim in front), its rows run in the
+  SDK venv's python (`[runner] command`), at the default concurrency: cold (the first run of the copy), again
+  after an edit of the eval set only (re-scored from the recorded run: the benchmark checks that no row ran),
+  and after an edit of main.py (every row runs again: checked too).
 
 Also checked: workbench's 700 scores of the cold run equal the SDK's to 1e-9. The SDK venv is found as the tests
 find it (`WORKBENCH_UIPATH_SDK`, else the default location of `scripts/uipath_sdk_venv.py`), or `--sdk PYTHON`;
@@ -46,12 +46,12 @@ TOLERANCE = 1e-9
 
 
 def workbench(root: Path) -> tuple[float, dict[str, Any]]:
-    """Wall seconds of `workbench run --json` on `root` and its document (exit 0 or 1: some rows fail)."""
+    """Wall seconds of `workbench run --json --reuse` on `root` and its document (exit 0 or 1: some rows fail)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("WORKBENCH_")}
     env.update({"NO_COLOR": "1", "WORKBENCH_NO_PROGRESS": "1", "UIPATH_TELEMETRY_ENABLED": "false"})
     started = time.perf_counter()
-    proc = run_in_group([sys.executable, "-m", "workbench", "run", "--json", str(root)], cwd=root, env=env,
-                        timeout=TIMEOUT)
+    proc = run_in_group([sys.executable, "-m", "workbench", "run", "--json", "--reuse", str(root)], cwd=root,
+                        env=env, timeout=TIMEOUT)
     spent = time.perf_counter() - started
     if proc.returncode not in (0, 1):
         raise SystemExit(f"workbench run exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
