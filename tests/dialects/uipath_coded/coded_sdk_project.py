@@ -263,11 +263,21 @@ EDGE_ROWS_THE_AGENT_FAILS = {"e03"}
 EDGE_ROW_ID_OF_NAME: dict[str, str] = {row["name"]: row["id"] for row in EDGE_ROWS}
 
 
+# a set whose evaluatorConfigs (not its evaluatorRefs, which name all nine) say which evaluators score its rows
+CONFIGS_SET_ID = "edges-configs"
+CONFIGS_SET_FILE = f"evaluations/eval-sets/{CONFIGS_SET_ID}.json"
+CONFIGS_REFS: list[Any] = [{"ref": "NegatedExact", "weight": 2}, "Count"]
+
+
 def build_edges_project(root: Path, interpreter: str | None = None) -> Path:
     """Beyond the issue's seven: negated, strict order, tool-call count/args/output, a missing path and an
-    unparseable expectedOutput (errors), the whole output compared, an agent that raises."""
+    unparseable expectedOutput (errors), the whole output compared, an agent that raises (set `edges`); and
+    `edges-configs`, two of those rows under a set whose evaluatorConfigs name two evaluators only."""
+    configs = eval_set(CONFIGS_SET_ID, EDGE_ROWS[:2], EDGE_EVALUATOR_IDS)
+    configs["evaluatorConfigs"] = CONFIGS_REFS
     return write_coded_project(root, main_py=EDGES_MAIN_PY, evaluators=EDGE_EVALUATORS,
-                               sets={EDGES_SET_ID: eval_set(EDGES_SET_ID, EDGE_ROWS, EDGE_EVALUATOR_IDS)},
+                               sets={EDGES_SET_ID: eval_set(EDGES_SET_ID, EDGE_ROWS, EDGE_EVALUATOR_IDS),
+                                     CONFIGS_SET_ID: configs},
                                interpreter=interpreter)
 
 # (row id, evaluator id) -> the score `uipath eval` (2.14.44) gave; a pair absent here has no result on either side

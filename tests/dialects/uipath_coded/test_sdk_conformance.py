@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from coded_sdk import UiPathSdk, run_in_group, run_sdk_eval, sdk_errors, sdk_scores
 from coded_sdk_project import (
+    CONFIGS_SET_FILE,
     EDGE_EVALUATOR_IDS,
     EDGE_ROW_ID_OF_NAME,
     EDGE_ROWS,
@@ -136,3 +137,7 @@ def test_workbench_scores_the_edges_as_the_sdk(uipath_sdk: UiPathSdk, tmp_path: 
                 (row["id"], ident): 0.0 for ident in EDGE_EVALUATOR_IDS}
             assert {k for k in ours.scores if k[0] == row["id"]} == {(row["id"], i) for i in row["evaluationCriterias"]}
             assert {k for k in ours.errors if k[0] == row["id"]} == {(row["id"], i) for i in row["evaluationCriterias"]}
+    # evaluatorConfigs, when a set has them, say which evaluators score its rows (not evaluatorRefs)
+    sdk_configs = sdk_side(run_sdk_eval(uipath_sdk, tmp_path / "sdk", CONFIGS_SET_FILE), EDGE_ROW_ID_OF_NAME)
+    assert {ident for _, ident in sdk_configs.scores} == {"NegatedExact", "Count"}
+    assert mismatches(workbench_side(doc, CONFIGS_SET_FILE).scores, sdk_configs.scores) == []
