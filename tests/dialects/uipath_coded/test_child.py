@@ -1,0 +1,173 @@
+"""child_main.py, the worker a coded agent project's rows run in, spoken to over the worker protocol as the pool
+speaks to it: rows run through the SDK's own functions runtime (input and output converted its way, the module
+executed afresh per row), the spans `traced` records become the row's trace in end order, an output that is not
+JSON is the row's error, nothing reaches the network; without `uipath` a fallback calls the function directly."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from coded_sdk import UiPathSdk
+
+from workbench.dialects.uipath_coded.settings import CHILD_MAIN
+
+TIMEOUT = 120.0
+HAS_UIPATH = importlib.util.find_spec("uipath") is not None
+
+
+def serve(python: str, root: Path, rows: list[dict[str, Any]], *, function: str = "main",
+          env: dict[str, str] | None = None, argv: list[str] | None = None) -> tuple[list[dict[str, Any]], str]:
+    """Send every row (with a trace file each, as the pool does), close stdin; the replies and the log."""
+    requests = [{"id": n, "inputs": inputs, "trace": str(root / f"trace-{n}.jsonl")} for n, inputs in
+                enumerate(rows, 1)]
+    command = argv or [python, str(CHILD_MAIN), str(root / "main.py"), function]
+    proc = subprocess.run(command, input="".join(json.dumps(r) + "\n" for r in requests), cwd=root, env=env,
+                          capture_output=True, text=True, timeout=TIMEOUT, check=False)
+    replies = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    return replies, proc.stderr
+
+
+def trace_of(root: Path, n: int) -> list[dict[str, Any]]:
+    path = root / f"trace-{n}.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
+
+
+def project(root: Path, main_py: str) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "main.py").write_text(main_py, encoding="utf-8")
+    return root
+
+
+PLAIN = """\
+import asyncio
+RUNS = []  # a fresh module per row: never more than one entry
+
+def main(input):
+    RUNS.append(1)
+    kind = input.get("kind")
+    if kind == "text":
+        return "hello"
+    if kind == "none":
+        return None
+    if kind == "fail":
+        return {}["missing"]
+    if kind == "object":
+        return {"when": object()}
+    return {"runs": len(RUNS), "echo": input}
+
+async def later(input):
+    await asyncio.sleep(0)
+    return {"async": input["x"]}
+"""
+
+
+@pytest.mark.skipif(HAS_UIPATH, reason="this interpreter has uipath: the fallback is not what runs")
+def test_without_uipath_the_fallback_calls_the_function_with_the_dict(tmp_path: Path) -> None:
+    root = project(tmp_path, PLAIN)
+    rows = [{"x": 1}, {"kind": "text"}, {"kind": "none"}, {"kind": "fail"}, {"kind": "object"}, {"x": 2}]
+    replies, log = serve(sys.executable, root, rows)
+    assert replies[0] == {"id": 1, "output": {"runs": 1, "echo": {"x": 1}}}
+    assert replies[1] == {"id": 2, "output": {"result": "hello"}}
+    assert replies[2] == {"id": 3, "output": {}}
+    assert replies[3] == {"id": 4, "error": "KeyError: 'missing'"}
+    assert replies[4]["id"] == 5 and replies[4]["error"].startswith("the function returned a value that is not JSON")
+    assert replies[5] == {"id": 6, "output": {"runs": 1, "echo": {"x": 2}}}
+    assert "the uipath package is not importable" in log and "Traceback" in log
+    async_replies, _ = serve(sys.executable, root, [{"x": 3}], function="later")
+    assert async_replies == [{"id": 1, "output": {"async": 3}}]
+
+
+def test_a_missing_entry_file_makes_every_row_fail_with_the_reason(tmp_path: Path) -> None:
+    replies, _ = serve(sys.executable, tmp_path, [{}])
+    assert len(replies) == 1 and "fatal" in replies[0]
+    assert "the entry point's file" in replies[0]["fatal"] and "does not exist" in replies[0]["fatal"]
+
+
+def test_usage_is_said_as_a_fatal_reply(tmp_path: Path) -> None:
+    replies, _ = serve(sys.executable, tmp_path, [{}], argv=[sys.executable, str(CHILD_MAIN)])
+    assert replies == [{"fatal": "usage: child_main.py ENTRY_FILE FUNCTION"}]
+
+
+TRACED = """\
+from dataclasses import dataclass
+from uipath.tracing import traced
+
+@dataclass
+class Ask:
+    city: str
+    order: list
+
+@traced(span_type="tool")
+def lookup(city):
+    return {"capital": city}
+
+@traced(span_type="tool", name="weather")
+def forecast(city):
+    return "sunny"
+
+@traced()
+def plan(ask):
+    for name in ask.order:
+        {"lookup": lookup, "weather": forecast}[name](ask.city)
+    return len(ask.order)
+
+def main(ask: Ask) -> dict:
+    if ask.city == "boom":
+        raise ValueError("no such city")
+    return {"city": ask.city, "steps": plan(ask)}
+"""
+
+
+def test_rows_run_through_the_sdks_runtime_with_spans_in_end_order(tmp_path: Path, uipath_sdk: UiPathSdk) -> None:
+    root = project(tmp_path, TRACED)
+    rows = [{"city": "Paris", "order": ["weather", "lookup"]}, {"city": "Rome", "order": []}, {"city": "boom",
+                                                                                            "order": []},
+            {"town": "Oslo"}]
+    replies, log = serve(str(uipath_sdk.python), root, rows, env=uipath_sdk.env())
+    assert replies[0] == {"id": 1, "output": {"city": "Paris", "steps": 2}}
+    assert replies[1] == {"id": 2, "output": {"city": "Rome", "steps": 0}}
+    assert replies[2] == {"id": 3, "error": "ValueError: no such city"}
+    assert replies[3]["id"] == 4 and replies[3]["error"].startswith("EntryError: Invalid input")
+    events = trace_of(root, 1)
+    assert [(e["type"], e["name"]) for e in events] == [("tool_call", "weather"), ("tool_call", "lookup"),
+                                                        ("span", "plan")]
+    weather = events[0]
+    assert weather["args"] == {"city": "Paris"} and weather["output"] == "sunny"
+    assert weather["span"]["attributes"]["tool.name"] == "weather"
+    assert weather["span"]["attributes"]["input.value"] == '{"city": "Paris"}'
+    assert weather["span"]["start_ns"] <= weather["span"]["end_ns"] <= events[1]["span"]["end_ns"]
+    assert [(e["type"], e["name"]) for e in trace_of(root, 2)] == [("span", "plan")]
+    assert "Traceback" in log and "no such city" in log
+
+
+NETWORK_GUARD = """\
+import runpy, socket, sys
+def refuse(*args, **kwargs):
+    sys.stderr.write("NETWORK ATTEMPT %r\\n" % (args,))
+    raise OSError("network refused by the test")
+socket.socket.connect = refuse
+socket.socket.connect_ex = refuse
+socket.create_connection = refuse
+socket.getaddrinfo = refuse
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def test_nothing_reaches_the_network_and_telemetry_is_off(tmp_path: Path, uipath_sdk: UiPathSdk) -> None:
+    root = project(tmp_path, TRACED.replace('return {"city": ask.city, "steps": plan(ask)}',
+                                            'import os\n    return {"telemetry": os.environ.get('
+                                            '"UIPATH_TELEMETRY_ENABLED"), "steps": plan(ask)}'))
+    guard = tmp_path / "guard.py"
+    guard.write_text(NETWORK_GUARD, encoding="utf-8")
+    env = {key: value for key, value in uipath_sdk.env().items() if key != "UIPATH_TELEMETRY_ENABLED"}
+    argv = [str(uipath_sdk.python), str(guard), str(CHILD_MAIN), str(root / "main.py"), "main"]
+    replies, log = serve(str(uipath_sdk.python), root, [{"city": "Paris", "order": ["lookup"]}], env=env, argv=argv)
+    assert replies == [{"id": 1, "output": {"telemetry": "false", "steps": 1}}]
+    assert "NETWORK ATTEMPT" not in log
