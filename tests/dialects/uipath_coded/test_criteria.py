@@ -51,9 +51,9 @@ def test_null_and_empty_mean_the_default(written: Any) -> None:
 def test_null_without_a_default_is_an_error_that_says_how_to_fix_it(written: Any) -> None:
     why = CODED.criterion_for(row({"E": written}), "E", evaluator(), TraceScorer())
     shown = "null" if written is None else "{}"
-    assert why == (f"evaluationCriterias['E'] is {shown}, which means evaluator 'E''s defaultEvaluationCriteria, "
-                   "and it has none: write this row's criterion (e.g. {\"expectedOutput\": ...}) or give the "
-                   "evaluator's evaluatorConfig a defaultEvaluationCriteria")
+    assert why == (f"evaluationCriterias['E'] is {shown}, which means the defaultEvaluationCriteria of evaluator "
+                   "'E', and it has none: write this row's criterion here, or give the evaluator one in its "
+                   "evaluatorConfig")
 
 
 def test_a_criterion_that_is_not_an_object_is_an_error() -> None:

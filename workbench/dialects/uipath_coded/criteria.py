@@ -51,12 +51,11 @@ def coded_criterion(row: Row, ref: str, evaluator: EvaluatorDef, scorer: Scorer)
 def missing(row: Row, ref: str, default: Any = None) -> str:
     """The ERROR of a null or {} criterion whose evaluator has no usable default."""
     written = "null" if row.criteria.get(ref) is None else "{}"
+    means = f"evaluationCriterias[{ref!r}] is {written}, which means the {DEFAULT_KEY} of evaluator {ref!r}"
     if default is not None:
-        return (f"evaluationCriterias[{ref!r}] is {written}, which means evaluator {ref!r}'s {DEFAULT_KEY}, but "
-                f"that must be an object in its evaluatorConfig")
-    return (f"evaluationCriterias[{ref!r}] is {written}, which means evaluator {ref!r}'s {DEFAULT_KEY}, and it "
-            f"has none: write this row's criterion (e.g. {{\"expectedOutput\": ...}}) or give the evaluator's "
-            f"evaluatorConfig a {DEFAULT_KEY}")
+        return f"{means}, but that must be an object in its evaluatorConfig"
+    return f"{means}, and it has none: write this row's criterion here, or give the evaluator one in its " \
+           "evaluatorConfig"
 
 
 def malformed(ref: str) -> str:
