@@ -139,3 +139,11 @@ def test_the_projects_venv_runs_the_rows_and_traced_tools_are_the_trace(tmp_path
     calls = [event["name"] for event in reversed_row["trace"] if event["type"] == "tool_call"]
     assert calls == ["weather", "lookup"]
     assert reversed_row["trace"][0]["span"]["attributes"]["tool.name"] == "weather"
+
+
+def test_the_text_report_says_a_graded_score_once(tmp_path: Path) -> None:
+    root = write(tmp_path / "agent", PLAIN_MAIN, PLAIN_ROWS, ["ExactMatch", "Contains", "JsonSim"])
+    proc = invoke_workbench("run", "--no-history", cwd=root)
+    (line,) = [line for line in proc.stdout.splitlines() if "0.575" in line and "threshold" in line]
+    assert line.count("0.575") == 1
+    assert "FAIL  s.json › row-expected [JsonSim]" in proc.stdout

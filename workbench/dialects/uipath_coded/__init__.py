@@ -102,7 +102,7 @@ class UiPathCodedDialect(Dialect):
 
     def digest(self, result: Result) -> str:
         """A graded score that fell short says its score and the threshold it missed before the detail."""
-        if result.verdict is Verdict.FAIL and 0 < result.score < 1 and f"{result.score:g}" not in result.detail:
+        if result.verdict is Verdict.FAIL and 0 < result.score < 1 and "score" not in result.detail:
             return f"score {result.score:.4g}: {result.detail}" if result.detail else f"score {result.score:.4g}"
         return result.detail
 
