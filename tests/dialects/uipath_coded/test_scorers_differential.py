@@ -28,6 +28,8 @@ from workbench.model import EvaluatorDef, Verdict
 from workbench.scoring.base import CriterionError, Score, ScoreInput, Scorer
 
 PER_TYPE = 250
+# one worker for the module, so its one SDK run (a module fixture) is made once under `--dist loadgroup`
+pytestmark = pytest.mark.xdist_group("uipath-sdk-differential")
 TOLERANCE = 1e-9
 BATCH_SCORER = Path(__file__).with_name("sdk_batch_scorer.py")
 
