@@ -401,6 +401,45 @@ def test_an_agent_printing_to_stdout_even_protocol_lookalikes_keeps_its_real_out
     assert results["wrong"]["verdict"] == "FAIL" and results["wrong"]["actual"] == {"answer": "B"}
 
 
+RUDE = '''\
+import os, sys
+
+
+class Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("no words")
+
+
+def main(input):
+    kind = input["kind"]
+    if kind == "sys.exit":
+        sys.exit(3)
+    if kind == "os._exit":
+        os._exit(1)
+    if kind == "KeyboardInterrupt":
+        raise KeyboardInterrupt
+    if kind == "unprintable":
+        raise Unprintable()
+    if kind == "stdin":
+        return {"answer": sys.stdin.read() or "A"}
+    if kind == "list":
+        return ["A"]
+    return {"answer": "A"}
+'''
+
+
+def test_an_agent_that_exits_is_interrupted_reads_stdin_or_returns_no_object_never_passes(tmp_path: Path) -> None:
+    """Each is its row's ERROR (a new worker takes the rest), except reading stdin, which finds it empty: the
+    protocol is not on the agent's stdin."""
+    kinds = ["sys.exit", "os._exit", "KeyboardInterrupt", "unprintable", "list", "stdin", "fine"]
+    root = coded_project(tmp_path / "p", main_py=RUDE, rows=[coded_row(kind, {"kind": kind}) for kind in kinds])
+    proc, doc = invoke_json("run", str(root))
+    verdicts = {row: r["verdict"] for row, r in by_row(doc).items()}
+    assert verdicts == {**dict.fromkeys(kinds[:5], "ERROR"), "stdin": "PASS", "fine": "PASS"}, by_row(doc)
+    assert "SystemExit: 3" in by_row(doc)["sys.exit"]["detail"]
+    assert "Traceback" not in proc.stderr
+
+
 # -- nothing written where it must not be --------------------------------------------------------------
 
 
