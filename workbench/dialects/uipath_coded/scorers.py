@@ -1,130 +1,22 @@
 """The evaluator types of a coded agent's `evaluations/evaluators/*.json`, scored as `uipath eval` (SDK 2.14.44)
-scores them; workbench adds the verdict.
-
-Scores are the SDK's to the last bit. The verdict: PASS when the score reaches the threshold
-(`[uipath-coded] thresholds[<evaluator id>]`, else `pass_threshold`, default 1; a score within 1e-9 below it
-counts, as sums of fractions aren't exact). Results that can only be 0 or 1 (exact match, contains, and the
-tool-call types with `strict`) pass only at 1. What the SDK can't score (a key not in the output, an
-unreadable span) is an ERROR, as it is an error result there.
+scores them; workbench adds the verdict (`scorer_base.py`).
 
 Output types (`uipath-exact-match`, `uipath-json-similarity`, `uipath-contains`, classification) compare the
 output under `targetOutputKey` (`outputs.py`); with `lineByLineEvaluator` each line of it is scored apart
-and the score is their mean.
+and the score is their mean. The tool-call types are in `tool_scorers.py`.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ValidationError
-
-from ...model import EvaluatorDef, Verdict
-from ...scoring.base import CriterionError, Score, ScoreInput, Scorer
+from ...model import EvaluatorDef
+from ...scoring.base import Score, ScoreInput, Scorer
 from . import scorer_fields as fields
 from .outputs import WHOLE, SelectionError, actual_value, expected_value, py_str
-from .settings import CodedConfig
+from .scorer_base import CodedScorer, Unscorable, boolean, clip, graded, where
 from .similarity import similarity
-from .tool_spans import SpanError
-
-DEFAULT_THRESHOLD = 1.0
-_EPSILON = 1e-9
-
-
-class Unscorable(ValueError):
-    """The SDK's evaluator raises on this row (an error result there): an ERROR here, with these words."""
-
-
-def evaluator_id(evaluator: EvaluatorDef) -> str:
-    return evaluator.id or evaluator.ref
-
-
-def threshold(data: ScoreInput) -> float:
-    """The score this evaluator's results pass at."""
-    if data.config is None:
-        return DEFAULT_THRESHOLD
-    section = data.config.section(CodedConfig)
-    return section.thresholds.get(evaluator_id(data.evaluator), section.pass_threshold)
-
-
-def graded(data: ScoreInput, score: float, detail: str, expected: Any = None) -> Score:
-    limit = threshold(data)
-    ok = score + _EPSILON >= limit
-    head = f"score {score:.4g} {'≥' if ok else '<'} threshold {limit:g}"
-    return Score(Verdict.PASS if ok else Verdict.FAIL, score, f"{head}: {detail}", expected)
-
-
-def boolean(score: float, detail: str, expected: Any = None) -> Score:
-    return Score(Verdict.PASS if score >= 1.0 else Verdict.FAIL, score, detail, expected)
-
-
-def clip(text: str, limit: int = 120) -> str:
-    """A compared text for a detail: Python's repr, cut to `limit` characters."""
-    shown = repr(text)
-    return shown if len(shown) <= limit else shown[:limit - 1] + "…"
-
-
-def where(key: Any) -> str:
-    if isinstance(key, list):
-        return f"the output's keys {key}"
-    return "the output" if key == WHOLE else f"the output at {key!r}"
-
-
-class CodedScorer(Scorer):
-    """An SDK evaluator type: its config and criterion declared in `scorer_fields`, checked as the SDK checks
-    them; `judge` scores a row with both."""
-
-    config_fields: ClassVar[type[BaseModel]]
-    criterion_fields: ClassVar[type[BaseModel]]
-    example: ClassVar[str]
-    """A criterion of this type, for messages: `"searchText": "Paris"`."""
-
-    def check_config(self, evaluator: EvaluatorDef) -> str | None:
-        try:
-            self.settings_of(evaluator)
-        except CriterionError as exc:
-            return str(exc)
-        return None
-
-    def settings_of(self, evaluator: EvaluatorDef) -> Any:
-        raw = dict(evaluator.config)
-        if evaluator.name is not None:
-            raw["name"] = evaluator.name  # the SDK gives the file's top-level name to its config
-        try:
-            return self.config_fields.model_validate(raw)
-        except ValidationError as exc:
-            raise CriterionError(fields.problem(exc, "evaluatorConfig")) from None
-
-    def criterion_of(self, data: ScoreInput, settings: Any) -> Any:
-        """The row's criterion, or (null or {}) the evaluator's defaultEvaluationCriteria."""
-        ident = evaluator_id(data.evaluator)
-        if not data.criterion:
-            if settings.default_evaluation_criteria is None:
-                raise CriterionError(f"evaluationCriterias[{ident!r}] is empty and evaluator {ident!r} has no "
-                                     f"defaultEvaluationCriteria; write e.g. {{{self.example}}}")
-            return settings.default_evaluation_criteria
-        try:
-            return self.criterion_fields.model_validate(data.criterion)
-        except ValidationError as exc:
-            raise CriterionError(f"{fields.problem(exc, f'evaluationCriterias[{ident!r}]')}; write e.g. "
-                                 f"{{{self.example}}}") from None
-
-    def score(self, data: ScoreInput) -> Score:
-        settings = self.settings_of(data.evaluator)
-        criterion = self.criterion_of(data, settings)
-        try:
-            return self.judge(data, settings, criterion)
-        except (SelectionError, SpanError, Unscorable) as exc:
-            return Score.error(f"{evaluator_id(data.evaluator)}: {exc}", self.shown(criterion))
-        except RecursionError:
-            return Score.error(f"{evaluator_id(data.evaluator)}: a value is nested too deeply to compare",
-                               self.shown(criterion))
-
-    def judge(self, data: ScoreInput, settings: Any, criterion: Any) -> Score:
-        raise NotImplementedError
-
-    def shown(self, criterion: Any) -> Any:
-        """What the report shows as this row's expectation."""
-        return None
+from .tool_scorers import CodedToolCallArgs, CodedToolCallCount, CodedToolCallOrder, CodedToolCallOutput
 
 
 def split_lines(value: Any, delimiter: str, key: str) -> list[str]:
@@ -187,7 +79,7 @@ class OutputScorer(CodedScorer):
                       f"{len(expected)} expected): [{shown}]")
 
 
-class ExactMatch(OutputScorer):
+class CodedExactMatch(OutputScorer):
     """Text equality (Python's `str()` of both, lower-cased unless `caseSensitive`) when either side is a
     string, else Python `==` (so `true` equals `1`); `negated` flips it."""
 
@@ -221,7 +113,7 @@ class ExactMatch(OutputScorer):
         return criterion.expected_output
 
 
-class JsonSimilarity(OutputScorer):
+class CodedJsonSimilarity(OutputScorer):
     """The share of the expectation's leaves found in the output (`similarity.py`)."""
 
     type_id: ClassVar[str] = "uipath-json-similarity"
@@ -241,7 +133,7 @@ class JsonSimilarity(OutputScorer):
         return criterion.expected_output
 
 
-class Contains(OutputScorer):
+class CodedContains(OutputScorer):
     """`searchText` in Python's `str()` of the selected output, lower-cased unless `caseSensitive`."""
 
     type_id: ClassVar[str] = "uipath-contains"
@@ -299,7 +191,7 @@ class _Classification(OutputScorer):
         return criterion.expected_class
 
 
-class BinaryClassification(_Classification):
+class CodedBinaryClassification(_Classification):
     type_id: ClassVar[str] = "uipath-binary-classification"
     config_fields = fields.BinaryConfig
 
@@ -308,7 +200,7 @@ class BinaryClassification(_Classification):
             raise Unscorable("evaluatorConfig.positiveClass is empty; name the positive class")
 
 
-class MulticlassClassification(_Classification):
+class CodedMulticlassClassification(_Classification):
     type_id: ClassVar[str] = "uipath-multiclass-classification"
     config_fields = fields.MulticlassConfig
 
@@ -341,8 +233,6 @@ class TrajectorySimulationJudge(_HostedJudge):
 
 def coded_scorers() -> tuple[Scorer, ...]:
     """Every evaluator type of the format, for `Dialect.scorers()`."""
-    from .tool_scorers import ToolCallArgs, ToolCallCount, ToolCallOrder, ToolCallOutput
-
-    return (ExactMatch(), Contains(), JsonSimilarity(), BinaryClassification(), MulticlassClassification(),
-            ToolCallOrder(), ToolCallCount(), ToolCallArgs(), ToolCallOutput(),
-            TrajectorySimilarityJudge(), TrajectorySimulationJudge())
+    return (CodedExactMatch(), CodedContains(), CodedJsonSimilarity(), CodedBinaryClassification(),
+            CodedMulticlassClassification(), CodedToolCallOrder(), CodedToolCallCount(), CodedToolCallArgs(),
+            CodedToolCallOutput(), TrajectorySimilarityJudge(), TrajectorySimulationJudge())

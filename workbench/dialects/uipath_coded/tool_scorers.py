@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from ...scoring.base import Score, ScoreInput
 from . import scorer_fields as fields
-from .scorers import CodedScorer, Unscorable, boolean, graded
+from .scorer_base import CodedScorer, Unscorable, boolean, graded
 from .tool_spans import ToolSpan, matches_expected, matches_key, sanitize, tool_spans
 
 COMPARATORS: dict[str, Callable[[int, int], bool]] = {
@@ -81,7 +81,7 @@ def longest_common(calls: Sequence[ToolSpan], expected: Sequence[str]) -> list[s
     return found[::-1]
 
 
-class ToolCallOrder(ToolScorer):
+class CodedToolCallOrder(ToolScorer):
     type_id: ClassVar[str] = "uipath-tool-call-order"
     config_fields = fields.OrderConfig
     criterion_fields = fields.OrderCriterion
@@ -103,7 +103,7 @@ class ToolCallOrder(ToolScorer):
         return criterion.tool_calls_order
 
 
-class ToolCallCount(ToolScorer):
+class CodedToolCallCount(ToolScorer):
     type_id: ClassVar[str] = "uipath-tool-call-count"
     config_fields = fields.CountConfig
     criterion_fields = fields.CountCriterion
@@ -136,7 +136,7 @@ class ToolCallCount(ToolScorer):
         return {key: list(pair) for key, pair in criterion.tool_calls_count.items()}
 
 
-class ToolCallArgs(ToolScorer):
+class CodedToolCallArgs(ToolScorer):
     type_id: ClassVar[str] = "uipath-tool-call-args"
     config_fields = fields.ArgsConfig
     criterion_fields = fields.ArgsCriterion
@@ -168,7 +168,7 @@ class ToolCallArgs(ToolScorer):
         return [call.model_dump(exclude_none=True) for call in criterion.tool_calls]
 
 
-class ToolCallOutput(ToolScorer):
+class CodedToolCallOutput(ToolScorer):
     type_id: ClassVar[str] = "uipath-tool-call-output"
     config_fields = fields.ToolOutputConfig
     criterion_fields = fields.ToolOutputsCriterion
