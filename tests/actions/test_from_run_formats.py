@@ -18,8 +18,8 @@ def test_a_row_goes_only_into_a_set_workbench_writes_and_a_case_only_under_a_pla
 
     into_replays = invoke_workbench("add-row", str(root), "--from-run", "1", "--row", "refund-held", "--set", "scripts")
     assert into_replays.returncode == 1, into_replays.stdout + into_replays.stderr
-    assert "is not an eval set rows are added to (evals/<scope>/eval-sets/*.json); use --script" \
-        in into_replays.stderr
+    assert "is not an eval set rows are added to (evals/<scope>/eval-sets/*.json" in into_replays.stderr
+    assert "; use --script" in into_replays.stderr
 
     for name in ("../escape", ".hidden", "a/b"):
         bad = invoke_workbench("add-row", str(root), "--from-run", "1", "--row", "refund-held", "--script",

@@ -16,6 +16,7 @@ from workbench.actions.add_row import RunFailed, check_new_row, try_new_row
 from workbench.actions.gate import gate_request, run_gate
 from workbench.actions.writing import Refused, write_plan
 from workbench.config import load_config
+from workbench.dialects import dialect_for
 from workbench.project import load_project
 from workbench.writeback import WritebackError
 from workbench.writeback.accept import accept_rows_edit
@@ -126,7 +127,7 @@ def test_add_row_says_why_when_the_run_fails(tmp_path: Path) -> None:
 
 
 def test_accept_refuses_a_set_that_is_not_a_json_object_right_now() -> None:
-    edit = accept_rows_edit([], {})
+    edit = accept_rows_edit([], {}, dialect_for("uipath"))
     with pytest.raises(WritebackError) as caught:
         edit(b"[]")
     assert str(caught.value) == "the eval set's top level is not a JSON object right now; nothing written"

@@ -12,6 +12,7 @@ import pytest
 from helpers.project import evaluator, make_project
 from helpers.writeback import DETAILS, EXACT, GRADE, clock, evaluators, fixture_bytes, load, project, recorded
 
+from workbench.dialects import dialect_for
 from workbench.model import Verdict
 from workbench.output_paths import MISSING
 from workbench.project import load_project
@@ -20,7 +21,6 @@ from workbench.writeback.accept import plan_accept
 from workbench.writeback.add_row import build_row, plan_add_row
 from workbench.writeback.atomic import TEMP_SUFFIX
 from workbench.writeback.errors import ConcurrentChange
-from workbench.writeback.rows import row_ids
 from workbench.writeback.stamp import restamp
 
 ACTUAL = {"grade": "FAIL", "details": {"rawScore": 40, "band": "fail"}}
@@ -239,7 +239,8 @@ def test_rows_are_found_by_the_ids_the_loader_gave_them(tmp_path):
             {"inputs": {}}, {"id": 7, "inputs": {}}]
     root = make_project(tmp_path, sets={"cases": {"evaluatorRefs": [EXACT], "evaluations": rows}})
     loaded = [row.id for row in load_project(root).sets[0].rows]
-    assert [i for i in row_ids(rows) if i is not None] == loaded == ["no id", "dup", "dup#3", "#4", "7"]
+    tracked = [i for i in dialect_for("uipath").row_ids(rows) if i is not None]
+    assert tracked == loaded == ["no id", "dup", "dup#3", "#4", "7"]
 
 
 def test_accept_reaches_a_row_tracked_by_a_synthesized_id(tmp_path):

@@ -326,6 +326,13 @@ class Dialect:
             return self.malformed_criterion(ref)
         return criterion
 
+    def expected_sources(self, entry: Any, ref: str, evaluator: EvaluatorDef) -> list[Any]:
+        """The expectations a row of this format whose criterion for `ref` holds no `expectedOutput` may have
+        been scored against (`entry`: the row as its set file holds it now), for accept's check that the
+        expectation did not change since the run: by default the evaluator's defaultEvaluationCriteria's."""
+        default = evaluator.config.get("defaultEvaluationCriteria")
+        return [default["expectedOutput"]] if isinstance(default, dict) and "expectedOutput" in default else []
+
     def malformed_criterion(self, ref: str) -> str:
         """Why the row's criterion for `ref` can't be used: it is not an object."""
         return f"the criterion for evaluator {ref!r} must be an object"

@@ -15,12 +15,13 @@ from typing import Any
 
 from .. import jsonio
 from ..compare import strict_equal
+from ..dialects.base import Dialect
 from ..model import EvaluatorDef, Result, Verdict
 from ..output_paths import MISSING, WHOLE, select, set_path, split_path
 from . import expected as exp
 from .edit import Op, SetValue, apply_ops
 from .errors import WritebackError
-from .plan import Change, Edit, Edited, WritePlan, make_plan
+from .plan import Change, Edit, Edited, WritePlan, make_plan, writer_of
 from .rows import row_index
 from .stamp import restamp
 from .style import detect
@@ -69,12 +70,12 @@ def _get(node: Any, *keys: str) -> Any:
     return node
 
 
-def _ops_for(result: Result, evaluator: EvaluatorDef, row: dict[str, Any],
-            index: int) -> tuple[list[Op], Change | None]:
+def _ops_for(result: Result, evaluator: EvaluatorDef, row: dict[str, Any], index: int,
+            writer: Dialect) -> tuple[list[Op], Change | None]:
     """The edits that make this ref's expectation hold the recorded output, and what they change."""
     ref, label = result.evaluator, result.label
     raw = _get(row, "evaluationCriterias", ref, "expectedOutput")
-    if not exp.same(result.expected, raw, evaluator):
+    if not exp.same(result.expected, raw, evaluator, writer.expected_sources(row, ref, evaluator)):
         raise WritebackError(f"row {label!r}: evaluationCriterias[{ref!r}].expectedOutput changed since this "
                              "output was recorded; run the row again and accept the new result")
     base = ("evaluations", index, "evaluationCriterias", ref, "expectedOutput")
@@ -122,28 +123,29 @@ def _stamp_ops(doc: dict[str, Any], indexes: Sequence[int], now: datetime) -> tu
     return ops, notes
 
 
-def _row_ops(doc: dict[str, Any], results: Sequence[Result],
-             evaluators: Mapping[str, EvaluatorDef]) -> tuple[int, list[Op], list[Change]]:
-    """Where the row of `results` is in `doc`, and the edits that accept them there."""
+def _row_ops(doc: dict[str, Any], results: Sequence[Result], evaluators: Mapping[str, EvaluatorDef],
+             writer: Dialect) -> tuple[int, list[Op], list[Change]]:
+    """Where the row of `results` is in `doc` (by the rule of the set's format, `writer`), and the edits
+    that accept them there."""
     row_id, label = results[0].row_id, results[0].label
     evaluations = doc.get("evaluations")
-    index = row_index(evaluations, row_id) if isinstance(evaluations, list) else None
+    index = row_index(evaluations, row_id, writer.row_ids) if isinstance(evaluations, list) else None
     if index is None or not isinstance(evaluations, list):
         raise WritebackError(f"row {label!r} (id {row_id}) is no longer in the eval set; nothing written")
     ops: list[Op] = []
     changes: list[Change] = []
     for result in results:
-        more, change = _ops_for(result, evaluators[result.evaluator], evaluations[index], index)
+        more, change = _ops_for(result, evaluators[result.evaluator], evaluations[index], index, writer)
         ops += more
         if change is not None:
             changes.append(change)
     return index, ops, changes
 
 
-def accept_rows_edit(rows: Sequence[Sequence[Result]], evaluators: Mapping[str, EvaluatorDef],
+def accept_rows_edit(rows: Sequence[Sequence[Result]], evaluators: Mapping[str, EvaluatorDef], writer: Dialect,
                      clock: Clock = utc_now) -> Edit:
-    """The edit (bytes → Edited) that accepts several rows of one eval set at once: one parse, one
-    splice per changed value, one check of the result (bulk accept writes each file once).
+    """The edit (bytes → Edited) that accepts several rows of one eval set of format `writer` at once: one
+    parse, one splice per changed value, one check of the result (bulk accept writes each file once).
     Each entry of `rows` is one row's results (one per evaluator ref to accept)."""
     for results in rows:
         check_recorded(results, evaluators)
@@ -159,7 +161,7 @@ def accept_rows_edit(rows: Sequence[Sequence[Result]], evaluators: Mapping[str, 
         changes: list[Change] = []
         changed_rows: list[int] = []
         for results in rows:
-            index, more, row_changes = _row_ops(doc, results, evaluators)
+            index, more, row_changes = _row_ops(doc, results, evaluators, writer)
             ops += more
             changes += row_changes
             if more:
@@ -172,10 +174,10 @@ def accept_rows_edit(rows: Sequence[Sequence[Result]], evaluators: Mapping[str, 
     return edit
 
 
-def accept_edit(results: Sequence[Result], evaluators: Mapping[str, EvaluatorDef],
+def accept_edit(results: Sequence[Result], evaluators: Mapping[str, EvaluatorDef], writer: Dialect,
                 clock: Clock = utc_now) -> Edit:
     """The edit (bytes → Edited) that accepts `results` (one row, one result per evaluator ref)."""
-    return accept_rows_edit([results], evaluators, clock)
+    return accept_rows_edit([results], evaluators, writer, clock)
 
 
 def plan_accept(root: Path, set_path: Path, results: Sequence[Result], evaluators: Mapping[str, EvaluatorDef],
@@ -185,10 +187,10 @@ def plan_accept(root: Path, set_path: Path, results: Sequence[Result], evaluator
     `results` are one row's recorded results (one per evaluator ref to accept); `evaluators` maps
     each ref to its definition in the set's scope.
     """
-    return make_plan(root, set_path, accept_edit(results, evaluators, clock))
+    return make_plan(root, set_path, accept_edit(results, evaluators, writer_of(root, set_path)[1], clock))
 
 
 def plan_accept_rows(root: Path, set_path: Path, rows: Sequence[Sequence[Result]],
                      evaluators: Mapping[str, EvaluatorDef], *, clock: Clock = utc_now) -> WritePlan:
     """What accepting several rows of the eval set at `set_path` would write, as one change; writes nothing."""
-    return make_plan(root, set_path, accept_rows_edit(rows, evaluators, clock))
+    return make_plan(root, set_path, accept_rows_edit(rows, evaluators, writer_of(root, set_path)[1], clock))

@@ -45,15 +45,20 @@ def decode(raw: Any) -> tuple[Any, bool]:
     return raw, False
 
 
-def same(recorded: Any, raw_on_disk: Any, evaluator: EvaluatorDef | None = None) -> bool:
+def default_expectation(evaluator: EvaluatorDef | None) -> list[Any]:
+    """The evaluator's `defaultEvaluationCriteria.expectedOutput`, as a list of none or one."""
+    default = evaluator.config.get("defaultEvaluationCriteria") if evaluator is not None else None
+    return [default["expectedOutput"]] if isinstance(default, dict) and "expectedOutput" in default else []
+
+
+def same(recorded: Any, raw_on_disk: Any, evaluator: EvaluatorDef | None = None,
+         sources: list[Any] | None = None) -> bool:
     """Whether the expectation on disk is still the one a recorded result was scored against. A row
-    with no expectation may have been scored against the evaluator's defaultEvaluationCriteria."""
+    with no expectation of its own may have been scored against one of `sources` (the format's
+    `Dialect.expected_sources`; by default the evaluator's defaultEvaluationCriteria)."""
     if raw_on_disk is not MISSING:
         return strict_equal(decode(recorded)[0], decode(raw_on_disk)[0])
-    candidates: list[Any] = [None]
-    default = evaluator.config.get("defaultEvaluationCriteria") if evaluator is not None else None
-    if isinstance(default, dict) and "expectedOutput" in default:
-        candidates.append(default["expectedOutput"])
+    candidates: list[Any] = [None, *(default_expectation(evaluator) if sources is None else sources)]
     return any(strict_equal(decode(recorded)[0], decode(candidate)[0]) for candidate in candidates)
 
 

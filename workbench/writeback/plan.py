@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..dialects import all_dialects
+from ..dialects.base import Dialect
 from ..project import MAX_FILE_BYTES
 from .atomic import check_replaceable, read_bytes, replace_atomically
 from .errors import ConcurrentChange, WritebackError
@@ -69,15 +70,22 @@ class WritePlan:
         return "\n".join(lines)
 
 
-def checked_target(root: Path, path: Path) -> Path:
-    """The real file behind `path`, provided it is a set workbench writes (`Dialect.is_row_set`: for
-    UiPath, `<root>/evals/<scope>/eval-sets/*.json`)."""
+def writer_of(root: Path, path: Path) -> tuple[Path, Dialect]:
+    """The real file behind `path` and the format whose set it is, provided it is a set workbench writes
+    (`Dialect.is_row_set`: for UiPath, `<root>/evals/<scope>/eval-sets/*.json`). That format's rules find
+    the rows in it (`Dialect.row_ids`) and say what a row was scored against (`Dialect.expected_sources`)."""
     real = Path(os.path.realpath(path))
     writers = [dialect for dialect in all_dialects() if dialect.row_sets]
-    if not any(dialect.is_row_set(root, real) for dialect in writers):
-        where = " or ".join(dialect.row_sets for dialect in writers) or "no format's folder"
-        raise WritebackError(f"{path} is not an eval set under {where}; workbench only writes there")
-    return real
+    for dialect in writers:
+        if dialect.is_row_set(root, real):
+            return real, dialect
+    where = " or ".join(dialect.row_sets for dialect in writers) or "no format's folder"
+    raise WritebackError(f"{path} is not an eval set under {where}; workbench only writes there")
+
+
+def checked_target(root: Path, path: Path) -> Path:
+    """The real file behind `path`, provided it is a set workbench writes (`writer_of`)."""
+    return writer_of(root, path)[0]
 
 
 def make_plan(root: Path, path: Path, edit: Edit) -> WritePlan:

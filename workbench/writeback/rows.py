@@ -2,31 +2,25 @@
 
 Row ids must match what `project.load_project` assigned when the output was recorded (a row without
 an id is tracked by its name or `#index`, a duplicate id as `id#index`), so `row_ids` repeats those
-rules on the document as it is on disk at write time (the writing format's `Dialect.row_ids` is the one
-rule).
+rules on the document as it is on disk at write time (the set's format's `Dialect.row_ids` is the one
+rule: `plan.writer_of` says which format a set file is).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import Any
 
-from ..dialects import all_dialects
 from ..model import EvalSet, Problem, Project, Row
 from .errors import WritebackError
 
-
-def row_ids(evaluations: list[Any]) -> list[str | None]:
-    """The ids loading gave the rows of a set workbench writes, by the rule of the format whose sets those
-    are (one format's: `plan.checked_target` lets no other file be edited)."""
-    writers = [dialect for dialect in all_dialects() if dialect.row_sets]
-    if len(writers) != 1:  # which rule applies would need the set's format; refuse rather than guess
-        raise WritebackError(f"can't tell which format's row ids apply: {len(writers)} formats write sets")
-    return writers[0].row_ids(evaluations)
+RowIds = Callable[[list[Any]], list[str | None]]  # a format's `Dialect.row_ids`
 
 
-def row_index(evaluations: list[Any], row_id: str) -> int | None:
-    for index, candidate in enumerate(row_ids(evaluations)):
+def row_index(evaluations: list[Any], row_id: str, ids: RowIds) -> int | None:
+    """Where the row loading called `row_id` is in `evaluations`, by the rule `ids` of the set's format."""
+    for index, candidate in enumerate(ids(evaluations)):
         if candidate == row_id:
             return index
     return None
