@@ -47,7 +47,7 @@ def score_words(result: Result, graded_type: bool, passes_at: float | None) -> s
 
 
 def meta_text(context: DetailContext) -> Text:
-    """The picked evaluator: verdict, id, score and duration, then its type and what changes its comparison."""
+    """The picked evaluator: verdict, id and score, then its type, what changes its comparison, the duration."""
     ref, result, evaluator = context.ref, context.result, context.evaluator
     if ref is None:
         return Text("This set has no evaluatorRefs: nothing scores its rows.", "yellow")
@@ -56,11 +56,12 @@ def meta_text(context: DetailContext) -> Text:
     text.append(f"  {one_line(ref, 60)}", "bold")
     if result is not None:
         text.append(" · " + score_words(result, graded(evaluator, type_id), threshold(context.project, ref)))
-        text.append(f" · {format_duration(result.duration_ms)}", "dim")
     facts = ([one_line(type_id, 60)] if type_id else []) + options(evaluator)
-    if result is None and ref not in context.row.criteria:
+    if result is not None:
+        facts.append(format_duration(result.duration_ms))
+    elif ref not in context.row.criteria:
         facts.append("not scored: this row has no criterion for it (the SDK skips it)")
-    elif result is None:
+    else:
         facts.append("not run yet")
     return text.append("\n" + " · ".join(facts), "dim")
 
