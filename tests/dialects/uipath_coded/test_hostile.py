@@ -254,6 +254,19 @@ def test_refs_that_name_evaluator_files_are_errors_that_say_refs_are_ids(tmp_pat
         in result["detail"]
 
 
+def test_a_row_whose_criteria_name_no_evaluator_of_the_set_does_not_vanish_into_a_green_run(tmp_path: Path) -> None:
+    """`{"em": ...}` for the evaluator `EM`: the SDK skips such a row (no score at all), so a typo makes a failing
+    row disappear. A warning scrolls by; the run must not be green (exit 0) with that row silently gone."""
+    root = coded_project(tmp_path / "p", rows=[
+        coded_row("passes", {"answer": "A"}),
+        {"id": "typo", "name": "typo", "inputs": {"answer": "B"},
+         "evaluationCriterias": {"em": {"expectedOutput": {"answer": "A"}}}}])
+    proc, doc = invoke_json("run", str(root))
+    assert any("('typo').evaluationCriterias['em']" in p for p in problems(doc)), problems(doc)
+    assert proc.returncode != 0 and doc["passed"] is False, (
+        "green although the row 'typo' (which would fail) was neither run nor scored")
+
+
 def test_a_legacy_eval_set_is_refused_by_name_not_guessed(tmp_path: Path) -> None:
     root = coded_project(tmp_path / "p")
     legacy = coded_set([coded_row("old", {"answer": "A"})])
