@@ -98,7 +98,15 @@ class UiPathCodedDialect(Dialect):
         return row_ids(entries)
 
     def check(self, project: Project, config: Config) -> Checked:
+        if not is_coded_project(project.root):  # `check` asks every format: a project without one has none
+            return Checked()
         return Checked(_entry_problems(project.root, config), _unknown_types(project), against=PROJECT_FILE)
+
+    def expected_sources(self, entry: Any, ref: str, evaluator: EvaluatorDef) -> list[Any]:
+        """A criterion without `expectedOutput` was scored against the row's own one when it has one (the
+        SDK injects it), else against the evaluator's default."""
+        own = entry.get("expectedOutput") if isinstance(entry, dict) else None
+        return [own] if own is not None else super().expected_sources(entry, ref, evaluator)
 
     def digest(self, result: Result) -> str:
         """A graded score that fell short says its score and the threshold it missed before the detail."""
