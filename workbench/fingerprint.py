@@ -33,7 +33,7 @@ from .config import Config, resolve_runner_kind
 from .file_digests import FileDigests, stat_key
 from .project_files import ProjectFiles
 from .regular_files import open_regular
-from .runners.base import PYTHON_TOKEN, target_env
+from .runners.base import PYTHON_TOKEN, expand_argv, target_env
 from .runners.strays import MARK_ENV
 from .safe_paths import real_folder
 
@@ -336,7 +336,7 @@ def argv_files(config: Config) -> list[str]:
     """Files outside the project that the runner's command names (`node /opt/bot/main.js`)."""
     found = []
     root = os.fspath(config.root)
-    for item in (config.runner.command or [])[1:]:
+    for item in expand_argv(config.runner.command or [])[1:]:  # `{workbench}/...`: a file of workbench's own
         if not item or item.startswith("-") or "\x00" in item or item == PYTHON_TOKEN:
             continue
         path = os.path.normpath(item if os.path.isabs(item) else os.path.join(root, item))

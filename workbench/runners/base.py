@@ -8,12 +8,15 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..config import Config
 
 LogSink = Callable[[str], None]
 PYTHON_TOKEN = "{python}"
+WORKBENCH_TOKEN = "{workbench}"  # `{workbench}/x/y.py`: that file of the installed workbench package
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 
 @dataclass(slots=True)
@@ -123,8 +126,16 @@ def env_value(text: str) -> str:
 
 
 def expand_argv(argv: list[str]) -> list[str]:
-    """`{python}` stands for the interpreter running workbench, so targets share its environment."""
-    return [sys.executable if part == PYTHON_TOKEN else part for part in argv]
+    """`{python}` stands for the interpreter running workbench, so targets share its environment, and
+    a word starting `{workbench}/` for a file of workbench's own package wherever it is installed (a
+    format's child bootstrap, on a Ray worker as on this machine)."""
+    return [sys.executable if part == PYTHON_TOKEN else _in_package(part) for part in argv]
+
+
+def _in_package(part: str) -> str:
+    if not part.startswith(WORKBENCH_TOKEN + "/"):
+        return part
+    return str(PACKAGE_DIR.joinpath(*part[len(WORKBENCH_TOKEN) + 1:].split("/")))
 
 
 def tail_lines(text: str, count: int = 12) -> str:
