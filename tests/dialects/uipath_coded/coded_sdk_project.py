@@ -280,6 +280,62 @@ def build_edges_project(root: Path, interpreter: str | None = None) -> Path:
                                      CONFIGS_SET_ID: configs},
                                interpreter=interpreter)
 
+
+SHAPES_SET_ID = "shapes"
+SHAPES_SET_FILE = f"evaluations/eval-sets/{SHAPES_SET_ID}.json"
+SHAPES_MAIN_PY = '''\
+"""An agent whose output is not always an object: the runtime turns each into the output the evaluators see."""
+
+import dataclasses
+
+from pydantic import BaseModel
+
+
+class Answer(BaseModel):
+    answer: str
+    n: int = 1
+
+
+@dataclasses.dataclass
+class Plain:
+    answer: str
+
+
+OUTPUTS = {"str": lambda: "Paris", "list": lambda: ["Paris", 1], "tuple": lambda: ("Paris", 2), "none": lambda: None,
+           "zero": lambda: 0, "int": lambda: 5, "float": lambda: 2.5, "true": lambda: True, "false": lambda: False,
+           "empty": dict, "model": lambda: Answer(answer="Paris"), "dataclass": lambda: Plain(answer="Paris"),
+           "nested model": lambda: {"m": Answer(answer="Paris")}}
+
+
+def main(input: dict):
+    return OUTPUTS[input["kind"]]()
+'''
+SHAPE_KINDS = ["str", "list", "tuple", "none", "zero", "int", "float", "true", "false", "empty", "model", "dataclass",
+               "nested model"]
+# an output holding a value that is not JSON (a model inside a dict): uipath eval scores Python's str() of it;
+# workbench makes the row an ERROR rather than score a text it would have to guess
+SHAPES_NOT_JSON = {"nested model"}
+SHAPE_EVALUATORS: dict[str, dict[str, Any]] = {
+    "exact.json": _evaluator("Exact", "uipath-exact-match"),
+    "exact-result.json": _evaluator("ExactResult", "uipath-exact-match", targetOutputKey="result"),
+    "contains.json": _evaluator("Contains", "uipath-contains"),
+    "json.json": _evaluator("Json", "uipath-json-similarity"),
+}
+SHAPE_ROWS: list[dict[str, Any]] = [
+    _row(kind, kind, {"kind": kind}, {"Exact": {"expectedOutput": {"result": "Paris"}},
+                                      "ExactResult": {"expectedOutput": {"result": "paris"}},
+                                      "Contains": {"searchText": "Paris"},
+                                      "Json": {"expectedOutput": {"answer": "Paris", "result": "Paris"}}})
+    for kind in SHAPE_KINDS]
+
+
+def build_shapes_project(root: Path, interpreter: str | None = None) -> Path:
+    """An agent returning a string, a list, a tuple, None, numbers, booleans, {}, a pydantic model, a dataclass
+    and a dict holding a model, scored on the whole output and on `result` (where the runtime puts a non-object)."""
+    ids = [doc["id"] for doc in SHAPE_EVALUATORS.values()]
+    return write_coded_project(root, main_py=SHAPES_MAIN_PY, evaluators=SHAPE_EVALUATORS,
+                               sets={SHAPES_SET_ID: eval_set(SHAPES_SET_ID, SHAPE_ROWS, ids)}, interpreter=interpreter)
+
 # (row id, evaluator id) -> the score `uipath eval` (2.14.44) gave; a pair absent here has no result on either side
 EXPECTED_SCORES: dict[tuple[str, str], float] = {
     ("r01", "ExactMatch"): 1.0, ("r01", "ExactMatchCS"): 1.0, ("r01", "Contains"): 1.0, ("r01", "ContainsCS"): 1.0,

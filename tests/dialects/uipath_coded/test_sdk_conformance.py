@@ -29,8 +29,11 @@ from coded_sdk_project import (
     EXPECTED_SCORES,
     ROW_ID_OF_NAME,
     SET_FILE,
+    SHAPES_NOT_JSON,
+    SHAPES_SET_FILE,
     build_conformance_project,
     build_edges_project,
+    build_shapes_project,
 )
 from helpers.cli import cli_env
 
@@ -143,3 +146,21 @@ def test_workbench_scores_the_edges_as_the_sdk(uipath_sdk: UiPathSdk, tmp_path: 
     sdk_configs = sdk_side(run_sdk_eval(uipath_sdk, tmp_path / "sdk", CONFIGS_SET_FILE), EDGE_ROW_ID_OF_NAME)
     assert {ident for _, ident in sdk_configs.scores} == {"NegatedExact", "Count"}
     assert mismatches(workbench_side(doc, CONFIGS_SET_FILE).scores, sdk_configs.scores) == []
+
+
+def test_workbench_sees_the_output_the_sdk_sees_whatever_main_returns(uipath_sdk: UiPathSdk, tmp_path: Path) -> None:
+    doc = run_sdk_eval(uipath_sdk, build_shapes_project(tmp_path / "sdk"), SHAPES_SET_FILE)
+    theirs = sdk_side(doc, {name: name for name, _ in sdk_scores(doc)})
+    _, ours_doc = workbench_run(build_shapes_project(tmp_path / "wb", interpreter=str(uipath_sdk.python)))
+    ours = workbench_side(ours_doc, SHAPES_SET_FILE)
+    json_only = {k: v for k, v in ours.scores.items() if k[0] not in SHAPES_NOT_JSON}
+    assert mismatches(json_only, {k: v for k, v in theirs.scores.items() if k[0] not in SHAPES_NOT_JSON}) == []
+    # `result` is missing from an object's output (the runtime puts only a non-object there): both say so
+    assert {k for k in ours.errors if k[0] not in SHAPES_NOT_JSON} == {k for k in theirs.errors
+                                                                        if k[0] not in SHAPES_NOT_JSON}
+    assert ("model", "ExactResult") in theirs.errors and ("str", "ExactResult") not in theirs.errors
+    # a value that is not JSON: the SDK scores its Python text (here Contains finds 'Paris' in "Out(answer='Paris'
+    # ...)"); workbench refuses to guess and makes each of the row's results an ERROR
+    not_json = {k for k in ours.scores if k[0] in SHAPES_NOT_JSON}
+    assert not_json and not_json <= ours.errors
+    assert any(score == 1.0 for k, score in theirs.scores.items() if k[0] in SHAPES_NOT_JSON)
