@@ -8,11 +8,13 @@ and the score is their mean. The tool-call types are in `tool_scorers.py`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from ...model import EvaluatorDef
-from ...scoring.base import Score, ScoreInput, Scorer
+from ...model import EvaluatorDef, Result
+from ...scoring.base import CriterionError, Score, ScoreInput, Scorer, SetMetric
 from . import scorer_fields as fields
+from .class_metrics import binary_metric, label_pairs, multiclass_metric
 from .outputs import WHOLE, SelectionError, actual_value, expected_value, py_str
 from .scorer_base import CodedScorer, Unscorable, boolean, clip, graded, where
 from .similarity import similarity
@@ -190,10 +192,24 @@ class _Classification(OutputScorer):
     def shown(self, criterion: Any) -> Any:
         return criterion.expected_class
 
+    def set_metric(self, evaluator: EvaluatorDef, results: Sequence[Result]) -> SetMetric | None:
+        """The SDK's score for the whole set (its `reduce_scores`)."""
+        try:
+            settings = self.settings_of(evaluator)
+        except CriterionError:
+            return None
+        return self.reduce(settings, label_pairs(evaluator, settings.target_output_key, results))
+
+    def reduce(self, settings: Any, pairs: Sequence[tuple[str, str]]) -> SetMetric | None:
+        raise NotImplementedError
+
 
 class CodedBinaryClassification(_Classification):
     type_id: ClassVar[str] = "uipath-binary-classification"
     config_fields = fields.BinaryConfig
+
+    def reduce(self, settings: Any, pairs: Sequence[tuple[str, str]]) -> SetMetric | None:
+        return binary_metric(settings, pairs)
 
     def classes(self, settings: Any, predicted: str, expected: str) -> None:
         if not settings.positive_class:
@@ -203,6 +219,9 @@ class CodedBinaryClassification(_Classification):
 class CodedMulticlassClassification(_Classification):
     type_id: ClassVar[str] = "uipath-multiclass-classification"
     config_fields = fields.MulticlassConfig
+
+    def reduce(self, settings: Any, pairs: Sequence[tuple[str, str]]) -> SetMetric | None:
+        return multiclass_metric(settings, pairs)
 
     def classes(self, settings: Any, predicted: str, expected: str) -> None:
         labels = [label.lower() for label in settings.classes]
