@@ -10,13 +10,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ... import jsonio
-from ...model import EvaluatorDef, Project, Result, Row, Verdict
+from ...model import EvaluatorDef, Result, Row, Verdict
 from ...scoring import scorer_of
 from ..detail import Block, RowDetail, differing_paths, json_block, sides, step, steps_block, text_block
 from .criteria import coded_criterion
-from .layout import DIALECT
 from .outputs import WHOLE, SelectionError, actual_value, expected_value
-from .settings import CodedConfig
 from .tool_spans import SpanError, tool_spans
 
 TOOL_PREFIX = "uipath-tool-call-"
@@ -27,14 +25,6 @@ SEARCH_TYPE = "uipath-contains"
 def is_tool_evaluator(type_id: str | None) -> bool:
     """Scored from the row's tool calls (its spans), not from its output."""
     return bool(type_id) and str(type_id).startswith(TOOL_PREFIX)
-
-
-def graded(evaluator: EvaluatorDef | None, type_id: str | None) -> bool:
-    """Whether the type scores between 0 and 1 (then its threshold matters): not exact match, contains, or a
-    tool-call evaluator with `strict: true`, which score only 0 or 1."""
-    if type_id in BOOLEAN_TYPES:
-        return False
-    return not (is_tool_evaluator(type_id) and evaluator is not None and evaluator.config.get("strict") is True)
 
 
 def options(evaluator: EvaluatorDef | None) -> list[str]:
@@ -227,11 +217,3 @@ def detail_blocks(detail: RowDetail) -> list[Block]:
     blocks.append(json_block("Output", result.actual, collapsed=True))
     return blocks
 
-
-def threshold(project: Project | None, ref: str) -> float | None:
-    """The score `ref`'s results pass at, from the `[uipath-coded]` settings the project was loaded with
-    (`Project.extras`); None when they are not known there."""
-    settings = project.extras.get(DIALECT) if project is not None else None
-    if not isinstance(settings, CodedConfig):
-        return None
-    return settings.thresholds.get(ref, settings.pass_threshold)

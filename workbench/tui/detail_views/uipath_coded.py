@@ -1,6 +1,6 @@
 """The row detail of a UiPath coded agent eval (`uipath eval`'s evaluations/): for the evaluator picked in the
-tabs, its id, type and score (a graded one with the score it passes at), why it scored so (the scorer's words:
-the longest common subsequence of tool calls, the matched leaves...), then what it compared — the expected
+tabs, its id, type and score, why it scored so (the scorer's words: a graded score against its threshold, the
+longest common subsequence of tool calls, the matched leaves...), then what it compared — the expected
 value beside the actual one at its targetOutputKey for an output evaluator, the expected tool calls and the
 ones recorded from the row's spans (name, arguments, output) for a tool-call evaluator — then every
 evaluator of the row with its score, the inputs and the whole output."""
@@ -22,12 +22,10 @@ from ...dialects.uipath_coded.html import (
     criterion_of,
     expected_calls,
     expected_heading,
-    graded,
     is_tool_evaluator,
     options,
     output_text,
     recorded_calls,
-    threshold,
 )
 from ...model import Result, Verdict
 from ...report.text import format_duration
@@ -40,12 +38,6 @@ _SHOWN_CALLS = 200
 _TONE = {Verdict.PASS: "dim", Verdict.FAIL: "red", Verdict.ERROR: "yellow"}
 
 
-def score_words(result: Result, graded_type: bool, passes_at: float | None) -> str:
-    """`score 0.5 · passes at ≥ 0.8` for a graded evaluator, `score 1` for one that scores only 0 or 1."""
-    words = f"score {result.score:.4g}"
-    return words + (f" · passes at ≥ {passes_at:g}" if graded_type and passes_at is not None else "")
-
-
 def meta_text(context: DetailContext) -> Text:
     """The picked evaluator: verdict, id and score, then its type, what changes its comparison, the duration."""
     ref, result, evaluator = context.ref, context.result, context.evaluator
@@ -55,7 +47,7 @@ def meta_text(context: DetailContext) -> Text:
     text = verdict_text(result.verdict if result is not None else None, word=result is not None)
     text.append(f"  {one_line(ref, 60)}", "bold")
     if result is not None:
-        text.append(" · " + score_words(result, graded(evaluator, type_id), threshold(context.project, ref)))
+        text.append(f" · score {result.score:.4g}")  # a graded score's justification names its threshold
     facts = ([one_line(type_id, 60)] if type_id else []) + options(evaluator)
     if result is not None:
         facts.append(format_duration(result.duration_ms))
