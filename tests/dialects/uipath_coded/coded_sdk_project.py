@@ -12,7 +12,9 @@ on the keys `["answer", "a"]`), tool-call order forward (`ToolOrder`: lookup, we
 `true` against `1` and a row scored by two evaluators only. EXPECTED_SCORES is what the SDK 2.14.44 gave
 (a test checks it still does), for tests that run without the SDK.
 
-`write_coded_project` writes any such project (the benchmark and other tests can use it).
+Beside it: `build_edges_project` (negated, strict order, tool-call count/args/output, evaluators that raise, an
+agent that raises, a set with evaluatorConfigs), `build_shapes_project` (main returning a string, a list, None, a
+model, ...) and `build_generated_project` (N rows for benchmarks). `write_coded_project` writes any such project.
 """
 
 from __future__ import annotations

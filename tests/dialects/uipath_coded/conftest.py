@@ -8,7 +8,8 @@
 * `conformance_project` (function): the conformance project (`coded_sdk_project.py`: uipath.json, main.py,
   seven evaluators, the set `evaluations/eval-sets/conformance.json`) written in `tmp_path / "conformance"`,
   with no workbench.toml. `coded_sdk_project.build_conformance_project(root, interpreter=...)` makes one whose
-  `[runner] command` names an interpreter; `EXPECTED_SCORES` there is what the SDK gave for it.
+  `[runner] command` names an interpreter; `EXPECTED_SCORES` there is what the SDK gave for it (the same module
+  builds the edges, shapes and generated projects).
 
 Run the SDK on a project with `coded_sdk.run_sdk_eval(sdk, root, SET_FILE)` and read it with `sdk_scores`.
 """
