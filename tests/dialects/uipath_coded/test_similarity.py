@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from workbench.dialects.uipath_coded.similarity import leaves, levenshtein, similarity
 
@@ -13,6 +15,27 @@ from workbench.dialects.uipath_coded.similarity import leaves, levenshtein, simi
 ])
 def test_levenshtein(a, b, distance):
     assert levenshtein(a, b) == distance == levenshtein(b, a)
+
+
+def textbook(source: str, target: str) -> int:
+    """The edit distance by the full table, the definition the bit-vector version must agree with."""
+    table = [[i + j if i == 0 or j == 0 else 0 for j in range(len(target) + 1)] for i in range(len(source) + 1)]
+    for i in range(1, len(source) + 1):
+        for j in range(1, len(target) + 1):
+            table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1,
+                              table[i - 1][j - 1] + (source[i - 1] != target[j - 1]))
+    return table[-1][-1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="abcß€😀", max_size=80), st.text(alphabet="abcß€😀", max_size=80))
+def test_levenshtein_is_the_textbook_distance(a, b):
+    assert levenshtein(a, b) == textbook(a, b)
+
+
+def test_levenshtein_of_long_strings_is_fast_and_exact():
+    a, b = "ab" * 1000 + "x", "ba" * 1000
+    assert levenshtein(a, b) == 2 == textbook(a, b)  # drop the first a, the x becomes the last a
 
 
 def test_the_issues_example_one_number_off_by_a_tenth_of_two_leaves():
