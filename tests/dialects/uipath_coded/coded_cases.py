@@ -2,6 +2,7 @@
 many per evaluator type, built from a seeded random generator so a failure names a case that comes back.
 
 The values lean on what the SDK's rules make delicate: strings differing by case, numbers as ints and floats,
+multi-line texts scored line by line,
 `true` beside `1`, `null`, nested objects and lists, paths that exist and paths that don't, keys that are
 lists, tool names with spaces and punctuation (sanitised), tool spans with ids, synthesized spans, arguments
 as JSON and as Python literals, outputs with and without `content`.
@@ -15,7 +16,8 @@ import random
 from typing import Any
 
 TOOLS = ["lookup", "weather", "book", "look up", "wea!ther"]
-WORDS = ["Paris", "paris", "PARIS", "par", "", "Lyon", "a b", "42", "42.0", "true", "True", "None", "{'a': 1.0}"]
+WORDS = ["Paris", "paris", "PARIS", "par", "", "Lyon", "a b", "42", "42.0", "true", "True", "None", "{'a': 1.0}",
+         "Paris\nLyon", "paris\nLYON\n", "a,b", "Lyon\n\nParis, Nice"]
 # mostly paths that exist; "missing" and "b.items[5]" make the SDK raise (an ERROR in workbench)
 KEYS = ["*", "*", "*", "answer", "answer", "a", "b.c", "b.c", "b.items[1]", "b.items[5]", "missing", ["answer", "a"],
         ["answer", "a"], ["b.c"]]
@@ -93,6 +95,9 @@ class Cases:
         for flag in ("caseSensitive", "negated"):
             if self.rng.random() < 0.5:
                 config[flag] = self.flag()
+        if self.rng.random() < 0.15:  # scored line by line: each line alone, the scores averaged
+            config["lineByLineEvaluator"] = True
+            config["lineDelimiter"] = self.rng.choice(["\n", "\n", ",", ", ", ""])
         return config
 
     def exact_match(self) -> Case:
@@ -111,7 +116,7 @@ class Cases:
 
     def json_similarity(self) -> Case:
         output = self.output()
-        config = {"targetOutputKey": copy.deepcopy(self.rng.choice(KEYS))}
+        config = {key: value for key, value in self.output_config().items() if key not in ("caseSensitive", "negated")}
         return self.case(self.evaluator("uipath-json-similarity", **config), {"expectedOutput": self.mutated(output)},
                          output)
 
