@@ -111,10 +111,14 @@ def run_sdk_eval(sdk: UiPathSdk, project: Path, set_file: str, *, entry: str = "
 
 def sdk_scores(doc: dict[str, Any]) -> dict[tuple[str, str], float]:
     """{(row name, evaluator id): score} of an `--output-file` document (evaluationSetResults[].evaluationName,
-    .evaluationRunResults[].evaluatorId, .result.score). A pair seen twice is an error: names must be unique."""
+    .evaluationRunResults[].evaluatorId, .result.score), without the per-line entries of a line-by-line evaluator
+    (`isLineResult`: workbench, like the SDK's aggregate, gives one result). A pair seen twice is an error: names
+    must be unique."""
     scores: dict[tuple[str, str], float] = {}
     for row in doc["evaluationSetResults"]:
         for result in row["evaluationRunResults"]:
+            if result.get("isLineResult"):
+                continue  # one line of a line-by-line evaluator ("<id>_line_<n>"); its aggregate follows
             key = (row["evaluationName"], result["evaluatorId"])
             assert key not in scores, f"the SDK reported {key} twice"
             scores[key] = float(result["result"]["score"])
@@ -125,5 +129,5 @@ def sdk_errors(doc: dict[str, Any]) -> set[tuple[str, str]]:
     """The (row name, evaluator id) pairs whose evaluator raised: `uipath eval` reports them as a score of 0 whose
     details are the text "Exception thrown by evaluator: ..." (workbench: an ERROR)."""
     return {(row["evaluationName"], result["evaluatorId"]) for row in doc["evaluationSetResults"]
-            for result in row["evaluationRunResults"]
-            if str(result["result"].get("details") or "").startswith("Exception thrown by evaluator")}
+            for result in row["evaluationRunResults"] if not result.get("isLineResult")
+            and str(result["result"].get("details") or "").startswith("Exception thrown by evaluator")}

@@ -238,6 +238,7 @@ EDGE_EVALUATORS: dict[str, dict[str, Any]] = {
     "path-exact.json": _evaluator("PathExact", "uipath-exact-match", targetOutputKey="details.items[0].missing"),
     "whole-exact.json": _evaluator("WholeExact", "uipath-exact-match", caseSensitive=True),
     "whole-json.json": _evaluator("WholeJson", "uipath-json-similarity"),
+    "lines.json": _evaluator("Lines", "uipath-exact-match", targetOutputKey="answer", lineByLineEvaluator=True),
 }
 EDGE_EVALUATOR_IDS: list[str] = [doc["id"] for doc in EDGE_EVALUATORS.values()]
 
@@ -247,7 +248,8 @@ EDGE_ROWS: list[dict[str, Any]] = [
           "Count": None, "Args": None, "Outputs": None,
           "PathExact": {"expectedOutput": {"details": {"items": [{"missing": 1}]}}},
           "WholeExact": {"expectedOutput": {"answer": "Paris", "a": 1.0, "details": {"items": [{"city": "Paris"}]}}},
-          "WholeJson": {"expectedOutput": {"answer": "Paris", "extra": [1, 2]}}}),
+          "WholeJson": {"expectedOutput": {"answer": "Paris", "extra": [1, 2]}},
+          "Lines": {"expectedOutput": {"answer": "paris\nLyon"}}}),
     _row("e02", "e02 reversed and booked", {"order": ["weather", "lookup", "book"], "answer": "Rome", "a": 2,
                                             "city": "paris"},
          {"NegatedExact": _answer("paris"), "NegatedContains": None, "StrictOrder": None, "Count": None,
@@ -255,7 +257,8 @@ EDGE_ROWS: list[dict[str, Any]] = [
                                                     {"name": "book", "output": "booked"}]},
           "PathExact": {"expectedOutput": "not json"},
           "WholeExact": {"expectedOutput": "{'answer': 'Rome', 'a': 2.0, 'details': {'items': [{'city': 'paris'}]}}"},
-          "WholeJson": {"expectedOutput": {"answer": "rome", "a": 4, "details": {"items": [{"city": "Paris"}, 1]}}}}),
+          "WholeJson": {"expectedOutput": {"answer": "rome", "a": 4, "details": {"items": [{"city": "Paris"}, 1]}}},
+          "Lines": {"expectedOutput": {"answer": "Rome"}}}),
     _row("e03", "e03 the agent fails", {"fail": True, "order": ["lookup"]},
          {"NegatedExact": _answer("x"), "NegatedContains": None, "StrictOrder": None, "Count": None,
           "WholeJson": {"expectedOutput": {}}}),
@@ -273,7 +276,8 @@ CONFIGS_REFS: list[Any] = [{"ref": "NegatedExact", "weight": 2}, "Count"]
 
 def build_edges_project(root: Path, interpreter: str | None = None) -> Path:
     """Beyond the issue's seven: negated, strict order, tool-call count/args/output, a missing path and an
-    unparseable expectedOutput (errors), the whole output compared, an agent that raises (set `edges`); and
+    unparseable expectedOutput (errors), the whole output compared, line by line, an agent that raises (set
+    `edges`); and
     `edges-configs`, two of those rows under a set whose evaluatorConfigs name two evaluators only."""
     configs = eval_set(CONFIGS_SET_ID, EDGE_ROWS[:2], EDGE_EVALUATOR_IDS)
     configs["evaluatorConfigs"] = CONFIGS_REFS
