@@ -86,7 +86,18 @@ def test_without_uipath_the_fallback_calls_the_function_with_the_dict(tmp_path: 
 def test_a_missing_entry_file_makes_every_row_fail_with_the_reason(tmp_path: Path) -> None:
     replies, _ = serve(sys.executable, tmp_path, [{}])
     assert len(replies) == 1 and "fatal" in replies[0]
-    assert "the entry point's file" in replies[0]["fatal"] and "does not exist" in replies[0]["fatal"]
+    assert replies[0]["fatal"] == "uipath.json names main.py as the entry point, which does not exist"
+
+
+def test_an_entry_file_outside_the_project_is_never_run(tmp_path: Path) -> None:
+    outside = project(tmp_path / "outside", "open('ran', 'w')\ndef main(input):\n    return {}\n")
+    root = project(tmp_path / "project", "")
+    (root / "main.py").unlink()
+    (root / "main.py").symlink_to(outside / "main.py")
+    replies, log = serve(sys.executable, root, [{}])
+    assert replies == [{"fatal": "uipath.json names main.py as the entry point, which leads outside the project; "
+                                 "workbench runs only an entry point inside it"}]
+    assert not (root / "ran").exists() and "Traceback" not in log
 
 
 def test_usage_is_said_as_a_fatal_reply(tmp_path: Path) -> None:

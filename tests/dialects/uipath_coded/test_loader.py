@@ -114,14 +114,23 @@ def test_evaluator_configs_win_over_evaluator_refs(tmp_path: Path) -> None:
         "error: evaluatorConfigs[0].weight must be a number >= 0, not -1"]
 
 
-def test_a_row_none_of_whose_criteria_is_a_ref_is_said_and_not_run(tmp_path: Path) -> None:
-    project = project_of(tmp_path, [a_row("r1", {"Other": {}}), a_row("r2", {"ExactMatch": {"expectedOutput": {
+def test_a_row_whose_criteria_name_no_evaluator_of_the_set_is_an_error(tmp_path: Path) -> None:
+    """`uipath eval` skips such a row without a score; a typo ("exactmatch") must not make a row vanish from a
+    green run, so every evaluator of the set reports it as an ERROR."""
+    project = project_of(tmp_path, [a_row("r1", {"exactmatch": {}}), a_row("r2", {"ExactMatch": {"expectedOutput": {
         "answer": "r2"}}})], ["ExactMatch"])
     said = problems(project)["evaluations/eval-sets/s.json"]
-    assert ("warning: evaluations[0] ('r1').evaluationCriterias has none of this set's evaluators (ExactMatch): "
-            "the row is neither run nor scored") in said
-    assert ("warning: evaluations[0] ('r1').evaluationCriterias['Other'] is not an evaluator of this set "
+    assert ("warning: evaluations[0] ('r1').evaluationCriterias['exactmatch'] is not an evaluator of this set "
             "(evaluatorRefs), so it scores nothing") in said
+    assert planned(tmp_path, project) == {("r1", "ExactMatch"): (
+        "evaluations[0] ('r1').evaluationCriterias names no evaluator of this set ('exactmatch'; its evaluators: "
+        "ExactMatch): `uipath eval` would skip the row without a score; keys are evaluator ids")}
+
+
+def test_a_row_with_empty_criteria_is_said_and_not_run(tmp_path: Path) -> None:
+    project = project_of(tmp_path, [a_row("r1", {})], ["ExactMatch"])
+    assert problems(project)["evaluations/eval-sets/s.json"] == [
+        "warning: evaluations[0] ('r1').evaluationCriterias is empty: no evaluator scores the row, so it is not run"]
     assert planned(tmp_path, project) == {}
 
 

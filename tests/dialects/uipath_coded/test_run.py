@@ -70,7 +70,7 @@ PLAIN_ROWS = [
     {"id": "r2", "name": "row-expected", "inputs": {"answer": "Rome", "n": 9},
      "expectedOutput": {"answer": "ROME", "n": 10},
      "evaluationCriterias": {"ExactMatch": {}, "JsonSim": None, "Contains": {"searchText": "OM"}}},
-    {"id": "r3", "name": "not-scored", "inputs": {"answer": "x"}, "evaluationCriterias": {"Other": None}},
+    {"id": "r3", "name": "not-scored", "inputs": {"answer": "x"}, "evaluationCriterias": {}},
 ]
 
 

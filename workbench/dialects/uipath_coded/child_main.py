@@ -183,7 +183,7 @@ class SdkEntry:
         try:
             result = self.loop.run_until_complete(runtime.execute(inputs))
         except Exception as exc:
-            raise _unwrapped(exc) from None
+            raise _unwrapped(exc, self.file, self.function) from None
         finally:
             self.loop.run_until_complete(runtime.dispose())
         output = result.output
@@ -192,7 +192,7 @@ class SdkEntry:
         return output if output else {}
 
 
-def _unwrapped(exc: BaseException) -> BaseException:
+def _unwrapped(exc: BaseException, file: str, function: str) -> BaseException:
     """The user's own exception when the SDK wrapped one (module or function failed), else its words."""
     info = getattr(exc, "error_info", None)
     code = str(getattr(info, "code", ""))
@@ -200,9 +200,16 @@ def _unwrapped(exc: BaseException) -> BaseException:
         return exc.__cause__
     if info is None:
         return exc
+    if code.endswith("ENTRYPOINT_FUNCTION_MISSING"):
+        return missing_function(file, function)
     detail = str(getattr(info, "detail", "")).split("\n\n", 1)[0].strip()
     title = str(getattr(info, "title", "")) or type(exc).__name__
     return EntryError(f"{title}: {detail}" if detail else title)
+
+
+def missing_function(file: str, function: str) -> EntryError:
+    name = os.path.basename(file)
+    return EntryError(f"uipath.json names {name}:{function} as the entry point, but {name} has no {function!r}")
 
 
 class PlainEntry:
@@ -225,7 +232,7 @@ class PlainEntry:
         try:
             spec.loader.exec_module(module)
             if not hasattr(module, self.function):
-                raise EntryError(f"Function not found: {self.function!r} is not defined in {self.file}")
+                raise missing_function(self.file, self.function)
             self.caller.function = getattr(module, self.function)
             return plain_output(self.caller(inputs))
         finally:
@@ -269,10 +276,26 @@ class RowRunner:
             write_trace(os.environ.get(self.trace_env), self.recorder.stop())
 
 
+def entry_refusal(file: str, root: str) -> str | None:
+    """Why the entry's file is not run: it is missing, not a regular file (a FIFO would hang the import), or
+    it leads out of the project (through `..`, an absolute path or a link): workbench runs only what is in it."""
+    import stat
+
+    shown = f"uipath.json names {os.path.relpath(file, root) if file.startswith(root) else file} as the entry point"
+    try:
+        mode = os.stat(file).st_mode
+    except OSError:
+        return f"{shown}, which does not exist"
+    real, inside = os.path.realpath(file), os.path.realpath(root)
+    if os.path.commonpath([real, inside]) != inside:
+        return f"{shown}, which leads outside the project; workbench runs only an entry point inside it"
+    if not stat.S_ISREG(mode):
+        return f"{shown}, which is not a regular file"
+    return None
+
+
 def make_entry(file: str, function: str, worker_main: Any) -> Any:
     """The SDK's runtime when `uipath` is importable here, else the fallback (said in the log)."""
-    if not os.path.isfile(file):
-        raise FileNotFoundError(f"the entry point's file {file} does not exist (uipath.json names it)")
     try:
         return SdkEntry(file, function)
     except ImportError as exc:
@@ -285,6 +308,18 @@ def make_entry(file: str, function: str, worker_main: Any) -> Any:
     return PlainEntry(file, function, worker_main)
 
 
+def quiet_about_entry_errors(worker_main: Any) -> None:
+    """`serve` prints a failed row's traceback; for the SDK's own refusals (EntryError) the message is all
+    there is to say: a traceback of workbench's and the SDK's frames would only hide it."""
+    show = worker_main.print_user_traceback
+
+    def print_user_traceback(exc: BaseException) -> None:
+        if not isinstance(exc, EntryError):
+            show(exc)
+
+    worker_main.print_user_traceback = print_user_traceback
+
+
 def main(argv: list[str]) -> None:
     worker_main = load_worker_main()
     channel = worker_main._Channel()
@@ -293,14 +328,20 @@ def main(argv: list[str]) -> None:
         sys.exit(worker_main.EXIT_FATAL)
     os.environ[TELEMETRY_ENV] = "false"
     root = os.getcwd()
+    file = os.path.abspath(argv[0])  # uipath.json's path, relative to the project root (the cwd)
+    refusal = entry_refusal(file, root)
+    if refusal:
+        channel.send({"fatal": refusal})
+        sys.exit(worker_main.EXIT_FATAL)
     if root not in sys.path:
         sys.path.insert(0, root)
     try:
-        entry = make_entry(argv[0], argv[1], worker_main)
+        entry = make_entry(file, argv[1], worker_main)
         recorder = install_recorder()
-    except BaseException as exc:  # whatever stops the entry from loading is the user's to see
+    except BaseException as exc:  # whatever stops the SDK from loading is the user's to see
         worker_main._fatal(channel, exc)
         return
+    quiet_about_entry_errors(worker_main)
     worker_main.serve(channel, RowRunner(entry, recorder, worker_main.TRACE_ENV))
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from ... import jsonio
 from ...compare import type_name
 from ...model import EvalSet, EvaluatorDef, EvaluatorKey, Row, Severity, unique_ids
+from ...regular_files import special_kind
 from ..base import UNREADABLE, LoadContext
 from .layout import DIALECT, EVALUATIONS_DIR, EVALUATORS_DIR, SCOPE, SETS_DIR, VERSION
 
@@ -64,6 +65,26 @@ def load_coded(ctx: LoadContext) -> None:
     loader.settle_duplicates()
     for path in ctx.json_files(evaluations / SETS_DIR, inside=evaluations):
         loader.eval_set(path)
+    for folder in (EVALUATORS_DIR, SETS_DIR):
+        _special_files(ctx, evaluations, evaluations / folder)
+
+
+def _special_files(ctx: LoadContext, evaluations: Path, folder: Path) -> None:
+    """`*.json` names that are neither files nor folders (a FIFO would hang a reader): said, not skipped unseen."""
+    try:
+        entries = sorted(folder.iterdir()) if folder.is_dir() else []
+    except OSError:
+        return  # json_files said so
+    for path in entries:
+        if not path.name.endswith(".json") or path.name.startswith(".") or ctx.refusal(path, "file", evaluations):
+            continue
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            continue
+        kind = special_kind(mode)
+        if kind is not None:
+            ctx.problem(path, f"is {kind[1]}, not a regular file; not read")
 
 
 class _Loader:
@@ -268,18 +289,27 @@ class _Rows:
             self.ctx.problem(self.path, f"{label} has no \"name\" (a string; the SDK requires one)", Severity.WARNING)
 
     def _keys(self, criteria: dict[str, Any], label: str) -> None:
-        for key in criteria:
+        for key, value in criteria.items():
+            if value is not None and not isinstance(value, dict):
+                self.ctx.problem(self.path, f"{label}.evaluationCriterias[{key!r}] must be an object or null (null: "
+                                            f"the evaluator's defaultEvaluationCriteria), not {type_name(value)}")
             if key not in self.refs:
                 self.ctx.problem(self.path, f"{label}.evaluationCriterias[{key!r}] is not an evaluator of this set "
                                             "(evaluatorRefs), so it scores nothing", Severity.WARNING)
-        if self.refs and not any(key in criteria for key in self.refs):
-            listed = ", ".join(self.refs)
-            self.ctx.problem(self.path, f"{label}.evaluationCriterias has none of this set's evaluators ({listed}): "
-                                        "the row is neither run nor scored", Severity.WARNING)
+        if self.refs and not criteria:
+            self.ctx.problem(self.path, f"{label}.evaluationCriterias is empty: no evaluator scores the row, so it "
+                                        "is not run", Severity.WARNING)
 
-    @staticmethod
-    def _problem(entry: dict[str, Any], label: str) -> str | None:
-        """Why the row can't run at all (every result an ERROR), as the SDK would refuse it."""
+    def _problem(self, entry: dict[str, Any], label: str) -> str | None:
+        """Why the row can't run at all (every result an ERROR), as the SDK would refuse it; and a row whose
+        criteria name none of the set's evaluators (a typo: "em" for "EM"), which `uipath eval` skips without a
+        score: an ERROR here, so that a row that would fail can't vanish from a green run."""
+        criteria = entry.get("evaluationCriterias")
+        if self.refs and isinstance(criteria, dict) and criteria and not any(key in criteria for key in self.refs):
+            named = ", ".join(repr(key) for key in criteria)
+            return (f"{label}.evaluationCriterias names no evaluator of this set ({named}; its evaluators: "
+                    f"{', '.join(self.refs)}): `uipath eval` would skip the row without a score; keys are "
+                    "evaluator ids")
         if "inputs" not in entry or entry["inputs"] is None:
             return f"{label} has no \"inputs\" (an object, {{}} when the entry point takes none)"
         if entry.get("evaluationCriterias") is None:
