@@ -61,6 +61,8 @@ class AgentRunner(Runner):
     """Runs `agent` in-process: the output and the spans of a real run, a fixed duration."""
 
     async def run(self, request: RunRequest, on_log: LogSink | None = None) -> RunOutcome:
+        if request.inputs["country"] not in CAPITALS:
+            return RunOutcome(error="ImportError: main.py needs the uipath package", duration_ms=12.0)
         output, trace = agent(request.inputs)
         return RunOutcome(output=output, duration_ms=12.0, trace=trace)
 
@@ -182,6 +184,20 @@ async def test_it_reads_at_80x24(config: Config) -> None:
         screen = screen_text(app)
         assert "✘ FAIL  ToolCallOrder · score 0.5" in screen
         assert "uipath-tool-call-order" in screen
+
+
+async def test_a_row_that_did_not_run_says_why_and_shows_no_score(tmp_path: Path) -> None:
+    config = write_project(tmp_path / "capitals")
+    path = config.root / "evaluations" / "eval-sets" / "default.json"
+    path.write_text(path.read_text(encoding="utf-8").replace('"Japan"', '"Atlantis"'), encoding="utf-8")
+    app = app_on(load_config(config.root))
+    async with app.run_test(size=LARGE) as pilot:
+        await _show(app, pilot, "kyoto", "ExactMatch")
+        meta = static_text(app, "#detail-meta")
+        assert meta.startswith("! ERROR  ExactMatch\n") and "score" not in meta
+        assert static_text(app, "#detail-explanation") == "Error\nImportError: main.py needs the uipath package"
+        assert static_text(app, "#detail-actual") == "(no output)"
+        assert static_text(app, "#coded-tools") == "Tool calls: none (the row did not run)"
 
 
 def test_snapshot_of_a_tool_call_failure_at_80x24(config: Config, snap_compare: Any) -> None:

@@ -46,7 +46,7 @@ def meta_text(context: DetailContext) -> Text:
     type_id = result.evaluator_type if result is not None else evaluator.type_id if evaluator else None
     text = verdict_text(result.verdict if result is not None else None, word=result is not None)
     text.append(f"  {one_line(ref, 60)}", "bold")
-    if result is not None:
+    if result is not None and result.verdict is not Verdict.ERROR:
         text.append(f" · score {result.score:.4g}")  # a graded score's justification names its threshold
     facts = ([one_line(type_id, 60)] if type_id else []) + options(evaluator)
     if result is not None:
