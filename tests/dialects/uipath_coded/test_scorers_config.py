@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from coded_scoring import SCORERS, evaluator, score, settings
 
+from workbench.dialects.uipath_coded.scorers import hosted_only
 from workbench.model import Verdict
 from workbench.scoring.base import CriterionError, ScoreInput
 
@@ -44,9 +45,11 @@ def test_config_the_sdk_refuses_at_load_is_refused_in_words(type_id, config, wor
     assert found is not None and words in found
 
 
-def test_hosted_only_judges_are_refused_saying_why():
-    found = problem("uipath-llm-judge-trajectory-similarity")
+def test_hosted_only_judges_have_words_but_no_scorer():
+    found = hosted_only("uipath-llm-judge-trajectory-similarity")
     assert found is not None and "UiPath's hosted models" in found and "[judge]" in found
+    assert "uipath-llm-judge-trajectory-similarity" not in SCORERS  # other formats' unknown-type ERROR unchanged
+    assert hosted_only("uipath-exact-match") is None
 
 
 @pytest.mark.parametrize(("type_id", "criterion", "words"), [

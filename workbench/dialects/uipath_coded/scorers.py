@@ -230,28 +230,21 @@ class CodedMulticlassClassification(_Classification):
                 raise Unscorable(f"the {side} {label!r} is not one of evaluatorConfig.classes {labels}")
 
 
-class _HostedJudge(Scorer):
-    """An SDK LLM judge that only UiPath's hosted models run: refused when loaded, in words."""
-
-    def check_config(self, evaluator: EvaluatorDef) -> str | None:
-        return (f"{self.type_id} is an LLM judge that runs on UiPath's hosted models, which workbench can't call; "
-                "workbench scores uipath-llm-judge-output-semantic-similarity and "
-                "uipath-llm-judge-output-strict-json-similarity with its [judge] instead")
-
-    def score(self, data: ScoreInput) -> Score:
-        return Score.error(self.check_config(data.evaluator) or "")
+HOSTED_ONLY = ("uipath-llm-judge-trajectory-similarity", "uipath-llm-judge-trajectory-simulation")
 
 
-class TrajectorySimilarityJudge(_HostedJudge):
-    type_id: ClassVar[str] = "uipath-llm-judge-trajectory-similarity"
-
-
-class TrajectorySimulationJudge(_HostedJudge):
-    type_id: ClassVar[str] = "uipath-llm-judge-trajectory-simulation"
+def hosted_only(type_id: str) -> str | None:
+    """Why an evaluator of this type can't be scored here, for the SDK's LLM judges that only UiPath's hosted
+    models run (no scorer is registered for them: other formats' unknown-type message stays as it is)."""
+    if type_id not in HOSTED_ONLY:
+        return None
+    return (f"{type_id} is an LLM judge that runs on UiPath's hosted models, which workbench can't call; workbench "
+            "scores uipath-llm-judge-output-semantic-similarity and uipath-llm-judge-output-strict-json-similarity "
+            "with its [judge] instead")
 
 
 def coded_scorers() -> tuple[Scorer, ...]:
     """Every evaluator type of the format, for `Dialect.scorers()`."""
     return (CodedExactMatch(), CodedContains(), CodedJsonSimilarity(), CodedBinaryClassification(),
             CodedMulticlassClassification(), CodedToolCallOrder(), CodedToolCallCount(), CodedToolCallArgs(),
-            CodedToolCallOutput(), TrajectorySimilarityJudge(), TrajectorySimulationJudge())
+            CodedToolCallOutput())
