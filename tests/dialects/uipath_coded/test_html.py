@@ -58,7 +58,7 @@ def test_an_output_evaluator_shows_both_sides_at_its_key_as_the_sdk_selects_them
     blocks = detail_blocks(RowDetail(_result("Exact", "uipath-exact-match"), row, evaluator))
     assert _kinds(blocks) == ["json", "text", "sides", "json"]
     assert blocks[0] == {"kind": "json", "title": "Inputs", "value": {"country": "Japan"}, "collapsed": False}
-    assert _titled(blocks, "Compares")["text"] == "case-sensitive"
+    assert _titled(blocks, "Options")["text"] == "case-sensitive"
     sides = blocks[2]
     assert (sides["left"], sides["right"]) == ({"title": "Expected (capital)", "value": "Kyoto"},
                                               {"title": "Actual (capital)", "value": "Tokyo"})
@@ -84,8 +84,8 @@ def test_a_null_criterion_shows_what_it_was_scored_against() -> None:
     contains = _evaluator("Has", "uipath-contains", targetOutputKey="answer",
                           defaultEvaluationCriteria={"searchText": "tokyo"})
     sides = detail_blocks(RowDetail(_result("Has", "uipath-contains", Verdict.PASS), _row({"Has": None}), contains))[-2]
-    assert sides["left"] == {"title": "Expected (searchText in answer)", "value": "tokyo"}
-    assert sides["right"]["value"] == "The capital of Japan is Tokyo."
+    assert sides["left"] == {"title": "Expected in it (searchText)", "value": "tokyo"}
+    assert sides["right"] == {"title": "Actual (answer)", "value": "The capital of Japan is Tokyo."}
 
 
 def test_a_key_the_output_lacks_is_said_not_drawn_as_a_difference() -> None:

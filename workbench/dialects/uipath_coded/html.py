@@ -54,11 +54,12 @@ def criterion_of(row: Row | None, ref: str, evaluator: EvaluatorDef | None) -> d
 
 @dataclass(frozen=True, slots=True)
 class Compared:
-    """What an output evaluator compares: `what` (the key, or "searchText"), the two values (None: nothing to
-    show on that side) and why a side can't be shown."""
+    """What an output evaluator compares: the titles of the two sides ("Expected (capital)"), their values
+    (None: nothing to show on that side) and why a side can't be shown."""
 
-    what: str
+    expected_title: str
     expected: Any
+    actual_title: str
     actual: Any
     problem: str = ""
 
@@ -74,8 +75,9 @@ def compared(evaluator: EvaluatorDef | None, criterion: dict[str, Any] | None, r
     key = evaluator.target_output_key if evaluator is not None else WHOLE
     what, problems = _key_words(key), []
     expected: Any = None
+    expected_title = f"Expected ({what})"
     if criterion is not None and evaluator is not None and evaluator.type_id == SEARCH_TYPE:
-        expected, what = criterion.get("searchText"), f"searchText in {what}"
+        expected, expected_title = criterion.get("searchText"), "Expected in it (searchText)"
     elif criterion is not None and "expectedOutput" in criterion:
         try:
             expected = expected_value(criterion["expectedOutput"], key)
@@ -89,7 +91,7 @@ def compared(evaluator: EvaluatorDef | None, criterion: dict[str, Any] | None, r
             actual = actual_value(result.actual, key)
         except SelectionError as exc:
             problems.append(str(exc))
-    return Compared(what, expected, actual, "; ".join(problems))
+    return Compared(expected_title, expected, f"Actual ({what})", actual, "; ".join(problems))
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,8 +187,8 @@ def _output_blocks(detail: RowDetail, criterion: dict[str, Any] | None) -> list[
         blocks.append(text_block("Compared", sides_of.problem, "error"))
     differ = (differing_paths(sides_of.actual, sides_of.expected)
               if result.verdict is Verdict.FAIL and sides_of.actual is not None else [])
-    blocks.append(sides(f"Expected ({sides_of.what})", sides_of.expected,
-                        f"Actual ({sides_of.what})", sides_of.actual, differ=differ))
+    blocks.append(sides(sides_of.expected_title, sides_of.expected, sides_of.actual_title, sides_of.actual,
+                        differ=differ))
     return blocks
 
 
@@ -209,7 +211,7 @@ def detail_blocks(detail: RowDetail) -> list[Block]:
     words = options(detail.evaluator)
     blocks = [json_block("Inputs", inputs)]
     if words:
-        blocks.append(text_block("Compares", ", ".join(words), "dim"))
+        blocks.append(text_block("Options", ", ".join(words), "dim"))
     if is_tool_evaluator(result.evaluator_type):
         blocks += _tool_blocks(detail, criterion)
     else:

@@ -175,8 +175,8 @@ class CodedAgentView(DetailView):
 
     def _show_sides(self, sides: Compared, result: Result | None) -> None:
         """Expected beside actual at the evaluator's key (stacked in a narrow pane)."""
-        self.query_one("#coded-expected-title", Static).update(Text(f"Expected ({one_line(sides.what, 60)})", "bold"))
-        self.query_one("#coded-actual-title", Static).update(Text(f"Actual ({one_line(sides.what, 60)})", "bold"))
+        self.query_one("#coded-expected-title", Static).update(Text(one_line(sides.expected_title, 70), "bold"))
+        self.query_one("#coded-actual-title", Static).update(Text(one_line(sides.actual_title, 70), "bold"))
         highlight: list[tuple[str | int, ...]] = []
         if result is not None and result.verdict is Verdict.FAIL and sides.actual is not None:
             highlight = [tuple(path) for path in differing_paths(sides.actual, sides.expected)]
