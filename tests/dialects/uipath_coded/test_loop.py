@@ -232,18 +232,48 @@ def test_run_brief_names_the_failing_coded_row_and_its_difference(tmp_path: Path
     assert "'Mombasa', expected 'Nairobi'" in brief.stdout
 
 
-async def test_the_mcp_run_tool_digests_a_coded_project(tmp_path: Path) -> None:
+async def test_the_mcp_run_and_accept_tools_on_a_coded_project(tmp_path: Path) -> None:
+    """The agent's loop: run (the digest names the coded row and its difference), accept (only the one
+    expectation's line is written), run again (green, re-scored: nothing ran)."""
     root = capitals_project(tmp_path / "p")
+    before = (root / SET_FILE).read_text(encoding="utf-8")
     async with mcp_session(root) as session:
         result = await session.call_tool("run", {})
-    digest = result.structured_content
-    assert not result.is_error and digest["complete"] and not digest["green"]
-    assert digest["rows"] == {"total": 3, "passing": 2, "failing": 1, "erroring": 0}
-    [failing] = digest["failing"]
-    assert failing["row"] == "the capital of Kenya"
-    [failure] = failing["failures"]
-    assert failure["evaluator"] == "Capital" and "Nairobi" in failure["digest"]
-    assert "the capital of Kenya" in text_of(result)
+        digest = result.structured_content
+        assert not result.is_error and digest["complete"] and not digest["green"]
+        assert digest["rows"] == {"total": 3, "passing": 2, "failing": 1, "erroring": 0}
+        [failing] = digest["failing"]
+        assert failing["row"] == "the capital of Kenya"
+        [failure] = failing["failures"]
+        assert failure["evaluator"] == "Capital" and "Nairobi" in failure["digest"]
+        assert "the capital of Kenya" in text_of(result)
+
+        accepted = await session.call_tool("accept", {"rows": ["the capital of Kenya"]})
+        assert not accepted.is_error, text_of(accepted)
+        [outcome] = accepted.structured_content["accepted"]
+        assert outcome["written"] and outcome["file"] == SET_FILE, outcome
+        after = (root / SET_FILE).read_text(encoding="utf-8")
+        changed = [(a, b) for a, b in zip(before.splitlines(), after.splitlines(), strict=True) if a != b]
+        assert changed == [('            "capital": "Nairobi"', '            "capital": "Mombasa"')], changed
+
+        rerun = await session.call_tool("run", {})
+        assert rerun.structured_content["green"], text_of(rerun)
+        assert rerun.structured_content["rescored_rows"] == 3, "only an expectation changed: nothing ran"
+
+
+GUID = "ABCDEF01-2345-6789-ABCD-EF0123456789"
+
+
+def test_a_row_is_selected_and_accepted_by_its_id_as_the_file_writes_it(tmp_path: Path) -> None:
+    """The SDK compares GUIDs without case, and workbench tracks them lower-cased; a user copies the id from
+    the file, upper case included: `--row` must find it for run and accept alike."""
+    rows = [capital_row("France", "Paris"), {**capital_row("Kenya", "Nairobi"), "id": GUID}]
+    root = capitals_project(tmp_path / "p", rows=rows)
+    proc, doc = invoke_json("run", str(root), "--row", GUID)
+    assert {r["row_name"] for r in doc["results"]} == {"the capital of Kenya"}, proc.stdout + proc.stderr
+    accept = invoke_workbench("accept", str(root), "--set", "capitals", "--row", GUID)
+    assert accept.returncode == 0, accept.stdout + accept.stderr
+    assert '"capital": "Mombasa"' in (root / SET_FILE).read_text(encoding="utf-8")
 
 
 # -- reports -------------------------------------------------------------------------------------------
