@@ -156,7 +156,7 @@ def test_invalid_json_names_the_file_line_and_column(tmp_path: Path) -> None:
     assert message.startswith("error: is not valid JSON at line 2, column")
 
 
-def test_row_ids_follow_loading_guids_in_lower_case_and_repeats_made_unique(tmp_path: Path) -> None:
+def test_row_ids_follow_loading_ids_as_written_and_repeats_made_unique(tmp_path: Path) -> None:
     guid = "0A1B2C3D-0000-4000-8000-00000000ABCD"
     entries = [a_row(guid, {"ExactMatch": None}), a_row("same", {"ExactMatch": None}),
                a_row("same", {"ExactMatch": None}), {"name": "unnamed-id", "inputs": {}, "evaluationCriterias": {}},
@@ -164,7 +164,7 @@ def test_row_ids_follow_loading_guids_in_lower_case_and_repeats_made_unique(tmp_
     project = project_of(tmp_path, entries, ["ExactMatch"])
     ids = dialect_for("uipath-coded").row_ids(json.loads(json.dumps(entries)))
     assert [row.id for row in project.sets[0].rows] == [i for i in ids if i is not None]
-    assert ids[0] == guid.lower() and ids[3] == "unnamed-id" and ids[4:] == [None, None]
+    assert ids[0] == guid and ids[3] == "unnamed-id" and ids[4:] == [None, None]
     assert ids[1] != ids[2]
 
 

@@ -10,7 +10,6 @@ is wrong; the other files still load.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -21,19 +20,14 @@ from ...regular_files import special_kind
 from ..base import UNREADABLE, LoadContext
 from .layout import DIALECT, EVALUATIONS_DIR, EVALUATORS_DIR, SCOPE, SETS_DIR, VERSION
 
-_GUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 LEGACY = (f"is a legacy eval file (no \"version\": \"{VERSION}\"); workbench reads version {VERSION} files, the "
           "format `uipath eval` writes today")
 
 
-def normal_id(value: str) -> str:
-    """A GUID in lower case, as the SDK compares them; any other id as written."""
-    return value.lower() if _GUID.match(value) else value
-
-
 def row_ids(evaluations: list[Any]) -> list[str | None]:
-    """The key each entry of a set's `evaluations` is tracked by (None: not a row): its string `id` (a GUID in
-    lower case), else its name, else `#index`; repeats made unique. Accept and add-row find rows by this rule."""
+    """The key each entry of a set's `evaluations` is tracked by (None: not a row): its string `id` as written
+    (a GUID keeps its case, so `--row` finds it as the file spells it), else its name, else `#index`; repeats
+    made unique. Accept and add-row find rows by this rule."""
     wanted: list[str | None] = []
     for index, entry in enumerate(evaluations):
         if not isinstance(entry, dict) or not _row_shaped(entry):
@@ -41,7 +35,7 @@ def row_ids(evaluations: list[Any]) -> list[str | None]:
             continue
         raw_id, raw_name = entry.get("id"), entry.get("name")
         if isinstance(raw_id, str) and raw_id:
-            wanted.append(normal_id(raw_id))
+            wanted.append(raw_id)
         else:
             wanted.append(raw_name if isinstance(raw_name, str) and raw_name else f"#{index}")
     return unique_ids(wanted)
@@ -282,7 +276,7 @@ class _Rows:
         if not isinstance(raw_id, str) or not raw_id:
             self.ctx.problem(self.path, f"{label}.id must be a non-empty string (the SDK requires one); tracking "
                                         f"the row as {tracked!r}", Severity.WARNING)
-        elif normal_id(raw_id) != tracked:
+        elif raw_id != tracked:
             self.ctx.problem(self.path, f"{label} has the same id {raw_id!r} as an earlier row; tracking it as "
                                         f"{tracked!r}")
         if not isinstance(entry.get("name"), str):
@@ -320,4 +314,4 @@ class _Rows:
         return None
 
 
-__all__ = ["LEGACY", "load_coded", "normal_id", "row_ids"]
+__all__ = ["LEGACY", "load_coded", "row_ids"]
