@@ -120,7 +120,8 @@ def plan_new_row(project: Project, eval_set: EvalSet, run: TargetRun,
     expectedOutput; the given `criteria` for the others) and the planned append. Raises Refused."""
     try:
         row, notes = build_row(run.name, run.inputs, run.output, eval_set.evaluator_refs,
-                               project.evaluators_of(eval_set.scope), row_id=run.row_id, criteria=criteria)
+                               project.evaluators_of(eval_set.scope), row_id=run.row_id, criteria=criteria,
+                               default_as_null=dialect_for(eval_set.dialect).default_criterion_as_null)
         plan = plan_add_row(project.root, eval_set.path, row)
     except WritebackError as exc:
         raise Refused(str(exc)) from None

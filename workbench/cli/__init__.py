@@ -57,6 +57,18 @@ class WorkbenchGroup(click.Group):
             args = ["open", *args]
         return super().parse_args(ctx, args)
 
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The help, with FORMATS said as the registered formats say themselves (imported only for --help)."""
+        from ..dialects import all_dialects
+
+        formats = ", ".join(f"{dialect.title} ({dialect.expects})" for dialect in all_dialects())
+        original = self.help
+        self.help = (original or "").replace("FORMATS", formats)
+        try:
+            super().format_help_text(ctx, formatter)
+        finally:
+            self.help = original
+
     def _own_options(self, ctx: click.Context) -> set[str]:
         return {name for param in self.get_params(ctx) for name in (*param.opts, *param.secondary_opts)}
 
@@ -66,10 +78,8 @@ class WorkbenchGroup(click.Group):
 def main() -> None:
     """workbench: run an eval suite until every row is green.
 
-    Reads the project's eval files as they are — UiPath API workflow evals (evals/<scope>/eval-sets/*.json,
-    scored by evals/<scope>/evaluators/*.json), conversation evals (evals/**/*.eval.json, or a Botpress
-    project's *.eval.ts), scripted replays (evals/*.script.json), scenarios (.appilots/scenarios/*.json) —
-    runs the target on every row and scores the output. `workbench init` starts a project.
+    Reads the project's eval files as they are — FORMATS — runs the target on every row and scores the
+    output. `workbench init` starts a project.
 
     `workbench [PATH]` with no command opens the TUI on the project, and takes `open`'s options
     (`workbench --tag smoke`, `--no-watch`, `--cluster local`); `workbench demo` opens it on a copy

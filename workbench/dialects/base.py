@@ -257,6 +257,9 @@ class Dialect:
     view: ClassVar[str] = ""  # "module:Class" of its TUI detail view, imported by the TUI only ("": the default)
     # "module:function" of its row detail for the HTML report (`dialects/detail.py`'s blocks; "": the default)
     html_detail: ClassVar[str] = ""
+    # how a row says "score me with the evaluator's defaultEvaluationCriteria": its key left out (Studio Web),
+    # or null under it (True: a format where a missing key means the evaluator skips the row); add-row writes it
+    default_criterion_as_null: ClassVar[bool] = False
     makes_cases_from_runs: ClassVar[bool] = False  # `add-row --from-run --script`: a recorded run becomes a case
     folders: ClassVar[tuple[str, ...]] = ()  # folders of evals/<scope>/ holding its files (others don't look in)
     row_sets: ClassVar[str] = ""  # where the sets accept and add-row write are ("": workbench writes none of its)

@@ -74,7 +74,7 @@ def check_criteria(refs: Sequence[str], evaluators: Mapping[str, EvaluatorDef], 
     if missing:
         names = ", ".join(f"{ev.ref} ({ev.type_id})" for ev in missing)
         raise WritebackError(f"the new row needs a criterion for {names}: it doesn't compare with expectedOutput, so "
-                             "none can be built from the output, and a row without one can only ERROR. Give it "
+                             "none can be built from the output, and a row without one can't be scored by it. Give it "
                              f"with --criterion {missing[0].ref}='{{...}}' (in the TUI, in the row dialog)")
 
 
@@ -95,10 +95,12 @@ def parse_criterion(ref: str, text: str) -> dict[str, Any]:
 
 def build_row(name: str, inputs: dict[str, Any], output: Any, refs: Sequence[str],
               evaluators: Mapping[str, EvaluatorDef], *, row_id: str | None = None,
-              criteria: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
+              criteria: Mapping[str, Any] | None = None,
+              default_as_null: bool = False) -> tuple[dict[str, Any], list[str]]:
     """The new row for `output` (the target's raw output, wrapped as scorers see it): an expectedOutput
     for each evaluator that compares with it, the given `criteria` for the others (refused when one
-    is needed and missing), and notes on evaluators left to their default criterion."""
+    is needed and missing), and notes on evaluators left to their default criterion — their key left out,
+    or `null` under it where the set's format says so (`Dialect.default_criterion_as_null`)."""
     if not name.strip():
         raise WritebackError("the row needs a name")
     given = dict(criteria or {})
@@ -116,8 +118,11 @@ def build_row(name: str, inputs: dict[str, Any], output: Any, refs: Sequence[str
         elif exp.uses_expected_output(evaluator):
             built[ref] = {"expectedOutput": exp.selected(actual, evaluator)}
         else:
+            if default_as_null:
+                built[ref] = None
             notes.append(f"{ref} ({evaluator.type_id}) scores the new row with its defaultEvaluationCriteria; "
-                         f"add evaluationCriterias[{ref!r}] to the row to give it its own")
+                         f"{'replace the null of' if default_as_null else 'add'} evaluationCriterias[{ref!r}] "
+                         "to give the row its own")
     row = {"id": row_id or str(uuid.uuid4()), "name": name, "inputs": inputs, "evaluationCriterias": built}
     return row, notes
 
