@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from workbench.config import ConfigError, load_config
-from workbench.dialects.uipath_coded.settings import CHILD_MAIN, CodedConfig
+from workbench.dialects.uipath_coded.settings import CHILD_ARG, CHILD_MAIN, CodedConfig
+from workbench.runners.base import expand_argv
 
 SETTINGS = "workbench.toml"
 
@@ -38,7 +39,8 @@ def refusal(root: Path) -> str:
 def test_no_settings_run_the_entry_point_in_a_warm_worker_of_workbenchs_python(tmp_path: Path) -> None:
     runner = load_config(coded(tmp_path)).runner
     assert runner.kind == "worker"
-    assert runner.command == ["{python}", str(CHILD_MAIN), str(tmp_path.resolve() / "main.py"), "main"]
+    assert runner.command == ["{python}", CHILD_ARG, "main.py", "main"]
+    assert expand_argv(runner.command)[1] == str(CHILD_MAIN)  # the child of the workbench that runs the rows
 
 
 def test_the_projects_venv_is_its_interpreter_unresolved(tmp_path: Path) -> None:
@@ -60,14 +62,14 @@ def test_runner_command_names_the_interpreter(tmp_path: Path, written: str, expe
     runner = load_config(root).runner
     wanted = [part.replace("{root}", str(root.resolve())) for part in expected]
     assert runner.kind == "worker" and runner.timeout == 5
-    assert runner.command == [*wanted, str(CHILD_MAIN), str(root.resolve() / "main.py"), "main"]
+    assert runner.command == [*wanted, CHILD_ARG, "main.py", "main"]
 
 
 @pytest.mark.parametrize("toml", ['[runner]\nkind = "command"\ncommand = ["python3", "agent.py"]\n',
                                   '[runner]\ncallable = "agent:run"\n'])
 def test_a_runner_of_its_own_is_kept(tmp_path: Path, toml: str) -> None:
     runner = load_config(coded(tmp_path, toml=toml)).runner
-    assert str(CHILD_MAIN) not in (runner.command or [])
+    assert CHILD_ARG not in (runner.command or [])
 
 
 def test_a_folder_without_evaluations_is_not_a_coded_project(tmp_path: Path) -> None:
@@ -84,7 +86,7 @@ def test_a_folder_without_evaluations_is_not_a_coded_project(tmp_path: Path) -> 
 def test_the_entry_point_is_the_setting_else_main_else_the_only_one(tmp_path: Path, functions: dict[str, str],
                                                                    toml: str, file: str, function: str) -> None:
     command = load_config(coded(tmp_path, {"functions": functions}, toml)).runner.command
-    assert command is not None and command[-2:] == [str(tmp_path.resolve() / file), function]
+    assert command is not None and command[-2:] == [file, function]  # as uipath.json writes it: root-relative
 
 
 @pytest.mark.parametrize(("project_file", "toml", "message"), [

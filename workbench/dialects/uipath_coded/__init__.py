@@ -20,7 +20,7 @@ from . import criteria
 from .layout import DIALECT, EVALUATIONS_DIR, EVALUATORS_DIR, PROJECT_FILE, SCOPE, SDK_TYPES, SETS_DIR
 from .loader import load_coded, row_ids
 from .project_file import entry_file_problem
-from .settings import CHILD_MAIN, CodedConfig, ProjectFileError, choose_entry, is_coded_project, read_project_file
+from .settings import CHILD_ARG, CodedConfig, ProjectFileError, choose_entry, is_coded_project, read_project_file
 
 if TYPE_CHECKING:
     from ...config import Config
@@ -34,6 +34,7 @@ class UiPathCodedDialect(Dialect):
     title = "UiPath coded agent evals"
     expects = f"{EVALUATIONS_DIR}/{SETS_DIR}/*.json beside {PROJECT_FILE}"
     markers = (PROJECT_FILE,)
+    default_criterion_as_null = True  # a missing key skips the evaluator; null is its default
     init_name = "uipath-coded"
     init_help = (f"a UiPath coded agent: {PROJECT_FILE}, a main.py and one eval set scored by two evaluators "
                  f"({EVALUATIONS_DIR}/), run as `uipath eval` runs it")
@@ -131,7 +132,7 @@ def _entry_problems(root: Path, config: Config) -> list[Problem]:
     problem = entry_file_problem(root, entry)
     if problem:
         problems.append(Problem(PROJECT_FILE, problem.removeprefix(f"{PROJECT_FILE}: ")))
-    if str(CHILD_MAIN) not in (config.runner.command or []):
+    if CHILD_ARG not in (config.runner.command or []):
         kind = config.runner.kind or ("python" if config.runner.callable else "command")
         problems.append(Problem(PROJECT_FILE, f"[runner] says how rows run (kind = {kind!r}), so they don't run "
                                               f"{entry.spec} as `uipath eval` does", Severity.WARNING))

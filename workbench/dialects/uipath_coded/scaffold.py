@@ -56,8 +56,8 @@ try:
     from uipath.tracing import traced
 except ImportError:
     raise ImportError("main.py needs the uipath package (it records the tool calls): pip install uipath "
-                      "in the Python that runs the rows, e.g. python3 -m venv .venv && .venv/bin/pip install "
-                      "uipath") from None
+                      "in the Python that runs the rows, e.g. python3 -m venv .venv && "
+                      ".venv/bin/pip install uipath") from None
 
 CAPITALS = {"france": "Paris", "japan": "Tokyo", "kenya": "Nairobi"}
 

@@ -44,6 +44,8 @@ PROJECT_FILE = "uipath.json"
 EVALUATIONS_DIR = "evaluations"
 DEFAULT_ENTRY = "main"
 CHILD_MAIN = Path(__file__).resolve().with_name("child_main.py")
+# The child as the runner's command names it: found where the command starts, so a Ray worker runs its own copy
+CHILD_ARG = "{workbench}/dialects/uipath_coded/child_main.py"
 WORKBENCH_PYTHON = "{python}"
 VENV_PYTHONS = (Path(".venv") / "bin" / "python", Path(".venv") / "Scripts" / "python.exe")
 
@@ -78,7 +80,9 @@ def RUNNER_DEFAULTS(root: Path, config: Config) -> RunnerConfig | None:
         entry = choose_entry(read_project_file(root), config.section(CodedConfig).entrypoint)
     except ProjectFileError as exc:
         raise ConfigError(str(exc)) from None
-    command = [*interpreter(root, runner.command), str(CHILD_MAIN), str(entry.path(root)), entry.function]
+    # the entry's file as uipath.json writes it, relative to the project root (the worker's folder: on a Ray
+    # worker, the project shipped there)
+    command = [*interpreter(root, runner.command), CHILD_ARG, entry.file, entry.function]
     return runner.model_copy(update={"kind": "worker", "command": command})
 
 
@@ -218,6 +222,6 @@ def choose_entry(project: ProjectFile, wanted: str | None, setting: str = f"[{SE
                            f"\"main.py:main\"}}}}")
 
 
-__all__ = ["CHILD_MAIN", "DEFAULT_ENTRY", "EVALUATIONS_DIR", "MAX_PROJECT_FILE_BYTES", "PROJECT_FILE",
+__all__ = ["CHILD_ARG", "CHILD_MAIN", "DEFAULT_ENTRY", "EVALUATIONS_DIR", "MAX_PROJECT_FILE_BYTES", "PROJECT_FILE",
            "RUNNER_DEFAULTS", "SECTION", "SECTIONS", "CodedConfig", "Entry", "ProjectFile", "ProjectFileError",
            "choose_entry", "interpreter", "is_coded_project", "read_project_file"]
