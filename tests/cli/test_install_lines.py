@@ -36,7 +36,7 @@ def test_every_install_line_names_the_distribution_or_the_clone_with_extras_that
     for name, text in _texts():
         for match in INSTALL.finditer(text):
             target = match.group(2).strip("'\"")
-            if name == "workbench/watching.py" or target in ("newpkg", "uipath"):
+            if name == "workbench/watching.py" or target.split("==")[0] in ("newpkg", "uipath"):
                 continue  # prose about a user's own `pip install` (a coded agent's SDK, into its own Python)
             allowed = ALLOWED_TARGETS.match(target)
             assert allowed, f"{name}: `{match.group(0)}` installs {target!r}, not workbench-evals or the clone"
