@@ -329,6 +329,11 @@ class Dialect:
             return self.malformed_criterion(ref)
         return criterion
 
+    def refs_of(self, eval_set: EvalSet, row: Row) -> list[str]:
+        """The evaluator refs that score `row` (what the TUI waits for and counts): by default all of its
+        set's. A format whose `criterion_for` skips refs for a row says the same here."""
+        return list(eval_set.evaluator_refs)
+
     def expected_sources(self, entry: Any, ref: str, evaluator: EvaluatorDef) -> list[Any]:
         """The expectations a row of this format whose criterion for `ref` holds no `expectedOutput` may have
         been scored against (`entry`: the row as its set file holds it now), for accept's check that the

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from ..dialects import dialect_for
 from ..engine import RowFilter
 from ..events import Event, IterationFinished, IterationStarted, ResultReady, RowLog, RowStarted
 from ..history import HistoryError, HistoryStore
@@ -76,7 +77,7 @@ class RunState:
 
     def row_results(self, eval_set: EvalSet, row: Row) -> list[Result | None]:
         key = eval_set.key_of(row)
-        return [self.results.get(ResultKey(*key, ref)) for ref in eval_set.evaluator_refs]
+        return [self.results.get(ResultKey(*key, ref)) for ref in dialect_for(eval_set.dialect).refs_of(eval_set, row)]
 
     def row_verdict(self, eval_set: EvalSet, row: Row) -> Verdict | None:
         """ERROR if any result errored, else FAIL if any failed, PASS if all passed; None if unknown."""
@@ -112,7 +113,8 @@ class RunState:
             # only the project's rows are kept; a remembered result of a row this session leaves out is not counted
             results_passed = sum(r.passed for r in self.results.values() if self.counts(r.row_key))
             self._totals = (sum(p for p, _ in rows), sum(t for _, t in rows), results_passed,
-                            sum(len(self.counted_rows(s)) * len(s.evaluator_refs) for s in sets))
+                            sum(len(dialect_for(s.dialect).refs_of(s, row))
+                                for s in sets for row in self.counted_rows(s)))
         return self._totals
 
     def set_counts(self, eval_set: EvalSet) -> tuple[int, int]:
