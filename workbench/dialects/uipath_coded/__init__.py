@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...model import EvaluatorDef, Problem, Project, Result, Row, Severity, Verdict
+from ...model import EvalSet, EvaluatorDef, Problem, Project, Result, Row, Severity, Verdict
 from ..base import Checked, Dialect, LoadContext, Scaffolded
 from . import criteria
 from .layout import DIALECT, EVALUATIONS_DIR, EVALUATORS_DIR, PROJECT_FILE, SCOPE, SDK_TYPES, SETS_DIR
@@ -102,6 +102,10 @@ class UiPathCodedDialect(Dialect):
         if not is_coded_project(project.root):  # `check` asks every format: a project without one has none
             return Checked()
         return Checked(_entry_problems(project.root, config), _unknown_types(project), against=PROJECT_FILE)
+
+    def refs_of(self, eval_set: EvalSet, row: Row) -> list[str]:
+        """The SDK scores a row only by the evaluators its evaluationCriterias names (criterion_for skips the rest)."""
+        return [ref for ref in eval_set.evaluator_refs if ref in row.criteria]
 
     def expected_sources(self, entry: Any, ref: str, evaluator: EvaluatorDef) -> list[Any]:
         """A criterion without `expectedOutput` was scored against the row's own one when it has one (the
