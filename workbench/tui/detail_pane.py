@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static, Tab, Tabs
 
+from ..dialects import dialect_for
 from ..model import EvalSet, EvaluatorKey, Result, ResultKey, Row, RowKey, Verdict
 from ..report.text import format_duration
 from ..textsafe import one_line
@@ -109,7 +110,7 @@ class RowDetail(VerticalScroll, can_focus=True):
         tabs = self.query_one("#detail-evaluators", Tabs)
         tabs.clear()
         self._generation += 1  # removed tabs linger until the next refresh: never reuse their ids
-        refs = self.row[0].evaluator_refs if self.row else []
+        refs = self.refs
         self._marks = self._verdicts()
         self._first_tab_activates = bool(refs)  # Tabs.add_tab's own activation of the first tab is on its way
         for index, label in enumerate(self._fitted_labels()):
@@ -120,13 +121,13 @@ class RowDetail(VerticalScroll, can_focus=True):
 
     def _fitted_labels(self) -> list[Text]:
         """The tabs' labels cut to the pane's width: every tab's ✔/✘ stays visible (`tab_labels`)."""
-        refs = self.row[0].evaluator_refs if self.row else []
+        refs = self.refs
         width = self.scrollable_content_region.width or 10_000  # not laid out yet: fitted on the first resize
         return fit_labels(refs, self._marks, width, self.evaluator_index)
 
     def _relabel(self) -> None:
         """Give every tab of this row its fitted label (after a resize, new verdicts, another tab shown)."""
-        if self.row is None or len(self.row[0].evaluator_refs) < 2 or not self.is_mounted:
+        if len(self.refs) < 2 or not self.is_mounted:
             return
         labels = self._fitted_labels()
         for tab in self.query_one("#detail-evaluators", Tabs).query(Tab):
@@ -146,7 +147,7 @@ class RowDetail(VerticalScroll, can_focus=True):
         eval_set, row = self.row
         key = RowKey.of(eval_set, row)
         return [found.verdict if (found := self.state.results.get(ResultKey(*key, ref))) is not None else None
-                for ref in eval_set.evaluator_refs]
+                for ref in self.refs]
 
     def _first_failing(self) -> int | None:
         """The first evaluator whose latest result failed or errored, if any."""
@@ -156,7 +157,7 @@ class RowDetail(VerticalScroll, can_focus=True):
     def _follow_results(self) -> None:
         """Results arrived: the tabs show their verdicts, and a row the user has not steered opens on a
         failing evaluator when the one shown passes (the row was opened before it had run)."""
-        if self.row is None or len(self.row[0].evaluator_refs) < 2:
+        if len(self.refs) < 2:
             return
         marks = self._verdicts()
         changed = marks != self._marks
@@ -171,10 +172,18 @@ class RowDetail(VerticalScroll, can_focus=True):
             self._relabel()
 
     @property
+    def refs(self) -> list[str]:
+        """The evaluators that score the selected row (its format may leave some of its set's out)."""
+        if self.row is None:
+            return []
+        eval_set, row = self.row
+        return dialect_for(eval_set.dialect).refs_of(eval_set, row)
+
+    @property
     def current_ref(self) -> str | None:
-        if self.row is None or not self.row[0].evaluator_refs:
+        refs = self.refs
+        if not refs:
             return None
-        refs = self.row[0].evaluator_refs
         return refs[min(self.evaluator_index, len(refs) - 1)]
 
     @property
@@ -203,18 +212,18 @@ class RowDetail(VerticalScroll, can_focus=True):
             self.evaluator_index = index
 
     def action_evaluator(self, step: int) -> None:
-        if self.row is not None and len(self.row[0].evaluator_refs) > 1:
+        if len(self.refs) > 1:
             self._picked = True
             self.evaluator_index += step
 
     def validate_evaluator_index(self, index: int) -> int:
         """Wraps around the row's evaluators (0 without a row)."""
-        count = len(self.row[0].evaluator_refs) if self.row is not None else 0
+        count = len(self.refs)
         return index % count if count else 0
 
     def watch_evaluator_index(self, index: int) -> None:
         """Another evaluator: its tab is the active one and the body shows its result."""
-        if self.row is not None and len(self.row[0].evaluator_refs) > 1:
+        if len(self.refs) > 1:
             self.query_one("#detail-evaluators", Tabs).active = self._tab_id(index)
             self._relabel()  # the shown tab keeps its name when passing ones are cut to their marks
         self.refresh_detail()
@@ -255,7 +264,7 @@ class RowDetail(VerticalScroll, can_focus=True):
         key = RowKey.of(eval_set, row)
         ref = self.current_ref
         project = self.state.project
-        results = {r: found for r in eval_set.evaluator_refs
+        results = {r: found for r in self.refs
                    if (found := self.state.results.get(ResultKey(*key, r))) is not None}
         shown = results.get(ref) if ref else None
         if shown is not None and self.sample is not None and self.sample < len(shown.samples):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from ..dialects import dialect_for
 from ..model import EvalSet, EvaluatorDef, Result, Row, Verdict
 from ..output_paths import describe_target
 from ..report.text import format_duration
@@ -53,9 +54,10 @@ def row_label(state: RunState, eval_set: EvalSet, row: Row) -> Text:
         label = verdict_text(verdict, dim=status == QUEUED)
     label.append(" ")
     label.append(one_line(row.label, 80), "dim" if status == QUEUED else "")
+    refs = dialect_for(eval_set.dialect).refs_of(eval_set, row)
     results = state.row_results(eval_set, row)
-    if len(eval_set.evaluator_refs) > 1:
-        for ref, result in zip(eval_set.evaluator_refs, results, strict=True):
+    if len(refs) > 1:
+        for ref, result in zip(refs, results, strict=True):
             label.append("  ")
             label.append_text(result_badge(result, ref))
     known = [r for r in results if r is not None]
