@@ -213,8 +213,8 @@ def test_snapshot_of_a_tool_call_failure_at_80x24(config: Config, snap_compare: 
 
 async def test_a_row_an_evaluator_skips_passes_on_the_others(tmp_path: Path) -> None:
     """The SDK scores a row only by the evaluators its evaluationCriterias names: a row without a JsonSim key
-    has no JsonSim result, and passes when the others do (FAILS today: the TUI waits for the missing result,
-    so the row never shows ✔ and the status line never counts it as passing)."""
+    has no JsonSim result, and passes when the others do: the row's label and its detail's tabs name only the
+    evaluators that score it, and the status line counts it as passing."""
     config = write_project(tmp_path / "capitals")
     path = config.root / "evaluations" / "eval-sets" / "default.json"
     doc = json.loads(path.read_text(encoding="utf-8"))
@@ -226,4 +226,8 @@ async def test_a_row_an_evaluator_skips_passes_on_the_others(tmp_path: Path) -> 
         await wait_idle(app, pilot)
         await settle(pilot)
         assert shown_rows(app)["paris"].startswith("✔")
+        assert "JsonSim" not in shown_rows(app)["paris"]
         assert "1/1 rows pass" in status_text(app)
+        await _show(app, pilot, "paris", "ToolCallOrder")
+        assert app.main.detail.refs == ["ExactMatch", "ToolCallOrder"]
+        assert app.main.detail.current_ref == "ToolCallOrder"
