@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -182,3 +183,89 @@ def test_nothing_reaches_the_network_and_telemetry_is_off(tmp_path: Path, uipath
     replies, log = serve(str(uipath_sdk.python), root, [{"city": "Paris", "order": ["lookup"]}], env=env, argv=argv)
     assert replies == [{"id": 1, "output": {"telemetry": "false", "steps": 1}}]
     assert "NETWORK ATTEMPT" not in log
+
+
+@pytest.fixture(params=["fallback", "sdk"])
+def child_python(request: pytest.FixtureRequest) -> tuple[str, dict[str, str] | None]:
+    """The interpreter the child runs in and its environment: this one (no uipath: the fallback), or the SDK's."""
+    if request.param == "fallback":
+        if HAS_UIPATH:
+            pytest.skip("this interpreter has uipath: the fallback is not what runs")
+        return sys.executable, None
+    sdk: UiPathSdk = request.getfixturevalue("uipath_sdk")
+    return str(sdk.python), sdk.env()
+
+
+FAILS = """\
+class Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("no words")
+
+
+class NotText(Exception):
+    def __str__(self):
+        return 5
+
+
+def lookup(key):
+    try:
+        return {}[key]
+    except KeyError as exc:
+        raise ValueError(f"no {key}") from exc
+
+
+def main(input):
+    kind = input.get("kind")
+    if kind == "chained":
+        return lookup("city")
+    if kind == "unprintable":
+        raise Unprintable()
+    if kind == "not text":
+        raise NotText()
+    return {"ok": kind}
+"""
+
+
+def tracebacks(log: str) -> list[list[str]]:
+    """Each traceback of the log (from a "Traceback" line to the exception line after its frames), as lines."""
+    found: list[list[str]] = []
+    for line in log.splitlines():
+        if line.startswith("Traceback (most recent call last):"):
+            found.append([line])
+        elif found and (line.startswith(" ") or len(found[-1]) == 1 or found[-1][-1].startswith(" ")):
+            found[-1].append(line)
+    return found
+
+
+def frames(traceback: list[str]) -> list[str]:
+    return [line for line in traceback if line.startswith("  File ")]
+
+
+def test_a_failed_rows_traceback_shows_the_users_frames_only_as_python_would(
+        tmp_path: Path, child_python: tuple[str, dict[str, str] | None]) -> None:
+    """As `python main.py` shows it: the frames from the entry file down, the exception chain the agent made
+    (`raise ... from`), the exception line; none of the child's, worker_main's, asyncio's or the SDK's frames."""
+    python, env = child_python
+    root = project(tmp_path, FAILS)
+    replies, log = serve(python, root, [{"kind": "chained"}, {"kind": "fine"}], env=env)
+    assert replies == [{"id": 1, "error": "ValueError: no city"}, {"id": 2, "output": {"ok": "fine"}}]
+    for plumbing in ("child_main.py", "worker_main.py", f"{os.sep}asyncio{os.sep}", f"uipath{os.sep}functions"):
+        assert plumbing not in log, log
+    cause, error = tracebacks(log)
+    main_py = str(root / "main.py")
+    assert frames(cause) == [f'  File "{main_py}", line 13, in lookup'] and cause[-1] == "KeyError: 'city'", log
+    assert "The above exception was the direct cause of the following exception:" in log
+    assert frames(error) == [f'  File "{main_py}", line 21, in main', f'  File "{main_py}", line 15, in lookup']
+    assert error[-1] == "ValueError: no city"
+
+
+def test_an_exception_whose_str_raises_is_the_rows_error_naming_it_and_the_worker_lives_on(
+        tmp_path: Path, child_python: tuple[str, dict[str, str] | None]) -> None:
+    python, env = child_python
+    root = project(tmp_path, FAILS)
+    replies, log = serve(python, root, [{"kind": "unprintable"}, {"kind": "not text"}, {"kind": "fine"}], env=env)
+    assert replies == [
+        {"id": 1, "error": "Unprintable (its str() raised RuntimeError: no words)"},
+        {"id": 2, "error": "NotText (its str() raised TypeError: __str__ returned non-string (type int))"},
+        {"id": 3, "output": {"ok": "fine"}}], log
+    assert "Unprintable: <exception str() failed>" in log and "child_main.py" not in log, log

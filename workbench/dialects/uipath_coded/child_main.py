@@ -8,8 +8,10 @@ path: its channel, `serve` and tracebacks), so it parses on Python 3.9 and runs 
 Per row, as the SDK does per evaluation, a fresh `uipath.functions.runtime.UiPathFunctionsRuntime` executes the
 entry point's module afresh (imports stay warm) and calls the function with the row's inputs, converted to the
 dataclass or pydantic model its first parameter declares; its output is converted back the SDK's way. An output
-that is not JSON is the row's error, never stringified. Without `uipath` importable, a fallback loads the file
-and calls the function with the inputs dict (the log says so).
+that is not JSON is the row's error, never stringified. A row that raises is its error, named by the exception's
+type even when its `str()` raises too; its log holds the traceback of the user's frames (from the entry file
+down) and the exception's own chain, as `python main.py` prints it. Without `uipath` importable, a fallback
+loads the file and calls the function with the inputs dict (the log says so).
 
 The spans `uipath.tracing.traced` records go to OpenTelemetry's global tracer provider: one is installed before
 the first row with a span processor that keeps every span ending during the row, in end order. They are written
@@ -180,12 +182,17 @@ class SdkEntry:
 
     def __call__(self, inputs: dict[str, Any]) -> Any:
         runtime = self.runtime_class(self.file, self.function, self.function)
+        failure = None
         try:
             result = self.loop.run_until_complete(runtime.execute(inputs))
         except Exception as exc:
-            raise _unwrapped(exc, self.file, self.function) from None
+            failure = _unwrapped(exc, self.file, self.function)
         finally:
             self.loop.run_until_complete(runtime.dispose())
+        if failure is not None:
+            # raised outside the handler: the user's exception keeps its own cause and context (`raise ... from`
+            # in the agent), and the SDK's wrapper is not chained to it
+            raise failure
         output = result.output
         if hasattr(output, "model_dump"):
             output = output.model_dump()
@@ -197,14 +204,28 @@ def _unwrapped(exc: BaseException, file: str, function: str) -> BaseException:
     info = getattr(exc, "error_info", None)
     code = str(getattr(info, "code", ""))
     if exc.__cause__ is not None and code.endswith(_USER_FAULTS):
-        return exc.__cause__
+        return _undescribed(exc.__cause__)
     if info is None:
-        return exc
+        return _undescribed(exc)
     if code.endswith("ENTRYPOINT_FUNCTION_MISSING"):
         return missing_function(file, function)
     detail = str(getattr(info, "detail", "")).split("\n\n", 1)[0].strip()
     title = str(getattr(info, "title", "")) or type(exc).__name__
     return EntryError(f"{title}: {detail}" if detail else title)
+
+
+def _undescribed(exc: BaseException) -> BaseException:
+    """The user's exception whose `str()` raised `exc` when the SDK put it into words (it wraps what a function
+    raises in an error of its own made of `str(e)`), else `exc`: the row names what the agent raised."""
+    context = exc.__context__
+    if context is None or not isinstance(exc, Exception):
+        return exc
+    try:
+        str(context)
+    except BaseException as again:  # whatever the user's __str__ raises
+        if type(again) is type(exc):
+            return context
+    return exc
 
 
 def missing_function(file: str, function: str) -> EntryError:
@@ -308,20 +329,58 @@ def make_entry(file: str, function: str, worker_main: Any) -> Any:
     return PlainEntry(file, function, worker_main)
 
 
-def quiet_about_entry_errors(worker_main: Any) -> None:
-    """`serve` prints a failed row's traceback; for the SDK's own refusals (EntryError) the message is all
-    there is to say: a traceback of workbench's and the SDK's frames would only hide it."""
-    show = worker_main.print_user_traceback
+def describe(exc: BaseException) -> str:
+    """`Type: message`, as worker_main says an exception, also when its `str()` raises (the user's `__str__`):
+    then the type and what `str()` raised, so the row is an ERROR naming it and the worker lives on."""
+    name = type(exc).__name__
+    try:
+        message = str.__str__(str(exc))  # a plain str, whatever str subclass __str__ returned
+    except BaseException as failure:  # whatever the user's __str__ raises
+        try:
+            why = f"{type(failure).__name__}: {str.__str__(str(failure))}"
+        except BaseException:
+            why = type(failure).__name__
+        return f"{name} (its str() raised {why})"
+    return f"{name}: {message}" if message else name
+
+
+def user_frames(tb: Any, entry: str) -> Any:
+    """The traceback from the entry file's first frame down, as `python main.py` shows it (the SDK's, asyncio's
+    and this child's frames above it left out); where no frame is the entry's (the SDK failed before calling
+    it), without this child's, worker_main's and asyncio's frames on top."""
+    start = tb
+    while start is not None and os.path.realpath(start.tb_frame.f_code.co_filename) != entry:
+        start = start.tb_next
+    if start is not None:
+        return start
+    plumbing = (os.path.abspath(__file__), WORKER_MAIN)
+    while tb is not None and (tb.tb_frame.f_code.co_filename in plumbing
+                              or os.sep + "asyncio" + os.sep in tb.tb_frame.f_code.co_filename):
+        tb = tb.tb_next
+    return tb
+
+
+def install_user_tracebacks(worker_main: Any, file: str) -> None:
+    """The traceback `serve` prints in a failed row's log: the user's own frames (`user_frames`) and the
+    exception line; none for the SDK's refusals (EntryError), whose message is all there is to say."""
+    entry = os.path.realpath(file)
 
     def print_user_traceback(exc: BaseException) -> None:
-        if not isinstance(exc, EntryError):
-            show(exc)
+        if isinstance(exc, EntryError):
+            return
+        import traceback
+
+        try:
+            traceback.print_exception(type(exc), exc, user_frames(exc.__traceback__, entry))
+        except BaseException:  # an exception hostile to the traceback module too: its type is still said
+            sys.stderr.write(f"[workbench] the traceback of {type(exc).__name__} could not be printed\n")
 
     worker_main.print_user_traceback = print_user_traceback
 
 
 def main(argv: list[str]) -> None:
     worker_main = load_worker_main()
+    worker_main.describe = describe  # what `serve` and `_fatal` say of an exception
     channel = worker_main._Channel()
     if len(argv) != 2:
         channel.send({"fatal": "usage: child_main.py ENTRY_FILE FUNCTION"})
@@ -341,7 +400,7 @@ def main(argv: list[str]) -> None:
     except BaseException as exc:  # whatever stops the SDK from loading is the user's to see
         worker_main._fatal(channel, exc)
         return
-    quiet_about_entry_errors(worker_main)
+    install_user_tracebacks(worker_main, file)
     worker_main.serve(channel, RowRunner(entry, recorder, worker_main.TRACE_ENV))
 
 
