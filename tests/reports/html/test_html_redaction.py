@@ -91,3 +91,12 @@ def test_short_environment_values_are_not_scrubbed_everywhere(tmp_path: Path) ->
     redactor = redactor_for(load_config(tmp_path), {"SOME_TOKEN": "1", "LONG_TOKEN": "abcdefgh-long"})
     assert redactor.values == {"abcdefgh-long"}
     assert redactor.scrub({"a": "x abcdefgh-long y 1"}) == {"a": f"x {REDACTED} y 1"}
+
+
+def test_scrubbing_keeps_an_integer_of_any_size(tmp_path: Path) -> None:
+    """An output holding an integer past Python's 4,300-digit text limit (10**5000) is in the report as it is:
+    the scrubbed text is read back exactly, never a traceback instead of the report."""
+    (tmp_path / "workbench.toml").write_text("", encoding="utf-8")
+    redactor = redactor_for(load_config(tmp_path), {"LONG_TOKEN": "abcdefgh-long"})
+    doc = {"huge": 10**5000, "negative": -(2**70), "said": "x abcdefgh-long"}
+    assert redactor.scrub(doc) == {"huge": 10**5000, "negative": -(2**70), "said": f"x {REDACTED}"}

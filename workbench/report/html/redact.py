@@ -6,7 +6,6 @@ an input, a trace — is replaced too, so a target that prints its key does not 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -65,8 +64,8 @@ class Redactor:
         text = pattern.sub(REDACTED, jsonio.dumps(doc))
         try:
             return orjson.loads(text)
-        except orjson.JSONDecodeError:  # an integer beyond 64 bits: the slower reader keeps it exact
-            return json.loads(text)
+        except orjson.JSONDecodeError:  # an integer beyond 64 bits: workbench's reader keeps it exact, of any size
+            return jsonio.loads(text)
 
 
 def _leaves(value: Any) -> Iterable[str]:
