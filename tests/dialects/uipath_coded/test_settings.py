@@ -123,7 +123,10 @@ def test_a_uipath_json_linking_out_of_the_project_is_not_read(tmp_path: Path) ->
 
 @pytest.mark.parametrize(("toml", "words"), [
     ("[uipath-coded]\npass_threshold = 2\n", "[uipath-coded] pass_threshold must be between 0 and 1"),
-    ("[uipath-coded]\nthresholds = {ExactMatch = -0.5}\n", "[uipath-coded] thresholds"),
+    ("[uipath-coded]\nthresholds = {ExactMatch = -0.5}\n",
+     "[uipath-coded] thresholds.ExactMatch must be between 0 and 1, not -0.5"),
+    ("[uipath-coded]\nthresholds = 0.5\n",
+     "[uipath-coded] thresholds must be a table of evaluator ids to numbers between 0 and 1"),
     ("[uipath-coded]\nentrypont = \"main\"\n", "entrypont"),
 ])
 def test_the_section_is_checked_by_its_declaration(tmp_path: Path, toml: str, words: str) -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
@@ -33,7 +33,7 @@ from ... import jsonio
 from ...compare import type_name
 from ...config import ConfigError
 from ...regular_files import read_regular_file
-from ...settings.base import Rate, Section, Text
+from ...settings.base import Kind, Rate, Section, Text
 from ...settings.sections import RunnerConfig
 
 if TYPE_CHECKING:
@@ -57,7 +57,8 @@ class CodedConfig(Section):
         "The uipath.json function each row runs (unset: \"main\", else the only one)"))
     pass_threshold: Rate = Field(default=1.0, description=(
         "A result passes when its score is at least this (boolean evaluators score only 0 or 1)"))
-    thresholds: dict[Text, Rate] = Field(default_factory=dict, description=(
+    thresholds: Annotated[dict[Text, Rate], Kind("table of numbers", "a table of evaluator ids to numbers between "
+                                                  "0 and 1")] = Field(default_factory=dict, description=(
         "Per evaluator id, the score its results pass at, in place of pass_threshold"))
 
 
