@@ -34,10 +34,13 @@ def _load(root: Path, text: str, name: str = "workbench.toml") -> None:
     ("[watch]\nstall_after = 9223372036854775807", "[watch] stall_after must be between 1 and"),
     ("[history]\nretention = 9223372036854775807", "[history] retention must be between 1 and"),
     ("[baseline]\nmax_slowdown = -1", "[baseline] max_slowdown must be between 0 and 1000"),
-    ('[watch]\npaths = ["a\\u0000b"]', "paths contains a NUL character"),
+    ('[watch]\npaths = ["a\\u0000b"]', "paths[0] contains a NUL character"),
     ("[watch]\npaths = []", "[watch] paths is empty, so nothing would be watched"),
-    ('[runner]\ncommand = ["prog", "a\\u0000b"]', "command contains a NUL character"),
-    ('[runner]\nenv = { A = "x\\u0000y" }', "env contains a NUL character"),
+    ('[runner]\ncommand = ["prog", "a\\u0000b"]', "command[1] contains a NUL character"),
+    ('[runner]\nenv = { A = "x\\u0000y" }', "env.A contains a NUL character"),
+    # a wrong value in a table or a list is named with its key or index, and said by the value's own type
+    ('[runner]\ncommand = ["prog", 5]', "[runner] command[1] must be a string, not 5"),
+    ('[runner]\nenv = { A = 5 }', "[runner] env.A must be a string, not 5"),
 ])
 def test_a_setting_out_of_range_or_not_finite_is_refused_naming_the_key(tmp_path, text, named):
     with pytest.raises(ConfigError) as caught:

@@ -139,6 +139,9 @@ class FieldFacts:
         """A pydantic error about this field said as what follows its name: "must be between 0 and 1, not 5"
         (the value left out when `quote` is False: a file that holds secrets is never quoted)."""
         kind, value = error["type"], error.get("input")
+        inner = self.inner()
+        if len(error["loc"]) > 1 and inner is not None:  # a value in a table or list: said by the value's own type
+            return inner.problem({**error, "loc": error["loc"][:1]}, quote=quote)
         tail = f", not {shown(value)}" if quote and self.scalar and len(error["loc"]) <= 1 else ""
         if kind == SETTING_ERROR:
             return _phrase(error)
@@ -147,6 +150,18 @@ class FieldFacts:
         if kind == "finite_number":
             return f"must be a finite number{tail}"
         return f"must be {self.phrase}{tail}"
+
+    def inner(self) -> FieldFacts | None:
+        """The facts of one value of a table (its values) or a list (its items), or None for a scalar."""
+        args = get_args(self.base)
+        if get_origin(self.base) is dict and len(args) == 2:
+            of = args[1]
+        elif get_origin(self.base) is list and len(args) == 1:
+            of = args[0]
+        else:
+            return None
+        base, optional, metadata = _unwrap(of, [])
+        return FieldFacts(self.section, self.key, self.cls, base, optional, tuple(metadata), self.description)
 
     def check(self, value: Any, *, quote: bool = True) -> tuple[Any, str | None]:
         """The value as the field holds it and None, or None and the phrase refusing it."""
@@ -205,7 +220,9 @@ def section_problem(section: str, cls: type[Section], exc: ValidationError) -> s
         return f"unknown key {str(loc[0])!r}; {did_you_mean(str(loc[0]), known)}known keys: {', '.join(known)}"
     if not loc:  # a check across the section's fields names the keys itself
         return _phrase(error)
-    return f"{loc[0]} {field_of(section, cls, str(loc[0])).problem(error)}"
+    where = str(loc[0]) + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc[1:2])
+    # `thresholds.JsonSim`, `command[1]`: the entry of a table or the item of a list that is wrong
+    return f"{where} {field_of(section, cls, str(loc[0])).problem(error)}"
 
 
 __all__ = ["FieldFacts", "did_you_mean", "field_of", "fields_of", "number_text", "section_problem", "shown"]
