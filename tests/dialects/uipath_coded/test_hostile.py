@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import signal
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -389,6 +390,55 @@ def test_an_output_that_is_not_json_is_an_error_never_a_stringified_pass(tmp_pat
     for kind, (verdict, detail) in verdicts.items():
         assert verdict == "ERROR" and "not JSON" in detail, (kind, verdict, detail)
     assert doc["passed"] is False and doc["summary"]["passed"] == 0
+
+
+HUGE = '''\
+def main(input):
+    return {"answer": 10 ** 5000 if input.get("huge") else input.get("answer", "A")}
+'''
+
+
+@contextlib.contextmanager
+def any_size_ints() -> Iterator[None]:
+    """The json module reads and writes integers of any size (Python stops at 4,300 digits), as workbench does;
+    lifted only around the test's own reads and writes, so workbench (run in this process) meets the limit as it
+    does anywhere."""
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
+def loads_any_size(text: str) -> Any:
+    with any_size_ints():
+        return json.loads(text)
+
+
+def test_an_integer_too_large_for_json_readers_is_a_clear_error_kept_exactly_in_json_history_and_html(
+        tmp_path: Path) -> None:
+    """10**5000 is a JSON number, but past what Python turns into text (4,300 digits) and floats carry: the SDK
+    compares numbers as floats, so the row is an ERROR saying so, never a traceback or a PASS; the output itself
+    stays exact in --json and the history, and --html writes its report."""
+    expected = 10 ** 5000
+    with any_size_ints():
+        root = coded_project(tmp_path / "p", main_py=HUGE, rows=[coded_row("huge", {"huge": True}, expected),
+                                                                coded_row("fine", {"answer": "A"})])
+    html = tmp_path / "report.html"
+    proc = invoke_workbench("run", str(root), "--json", "--html", str(html))
+    doc = loads_any_size(proc.stdout)
+    results = by_row(doc)
+    assert results["huge"]["verdict"] == "ERROR" and results["huge"]["actual"] == {"answer": expected}, proc.stderr
+    assert results["huge"]["detail"] == ("EM: the output holds the integer 1.0000e+5000 (5,001 digits), too large "
+                                         "for a float, which is what the SDK compares numbers as (its evaluator "
+                                         "fails on it too)")
+    assert results["fine"]["verdict"] == "PASS" and doc["passed"] is False and proc.returncode == 1
+    assert html.stat().st_size > 0 and "Traceback" not in said(proc)
+    shown = invoke_workbench("history", str(root), "1")
+    assert shown.returncode == 0 and "1.0000e+5000 (5,001 digits)" in shown.stdout, said(shown)
+    recorded = by_row(loads_any_size(invoke_workbench("history", str(root), "1", "--json").stdout))
+    assert recorded["huge"]["verdict"] == "ERROR" and recorded["huge"]["actual"] == {"answer": expected}
 
 
 CHATTY = '''\

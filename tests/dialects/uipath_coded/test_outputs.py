@@ -99,3 +99,14 @@ def test_a_list_of_keys_needs_an_object_expectation():
 ])
 def test_compared_text_is_python_str_of_the_normalised_value(value, text):
     assert py_str(floats(value)) == text
+
+
+def test_an_integer_too_large_for_a_float_is_an_error_saying_its_size_not_its_digits():
+    """The SDK's evaluator fails on it ("int too large to convert to float"); the words must not hold 5,001 digits,
+    nor need `str()` of them, which Python refuses past 4,300."""
+    with pytest.raises(SelectionError) as caught:
+        actual_value({"n": [1, 10**5000]}, "n")
+    assert str(caught.value) == ("the output holds the integer 1.0000e+5000 (5,001 digits), too large for a float, "
+                                 "which is what the SDK compares numbers as (its evaluator fails on it too)")
+    with pytest.raises(SelectionError, match=r"^expectedOutput holds the integer -3\.0000e\+400 \(401 digits\)"):
+        expected_value({"n": -3 * 10**400}, "n")

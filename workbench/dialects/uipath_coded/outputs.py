@@ -78,18 +78,27 @@ def kind(value: Any) -> str:
     return "a number"
 
 
-def floats(value: Any) -> Any:
-    """Every number (not a boolean) as a float, in nested objects and lists too; tuples become lists."""
+def floats(value: Any, side: str = "the output") -> Any:
+    """Every number (not a boolean) as a float, in nested objects and lists too; tuples become lists.
+    SelectionError (naming `side`) for an integer too large for a float."""
     if isinstance(value, dict):
-        return {key: floats(item) for key, item in value.items()}
+        return {key: floats(item, side) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [floats(item) for item in value]
+        return [floats(item, side) for item in value]
     if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
         try:
             return float(value)
-        except OverflowError:
-            raise SelectionError(f"the number {value} is too large for a float, which the SDK compares") from None
+        except OverflowError:  # only an int: a Decimal that large becomes inf, as json.loads reads it for the SDK
+            raise SelectionError(f"{side} holds {too_large(value)}, too large for a float, which is what the SDK "
+                                 "compares numbers as (its evaluator fails on it too)") from None
     return value
+
+
+def too_large(value: int) -> str:
+    """An integer beyond floats in words, without its digits: `str()` of one past 4,300 digits raises, and
+    thousands of digits say nothing (`the integer 1.0000e+5000 (5,001 digits)`)."""
+    exact = Decimal(value)  # exact for any size, without the digit limit of `str()`
+    return f"the integer {exact:.4e} ({exact.adjusted() + 1:,} digits)"
 
 
 def actual_value(output: Any, key: Any) -> Any:
@@ -120,10 +129,10 @@ def expected_value(expected: Any, key: Any) -> Any:
         if not isinstance(whole, dict):
             raise SelectionError(f"targetOutputKey is a list of keys, so expectedOutput must be an object, not "
                                  f"{kind(whole)}")
-        return floats({path: resolve(whole, path, "expectedOutput") for path in key})
+        return floats({path: resolve(whole, path, "expectedOutput") for path in key}, "expectedOutput")
     if key != WHOLE:
-        return floats(resolve(_parsed(expected, key), key, "expectedOutput"))
-    return floats(expected)
+        return floats(resolve(_parsed(expected, key), key, "expectedOutput"), "expectedOutput")
+    return floats(expected, "expectedOutput")
 
 
 def py_str(value: Any) -> str:
