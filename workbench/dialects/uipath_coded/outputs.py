@@ -94,11 +94,13 @@ def floats(value: Any, side: str = "the output") -> Any:
     return value
 
 
-def too_large(value: int) -> str:
-    """An integer beyond floats in words, without its digits: `str()` of one past 4,300 digits raises, and
+def too_large(value: int | float | Decimal) -> str:
+    """A number beyond floats in words, without its digits: `str()` of an integer past 4,300 digits raises, and
     thousands of digits say nothing (`the integer 1.0000e+5000 (5,001 digits)`)."""
     exact = Decimal(value)  # exact for any size, without the digit limit of `str()`
-    return f"the integer {exact:.4e} ({exact.adjusted() + 1:,} digits)"
+    if isinstance(value, int):
+        return f"the integer {exact:.4e} ({exact.adjusted() + 1:,} digits)"
+    return f"the number {exact:.4e}"
 
 
 def actual_value(output: Any, key: Any) -> Any:
