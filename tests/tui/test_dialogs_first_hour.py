@@ -110,3 +110,17 @@ async def test_the_case_dialog_shows_its_buttons_at_80x24(tmp_path: Path) -> Non
         box = app.screen.query_one("#case-from-run-box")
         for button in app.screen.query(Button):
             assert button.region and box.content_region.contains_region(button.region), button.id
+
+
+async def test_ctrl_c_in_a_field_of_a_dialog_quits(tmp_path: Path) -> None:
+    """Ctrl-C is the way out everywhere, an Input's focus included (where Textual would copy)."""
+    app = app_for(write_project(tmp_path), FakeTarget())
+    async with app.run_test() as pilot:
+        await wait_idle(app, pilot)
+        await pilot.press("plus")
+        await wait_until(pilot, lambda: isinstance(app.screen, AddRowScreen), "the new-row dialog opened")
+        app.screen.query_one("#add-name", Input).focus()
+        await settle(pilot)
+        await pilot.press("ctrl+c")
+        assert app.closing.is_set(), "ctrl+c did not quit"  # set by action_quit's shutdown, before the exit
+    assert app.return_code == 0

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from helpers import tui
 from helpers.checks import process_alive
 from helpers.project import COMMAND_CONFIG, row
@@ -100,7 +101,9 @@ async def test_ten_thousand_rows_load_and_show(tmp_path: Path) -> None:
         assert "row 09999" in static_text(app, "#detail-title")
 
 
-async def test_q_quits_and_leaves_no_target_running(tmp_path: Path) -> None:
+@pytest.mark.parametrize("key", ["q", "ctrl+c"])
+async def test_q_or_ctrl_c_quits_and_leaves_no_target_running(tmp_path: Path, key: str) -> None:
+    """Ctrl-C quits as `q` does (Textual's own ctrl+c only says how to quit: a user's reflex must work)."""
     pidfile = tmp_path / "pids"
     config = write_project(tmp_path / "project", {"hang": [row("hangs", {"hang": str(pidfile)}, PASS)]},
                            config=COMMAND_CONFIG)
@@ -110,7 +113,8 @@ async def test_q_quits_and_leaves_no_target_running(tmp_path: Path) -> None:
                          "the target and its child started")
         pids = [int(pid) for pid in pidfile.read_text().split()]
         assert all(process_alive(pid) for pid in pids)
-        await pilot.press("q")
+        await pilot.press(key)
+        assert app.closing.is_set(), f"{key} did not quit"
     assert app.return_code == 0
     assert not [pid for pid in pids if process_alive(pid)]
 

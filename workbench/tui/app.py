@@ -10,10 +10,11 @@ import asyncio
 import threading
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 from textual import on, work
 from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
@@ -52,6 +53,9 @@ class WorkbenchApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "workbench"
+    # Ctrl-C quits, from any screen and any field (Textual's own only says how to quit, and copies in an
+    # input): the reflex that stops a run must stop this one, running targets included (`action_quit`).
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+c", "quit", "Quit", show=False, priority=True)]
 
     def __init__(self, config: Config, *, watch: bool = True, record: bool = True,
                  runner_factory: RunnerFactory = make_runner, welcome: str | None = None,
