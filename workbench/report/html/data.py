@@ -177,6 +177,12 @@ def _flip_names(flips: list[Result]) -> list[str]:
     return list(dict.fromkeys(f"{r.set_file} › {r.label}" for r in flips))
 
 
+def row_duration_ms(group: list[Result]) -> float:
+    """How long a row took: it ran once and each of its results carries that run's time, so the longest one
+    (as the TUI's labels show it), never their sum (a row scored by 9 evaluators is not 9 runs)."""
+    return max((r.duration_ms for r in group), default=0.0)
+
+
 def rows_doc(source: ReportSource) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """Every row of the iteration (its results in order) and the flips since the previous iteration."""
     report, project = source.report, source.report.project
@@ -196,7 +202,7 @@ def rows_doc(source: ReportSource) -> tuple[list[dict[str, Any]], dict[str, Any]
         flaky = next((r for r in group if r.flaky), None)
         doc: dict[str, Any] = {
             "i": index, "set": f"{key.scope}/{key.set_file}" if show_scope else key.set_file, "id": key.row_id,
-            "name": first.label, "verdict": verdict.value, "ms": round(sum(r.duration_ms for r in group), 1),
+            "name": first.label, "verdict": verdict.value, "ms": round(row_duration_ms(group), 1),
             "tags": list(row.tags) if row is not None else [], "rescored": any(r.reused for r in group),
             "flip": "newly failing" if key in newly[0] else ("newly passing" if key in newly[1] else ""),
             "results": [_result_doc(r, dialect, row, evaluators.get(r.evaluator)) for r in group],
