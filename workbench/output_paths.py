@@ -106,6 +106,25 @@ def describe_target(target: Any) -> str:
     return ", ".join(paths) if paths else "nothing (empty list)"
 
 
+def set_at(container: Any, tokens: Sequence[str | int], value: Any, source: Any) -> Any:
+    """A copy of `container` with `value` at `tokens`. `source` is the value at the same place in the output the
+    value comes from: where `container` has no list item a token indexes, the output's whole list is taken, so the
+    path selects the same value from both (an object's missing keys are created, as `set_path` does)."""
+    if not tokens:
+        return value
+    head, rest = tokens[0], tokens[1:]
+    below = resolve(source, [head]) if source is not MISSING else MISSING
+    if isinstance(head, int):
+        if isinstance(container, list) and head < len(container):
+            items = list(container)
+            items[head] = set_at(items[head], rest, value, below)
+            return items
+        return source
+    node = dict(container) if isinstance(container, dict) else {}
+    node[head] = set_at(node.get(head, MISSING), rest, value, below)
+    return node
+
+
 def set_path(container: dict[str, Any], path: str, value: Any) -> Any:
     """A copy of `container` with `value` at `path`, creating intermediate objects as needed."""
     segments = split_path(path)

@@ -86,3 +86,18 @@ def test_set_path_builds_nested_objects_without_touching_the_original():
     assert original == {"details": {"band": "pass"}}
     assert set_path({}, "a.b.c", 1) == {"a": {"b": {"c": 1}}}
     assert set_path({"a": 1}, "*", {"whole": True}) == {"whole": True}
+
+
+def test_set_at_writes_through_list_items_taking_the_outputs_list_where_the_expectation_lacks_the_item() -> None:
+    """`output_paths.set_at`, which accept and add-row use for a format whose paths index lists: an existing
+    item is updated in a copy; a missing or too-short list is taken whole from the output; objects are created."""
+    from workbench.output_paths import MISSING, set_at
+
+    output = {"meta": {"items": [{"name": "a"}, {"name": "b"}]}}
+    expected = {"meta": {"items": [{"name": "a"}, {"name": "x", "keep": 1}]}, "other": 2}
+    written = set_at(expected, ["meta", "items", 1, "name"], "b", output)
+    assert written == {"meta": {"items": [{"name": "a"}, {"name": "b", "keep": 1}]}, "other": 2}
+    assert expected["meta"]["items"][1]["name"] == "x", "the expectation given is not changed in place"
+    assert set_at({"meta": {"items": []}}, ["meta", "items", 1, "name"], "b", output) == output
+    assert set_at(MISSING, ["meta", "items", 1, "name"], "b", output) == output
+    assert set_at({}, ["a", "b"], 1, {"a": {"b": 1}}) == {"a": {"b": 1}}

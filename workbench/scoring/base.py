@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from ..config import Config
 from ..model import EvaluatorDef, Result, Verdict
+from ..output_paths import split_path
 
 
 @dataclass(slots=True)
@@ -69,6 +70,11 @@ class Scorer:
     def check_config(self, evaluator: EvaluatorDef) -> str | None:
         """A reason the evaluator file can't be used, or None."""
         return None
+
+    def path_tokens(self, path: str) -> list[str | int]:
+        """The keys (str) and list indexes (int) one `targetOutputKey` path walks, as this type reads it: accept
+        and add-row build an expectation by the same reading the score used. Seed 003's: dotted keys only."""
+        return list(split_path(path))
 
     def score(self, data: ScoreInput) -> Score | Awaitable[Score]:
         """The verdict for one row; may be a coroutine for evaluators that call out (judges)."""

@@ -17,7 +17,7 @@ from .. import jsonio
 from ..compare import strict_equal
 from ..dialects.base import Dialect
 from ..model import EvaluatorDef, Result, Verdict
-from ..output_paths import MISSING, WHOLE, select, set_path, split_path
+from ..output_paths import MISSING, WHOLE, resolve, set_at
 from . import expected as exp
 from .edit import Op, SetValue, apply_ops
 from .errors import WritebackError
@@ -74,6 +74,8 @@ def _ops_for(result: Result, evaluator: EvaluatorDef, row: dict[str, Any], index
             writer: Dialect) -> tuple[list[Op], Change | None]:
     """The edits that make this ref's expectation hold the recorded output, and what they change."""
     ref, label = result.evaluator, result.label
+    if result.verdict is Verdict.PASS:  # already holds: left as written (a null criterion stays the default)
+        return [], None
     raw = _get(row, "evaluationCriterias", ref, "expectedOutput")
     if not exp.same(result.expected, raw, evaluator, writer.expected_sources(row, ref, evaluator)):
         raise WritebackError(f"row {label!r}: evaluationCriterias[{ref!r}].expectedOutput changed since this "
@@ -89,19 +91,24 @@ def _ops_for(result: Result, evaluator: EvaluatorDef, row: dict[str, Any], index
         return [SetValue(base, written)], Change(ref, current, new_value)
     ops: list[Op] = []
     new_value = current if isinstance(current, dict) else {}
+    indexed = False  # a path through a list item: the expectation is written whole (its lists may lack the item)
     for path in paths:
-        value = select(result.actual, path)
+        tokens = exp.path_tokens(evaluator, path)
+        value = resolve(result.actual, tokens)
         if value is MISSING:
             raise exp.missing_path(path, ref)
-        existing = select(current, path) if current is not MISSING else MISSING
+        existing = resolve(current, tokens) if current is not MISSING else MISSING
         if existing is not MISSING and strict_equal(existing, value):
             continue
-        new_value = set_path(new_value, path, value)
-        ops.append(SetValue(base + tuple(split_path(path)), value))
+        new_value = set_at(new_value, tokens, value, result.actual)
+        indexed = indexed or any(isinstance(token, int) for token in tokens)
+        ops.append(SetValue(base + tuple(tokens), value))
     if not ops:
         return [], None
     if as_string:
         ops = [SetValue(base, exp.encode_like(raw, new_value))]
+    elif indexed:
+        ops = [SetValue(base, new_value)]
     return ops, Change(ref, current, new_value)
 
 

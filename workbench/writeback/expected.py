@@ -7,7 +7,7 @@ from typing import Any
 from .. import jsonio
 from ..compare import strict_equal
 from ..model import EvaluatorDef
-from ..output_paths import MISSING, WHOLE, SelectionError, normalize_target, select, set_path
+from ..output_paths import MISSING, WHOLE, SelectionError, normalize_target, resolve, set_at, split_path
 from ..scoring import scorer_of
 from .errors import WritebackError
 from .render import inline, render
@@ -77,6 +77,13 @@ def missing_path(path: str, evaluator: str) -> WritebackError:
                           "can't make a path missing from the output pass")
 
 
+def path_tokens(evaluator: EvaluatorDef, path: str) -> list[str | int]:
+    """The keys and list indexes `path` walks, as the evaluator's type reads its targetOutputKey
+    (`Scorer.path_tokens`: `items[1].name` is an index to a format whose scorer says so)."""
+    scorer = scorer_of(evaluator)
+    return scorer.path_tokens(path) if scorer is not None else list(split_path(path))
+
+
 def selected(actual: Any, evaluator: EvaluatorDef) -> Any:
     """A fresh expectation from `actual`: the whole output, or only the paths the evaluator compares."""
     paths = target_paths(evaluator)
@@ -84,8 +91,9 @@ def selected(actual: Any, evaluator: EvaluatorDef) -> Any:
         return actual
     expected: Any = {}
     for path in paths:
-        value = select(actual, path)
+        tokens = path_tokens(evaluator, path)
+        value = resolve(actual, tokens)
         if value is MISSING:
             raise missing_path(path, evaluator.ref)
-        expected = set_path(expected, path, value)
+        expected = set_at(expected, tokens, value, actual)
     return expected
