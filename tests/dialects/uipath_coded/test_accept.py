@@ -160,3 +160,43 @@ def test_a_null_criterion_scored_against_the_rows_own_expected_output_can_be_acc
     row = _rows(project)["r3"]
     assert row["evaluationCriterias"]["Exact"] == {"expectedOutput": {"answer": "yo"}}
     assert row["expectedOutput"] == {"answer": "nope"}, "the row-level expectation stays for other evaluators"
+
+
+NESTED_MAIN = '''def main(input):
+    return {"meta": {"items": [{"name": "a"}, {"name": "b"}]}, "ok": True}
+'''
+
+
+def test_an_indexed_target_path_is_accepted_as_the_sdk_reads_it(tmp_path: Path) -> None:
+    """targetOutputKey `meta.items[1].name` walks a list item, as the SDK reads it: accept writes that item's
+    value, taking the output's list where the expectation has none long enough; a passing evaluator's criterion
+    (a null default) is left as it is."""
+    root = tmp_path / "nested"
+    (root / "evaluations" / "evaluators").mkdir(parents=True)
+    (root / "evaluations" / "eval-sets").mkdir()
+    (root / "uipath.json").write_text('{"functions": {"main": "main.py:main"}}', encoding="utf-8")
+    (root / "main.py").write_text(NESTED_MAIN, encoding="utf-8")
+    evaluators = root / "evaluations" / "evaluators"
+    (evaluators / "nested.json").write_text(_evaluator("Nested", "uipath-exact-match",
+                                                       targetOutputKey="meta.items[1].name"))
+    (evaluators / "ok.json").write_text(_evaluator("Ok", "uipath-exact-match", targetOutputKey="ok",
+                                                   defaultEvaluationCriteria={"expectedOutput": {"ok": True}}))
+    rows = [{"id": "wrong", "name": "wrong", "inputs": {}, "evaluationCriterias": {
+                "Nested": {"expectedOutput": {"meta": {"items": [{"name": "a"}, {"name": "x"}]}}}, "Ok": None}},
+            {"id": "short", "name": "short", "inputs": {}, "evaluationCriterias": {
+                "Nested": {"expectedOutput": {"meta": {"items": []}}}, "Ok": None}}]
+    doc = {"version": "1.0", "id": "s", "name": "S", "evaluatorRefs": ["Nested", "Ok"], "evaluations": rows}
+    (root / SET).write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    first = invoke_json("run", str(root))[1]
+    assert {(r["row_id"], r["evaluator"]): r["verdict"] for r in first["results"]} == {
+        ("wrong", "Nested"): "FAIL", ("wrong", "Ok"): "PASS", ("short", "Nested"): "ERROR", ("short", "Ok"): "PASS"}
+    for row in ("wrong", "short"):
+        done = _accept(root, row)
+        assert done.returncode == 0, done.stdout + done.stderr
+    criteria = {row_id: row["evaluationCriterias"] for row_id, row in _rows(root).items()}
+    assert criteria["wrong"]["Nested"] == {"expectedOutput": {"meta": {"items": [{"name": "a"}, {"name": "b"}]}}}
+    assert criteria["short"]["Nested"] == {"expectedOutput": {"meta": {"items": [{"name": "a"}, {"name": "b"}]}}}
+    assert criteria["wrong"]["Ok"] is None and criteria["short"]["Ok"] is None, "a passing default stays null"
+    again = invoke_json("run", str(root))[1]
+    assert {r["verdict"] for r in again["results"]} == {"PASS"}
+

@@ -15,7 +15,7 @@ from ...model import EvaluatorDef, Result
 from ...scoring.base import CriterionError, Score, ScoreInput, Scorer, SetMetric
 from . import scorer_fields as fields
 from .class_metrics import binary_metric, label_pairs, multiclass_metric
-from .outputs import WHOLE, SelectionError, actual_value, expected_value, py_str
+from .outputs import WHOLE, SelectionError, actual_value, expected_value, path_parts, py_str
 from .scorer_base import CodedScorer, Unscorable, boolean, clip, graded, where
 from .similarity import similarity
 from .tool_scorers import CodedToolCallArgs, CodedToolCallCount, CodedToolCallOrder, CodedToolCallOutput
@@ -52,6 +52,10 @@ class OutputScorer(CodedScorer):
 
     def measure(self, settings: Any, criterion: Any, output: Any) -> tuple[float, str]:
         raise NotImplementedError
+
+    def path_tokens(self, path: str) -> list[str | int]:
+        """targetOutputKey as the SDK walks it (`items[1].name`: an index), so accept writes what is compared."""
+        return path_parts(path)
 
     def line_source(self, settings: Any, criterion: Any) -> Any:
         """What the expectation's lines are split from."""
