@@ -20,6 +20,7 @@ from . import criteria
 from .layout import DIALECT, EVALUATIONS_DIR, EVALUATORS_DIR, PROJECT_FILE, SCOPE, SDK_TYPES, SETS_DIR
 from .loader import load_coded, row_ids
 from .project_file import entry_file_problem
+from .sdk_check import sdk_problem
 from .settings import CHILD_ARG, CodedConfig, ProjectFileError, choose_entry, is_coded_project, read_project_file
 
 if TYPE_CHECKING:
@@ -140,6 +141,9 @@ def _entry_problems(root: Path, config: Config) -> list[Problem]:
         kind = config.runner.kind or ("python" if config.runner.callable else "command")
         problems.append(Problem(PROJECT_FILE, f"[runner] says how rows run (kind = {kind!r}), so they don't run "
                                               f"{entry.spec} as `uipath eval` does", Severity.WARNING))
+    sdk = sdk_problem(root, config)
+    if sdk is not None:
+        problems.append(sdk)
     return problems
 
 
