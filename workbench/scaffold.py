@@ -5,6 +5,8 @@ per row."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -79,6 +81,28 @@ def create_file(root: Path, relative: str, data: bytes) -> bool:
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
     return True
+
+
+FileWriter = Callable[[Path, str, bytes], bool]
+
+
+@dataclass(slots=True)
+class Written:
+    """What an `init` did, file by file (paths relative to `root`): `created`, `kept` (something was already
+    there; nothing is overwritten) and `skipped` (each with why). `write` creates one file, False when something
+    is there (`create_file`, or a format's own such as one that writes a file whole or not at all)."""
+
+    root: Path
+    write: FileWriter = create_file
+    created: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    def create(self, relative: str, data: bytes) -> None:
+        (self.created if self.write(self.root, relative, data) else self.kept).append(relative)
+
+    def skip(self, relative: str, why: str) -> None:
+        self.skipped.append(f"{relative} ({why})")
 
 
 def settings_source(root: Path) -> Path | None:

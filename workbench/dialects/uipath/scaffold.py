@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from ...scaffold import (
     STARTER_SETTINGS_TEXT,
     STARTER_TARGET,
     STARTER_TARGET_TEXT,
-    create_file,
+    Written,
     json_bytes,
     settings_source,
 )
@@ -95,29 +94,18 @@ def _why_no_starter(root: Path) -> str | None:
     return None
 
 
-@dataclass(slots=True)
-class _Written:
-    root: Path
-    created: list[str] = field(default_factory=list)
-    kept: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-
-    def create(self, relative: str, data: bytes) -> None:
-        (self.created if create_file(self.root, relative, data) else self.kept).append(relative)
-
-
 def init_project(root: Path) -> Scaffolded:
     """Create the seeded files that are missing (and the starter target, in a project without one).
     `created`, `kept` (they exist) and `skipped` (each with why) name files relative to `root`."""
     scope = seed_scope(root)
     no_starter = _why_no_starter(root)
-    done = _Written(root)
+    done = Written(root)
     prefix = f"{EVALS_DIR}/{scope}"
     done.create(f"{prefix}/{EVALUATORS_DIR}/{EVALUATOR_FILE}.json", json_bytes(evaluator_document()))
     set_path = f"{prefix}/{SETS_DIR}/{SET_FILE}.json"
     others = [p for p in (root / prefix / SETS_DIR).glob("*.json") if p.name != f"{SET_FILE}.json"]
     if others and not os.path.lexists(root / set_path):
-        done.skipped.append(f"{set_path} (the project already has eval sets)")
+        done.skip(set_path, "the project already has eval sets")
     else:
         done.create(set_path, json_bytes(eval_set_document(None if no_starter else [starter_row()])))
     if no_starter is None:
@@ -127,7 +115,7 @@ def init_project(root: Path) -> Scaffolded:
         missing = [name for name in (STARTER_TARGET, SETTINGS_FILE) if not os.path.lexists(root / name)]
         done.kept += [name for name in (STARTER_TARGET, SETTINGS_FILE) if name not in missing]
         if missing:
-            done.skipped.append(f"{', '.join(missing)} ({no_starter})")
+            done.skip(", ".join(missing), no_starter)
     return Scaffolded(done.created, done.kept, done.skipped, _next_steps(no_starter, set_path))
 
 
