@@ -119,3 +119,17 @@ def test_init_in_a_project_with_eval_sets_adds_no_empty_set(tmp_path):
     assert done.skipped == [f"{EVAL_SET} (the project already has eval sets)",
                             "agent.py, workbench.toml (the project already has eval files)"]
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == before
+
+
+def test_init_that_skips_what_it_does_not_create_says_so_not_that_all_is_there(tmp_path, cli):
+    """The evaluator kept, the set left out beside another set of the user's: nothing created, yet not "the
+    project already has what init would create"; the next steps are still said, and the exit is 1."""
+    (tmp_path / "evals/default/evaluators").mkdir(parents=True)
+    (tmp_path / EVALUATOR).write_text('{"mine": true}')
+    (tmp_path / "evals/default/eval-sets").mkdir(parents=True)
+    (tmp_path / "evals/default/eval-sets/mine.json").write_text("{}")
+    result = cli("init", str(tmp_path))
+    assert result.exit_code == 1
+    assert f"skipped {EVAL_SET} (the project already has eval sets)" in result.stdout
+    assert "\nNext: " in result.stdout and "nothing to do" not in result.stderr
+    assert "nothing written: every file above is kept or skipped, each saying why" in result.stderr

@@ -46,7 +46,12 @@ def init_command(ctx: click.Context, path: str | None, file_format: str) -> None
     for item in done.skipped:  # each says why: "path (reason)"
         click.echo(f"skipped {item}")
     if not done.created:
-        click.echo("nothing to do: the project already has what init would create", err=True)
+        if not done.skipped:
+            click.echo("nothing to do: the project already has what init would create", err=True)
+            sys.exit(EXIT_FAILED)
+        # not "already has": a format left files out on purpose (each skipped line says why); what next still holds
+        click.echo(f"\n{done.next_steps}")
+        click.echo("nothing written: every file above is kept or skipped, each saying why", err=True)
         sys.exit(EXIT_FAILED)
     click.echo(f"\n{done.next_steps}")
 
