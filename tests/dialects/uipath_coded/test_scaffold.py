@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from coded_sdk import UiPathSdk, run_sdk_eval, sdk_scores
+from helpers.checks import tree_digest
 from helpers.cli import cli_env, invoke_workbench, run_json
 
 from workbench.dialects.uipath_coded.scaffold import (
@@ -24,7 +25,6 @@ from workbench.dialects.uipath_coded.scaffold import (
     TOOL_ORDER,
     init_project,
 )
-from workbench.safe_paths import UnsafePath
 from workbench.writeback.atomic import TEMP_SUFFIX
 
 REPO = Path(__file__).resolve().parents[3]
@@ -80,14 +80,21 @@ def test_a_second_init_keeps_everything(tmp_path: Path) -> None:
 
 
 def test_beside_the_users_entry_point_no_starter_agent_or_rows(tmp_path: Path) -> None:
+    """The user's agent is not the starter's: its rows would not fit, nor the starter evaluators, which compare the
+    starter's `capital` and its two tools. One exact match on the whole output and an empty set refer to it."""
     (tmp_path / PROJECT_FILE).write_text('{"functions": {"agent": "src/agent.py:run"}}', encoding="utf-8")
     done = init_project(tmp_path)
-    assert done.kept == [PROJECT_FILE]
-    assert done.skipped == [f"{ENTRY_FILE} ({PROJECT_FILE} already names the entry point)"]
-    assert not (tmp_path / ENTRY_FILE).exists()
-    assert _doc(tmp_path, SET_FILE)["evaluations"] == [], "rows for the starter agent would not fit the user's"
+    assert done.kept == [PROJECT_FILE] and sorted(done.created) == sorted([EXACT_FILE, SET_FILE])
+    assert done.skipped == [f"{ENTRY_FILE} ({PROJECT_FILE} already names the entry point)",
+                            f"{ORDER_FILE} (its tools are the starter agent's (find_capital, write_answer); for your "
+                            "agent's, write one with evaluatorTypeId uipath-tool-call-order naming them)"]
+    assert not (tmp_path / ENTRY_FILE).exists() and not (tmp_path / ORDER_FILE).exists()
+    exact, eval_set = _doc(tmp_path, EXACT_FILE), _doc(tmp_path, SET_FILE)
+    assert exact["id"] == EXACT_MATCH and exact["evaluatorConfig"]["targetOutputKey"] == "*", exact
+    assert eval_set["evaluations"] == [] and eval_set["evaluatorRefs"] == [EXACT_MATCH]
     assert (tmp_path / PROJECT_FILE).read_text(encoding="utf-8") == '{"functions": {"agent": "src/agent.py:run"}}'
     assert "add rows to evaluations/eval-sets/default.json" in done.next_steps
+    assert '{"ExactMatch": {"expectedOutput": <the whole output>}}' in done.next_steps
 
 
 def test_a_main_py_with_a_main_gets_a_uipath_json_naming_it(tmp_path: Path) -> None:
@@ -106,15 +113,47 @@ def test_a_main_py_without_a_main_gets_no_uipath_json(tmp_path: Path) -> None:
     assert "main.py has no function main" in skipped and '"file.py:function"' in skipped
 
 
-def test_an_evaluator_id_another_file_has_is_not_written_twice(tmp_path: Path) -> None:
+def _users_evaluations(root: Path) -> None:
+    """A coded project of the user's: its agent, its evaluator (id MyExact) and one set whose row uses it."""
+    (root / PROJECT_FILE).write_text('{"functions": {"main": "main.py:main"}}', encoding="utf-8")
+    (root / ENTRY_FILE).write_text('def main(input):\n    return {"a": 1}\n', encoding="utf-8")
+    (root / "evaluations" / "evaluators").mkdir(parents=True)
+    (root / "evaluations" / "eval-sets").mkdir()
+    (root / "evaluations" / "evaluators" / "mine.json").write_text(json.dumps(
+        {"version": "1.0", "id": "MyExact", "name": "x", "evaluatorTypeId": "uipath-exact-match",
+         "evaluatorConfig": {"name": "x", "targetOutputKey": "a"}}), encoding="utf-8")
+    (root / "evaluations" / "eval-sets" / "mine.json").write_text(json.dumps(
+        {"version": "1.0", "id": "s", "name": "s", "evaluatorRefs": ["MyExact"], "evaluations": [
+            {"id": "r", "name": "r", "inputs": {}, "evaluationCriterias": {"MyExact": {"expectedOutput": {"a": 1}}}}]}),
+        encoding="utf-8")
+
+
+def test_beside_the_users_own_evaluations_nothing_is_written_in_them(tmp_path: Path) -> None:
+    """Starter evaluators there would be ones the user's rows don't use (ExactMatch on `capital`, ToolCallOrder of
+    the starter's tools), or take an id they use: none is written, nor a set, and init says why."""
+    _users_evaluations(tmp_path)
+    before = tree_digest(tmp_path)
+    done = init_project(tmp_path)
+    assert done.created == [] and sorted(done.kept) == sorted([PROJECT_FILE, ENTRY_FILE])
+    assert done.skipped == [f"{EXACT_FILE}, {ORDER_FILE}, {SET_FILE} (the project already has evaluations/ "
+                            "(evaluators MyExact; 1 eval set): a starter evaluator would be one its rows don't use, "
+                            "or take an id they do)"]
+    assert tree_digest(tmp_path) == before, "nothing written, nothing touched"
+    assert done.next_steps.startswith("Next: `workbench check` checks the project's own eval sets and evaluators")
+
+
+def test_an_evaluator_id_of_the_users_is_never_written_again(tmp_path: Path) -> None:
     mine = tmp_path / "evaluations" / "evaluators" / "mine.json"
     mine.parent.mkdir(parents=True)
     mine.write_text(json.dumps({"version": "1.0", "id": EXACT_MATCH, "evaluatorTypeId": "uipath-contains",
                                 "evaluatorConfig": {"name": "mine"}}), encoding="utf-8")
     done = init_project(tmp_path)
-    assert f"{EXACT_FILE} (evaluations/evaluators/mine.json already has the id {EXACT_MATCH})" in done.skipped
-    assert not (tmp_path / EXACT_FILE).exists() and ORDER_FILE in done.created
-    assert ENTRY_FILE not in done.created, "the project already had evaluations: no starter agent"
+    assert done.created == [], "evaluations of the user's: no starter agent, evaluator or set"
+    assert f"{EXACT_FILE}, {ORDER_FILE}, {SET_FILE} (the project already has evaluations/ (evaluators " \
+           f"{EXACT_MATCH}; 0 eval sets)" in done.skipped[-1]
+    assert f"{PROJECT_FILE} (there is no {ENTRY_FILE} to name: write {PROJECT_FILE} naming your entry point" \
+           in done.skipped[0], "a uipath.json naming a main.py that is not there would not run"
+    assert done.next_steps.startswith(f"Next: write {PROJECT_FILE} naming your entry point, then `workbench check`")
 
 
 def test_another_eval_set_means_no_default_set(tmp_path: Path) -> None:
@@ -122,8 +161,19 @@ def test_another_eval_set_means_no_default_set(tmp_path: Path) -> None:
     other.parent.mkdir(parents=True)
     other.write_text("{}", encoding="utf-8")
     done = init_project(tmp_path)
-    assert f"{SET_FILE} (the project already has eval sets)" in done.skipped
-    assert not (tmp_path / SET_FILE).exists()
+    assert f"{SET_FILE}" in done.skipped[-1] and "the project already has evaluations/" in done.skipped[-1]
+    assert not (tmp_path / SET_FILE).exists() and not (tmp_path / EXACT_FILE).exists()
+
+
+def test_the_cli_beside_the_users_evaluations_says_what_it_left_out_and_writes_nothing(tmp_path: Path) -> None:
+    _users_evaluations(tmp_path)
+    before = tree_digest(tmp_path)
+    made = invoke_workbench("init", str(tmp_path), "--format", "uipath-coded")
+    assert made.returncode == 1 and "created" not in made.stdout, made.stdout
+    assert f"skipped {EXACT_FILE}, {ORDER_FILE}, {SET_FILE} (the project already has evaluations/" in made.stdout
+    assert "Next: `workbench check`" in made.stdout
+    assert "nothing written: every file above is kept or skipped, each saying why" in made.stderr
+    assert tree_digest(tmp_path) == before
 
 
 def test_nothing_is_written_through_a_link(tmp_path: Path) -> None:
@@ -131,8 +181,14 @@ def test_nothing_is_written_through_a_link(tmp_path: Path) -> None:
     outside.mkdir()
     root.mkdir()
     (root / "evaluations").symlink_to(outside, target_is_directory=True)
-    with pytest.raises(UnsafePath, match="is a link to"):
-        init_project(root)
+    done = init_project(root)
+    assert done.skipped[-1] == f"{EXACT_FILE}, {ORDER_FILE}, {SET_FILE} (evaluations/ is a link; nothing is written " \
+                               "through one)"
+    assert list(outside.iterdir()) == []
+    (root / "evaluations").unlink()
+    (root / "evaluations").mkdir()
+    (root / "evaluations" / "eval-sets").symlink_to(outside, target_is_directory=True)
+    assert "the project already has evaluations/" in init_project(root).skipped[-1]
     assert list(outside.iterdir()) == []
 
 

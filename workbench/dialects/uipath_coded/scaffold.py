@@ -6,7 +6,10 @@ by `uipath.tracing.traced`, and one eval set scored by two evaluators (exact mat
 Nothing that exists is overwritten (it is kept), and nothing is written through a link: the folders are
 walked one name at a time without following one, and each file is created whole or not at all
 (`writeback/atomic.py`). In a project that already has an entry point or evaluations, the starter agent
-and its rows are left out: their inputs would not be the user's agent's."""
+and its rows are left out: their inputs would not be the user's agent's. Beside the user's own agent, the
+evaluators are not the starter's either (its `capital` and its tools are the starter agent's): one exact match on
+the whole output and an empty set referring to it. In an `evaluations/` that has files already, nothing is
+written at all: a starter evaluator there would be one the user's rows don't use, or take an id they use."""
 
 from __future__ import annotations
 
@@ -14,14 +17,13 @@ import ast
 import importlib.util
 import os
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ... import jsonio
 from ...regular_files import read_regular_file
 from ...safe_paths import open_folder
-from ...scaffold import json_bytes
+from ...scaffold import Written, json_bytes
 from ...writeback.atomic import create_atomically
 from ..base import Scaffolded
 
@@ -84,7 +86,8 @@ def project_document() -> dict[str, Any]:
 
 
 def evaluator_documents() -> dict[str, tuple[str, dict[str, Any]]]:
-    """Evaluator id -> (its file, its document), as `uipath eval` reads them (refs are the ids)."""
+    """Evaluator id -> (its file, its document), as `uipath eval` reads them (refs are the ids): the starter
+    agent's, which compare its `capital` and the order of its two tools."""
     exact = {"version": "1.0", "id": EXACT_MATCH, "name": "Capital matches",
              "description": "The output's capital equals expectedOutput's (not case-sensitive)",
              "evaluatorTypeId": "uipath-exact-match",
@@ -98,6 +101,15 @@ def evaluator_documents() -> dict[str, tuple[str, dict[str, Any]]]:
             TOOL_ORDER: (f"{EVALUATORS}/tool-call-order.json", order)}
 
 
+def own_agent_exact_match() -> dict[str, Any]:
+    """The one evaluator written beside the user's own agent: its whole output against expectedOutput (the
+    starter's compares a key and tools only the starter agent has)."""
+    return {"version": "1.0", "id": EXACT_MATCH, "name": "Output matches",
+            "description": "The whole output equals expectedOutput (not case-sensitive)",
+            "evaluatorTypeId": "uipath-exact-match",
+            "evaluatorConfig": {"name": "Output matches", "targetOutputKey": "*", "caseSensitive": False}}
+
+
 def starter_rows() -> list[dict[str, Any]]:
     """What the starter agent answers; ToolCallOrder's criterion is null: its defaultEvaluationCriteria."""
     return [{"id": str(uuid.uuid4()), "name": f"the capital of {country} is {capital}",
@@ -106,9 +118,9 @@ def starter_rows() -> list[dict[str, Any]]:
             for country, capital in (("France", "Paris"), ("Japan", "Tokyo"), ("Kenya", "Nairobi"))]
 
 
-def set_document(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def set_document(rows: list[dict[str, Any]], refs: list[str] | None = None) -> dict[str, Any]:
     return {"version": "1.0", "id": str(uuid.uuid4()), "name": "Default",
-            "evaluatorRefs": [EXACT_MATCH, TOOL_ORDER], "evaluations": rows}
+            "evaluatorRefs": refs if refs is not None else [EXACT_MATCH, TOOL_ORDER], "evaluations": rows}
 
 
 def create(root: Path, relative: str, data: bytes) -> bool:
@@ -139,14 +151,14 @@ def _has_files(folder: Path) -> bool:
                                          for top, folders, files in os.walk(folder))
 
 
-def _taken_ids(root: Path) -> dict[str, str]:
-    """The evaluator ids the project's evaluator files already use -> the file (links and unreadable files
-    are passed over: the loader reports them)."""
-    taken: dict[str, str] = {}
+def _evaluator_ids(root: Path) -> list[str]:
+    """The ids the project's evaluator files have, sorted (links and unreadable files are passed over: the loader
+    reports them)."""
     try:
-        entries = sorted(os.scandir(root / EVALUATORS), key=lambda entry: entry.name)
+        entries = list(os.scandir(root / EVALUATORS))
     except OSError:
-        return taken
+        return []
+    ids = set()
     for entry in entries:
         if not entry.name.endswith(".json") or not entry.is_file(follow_symlinks=False):
             continue
@@ -155,8 +167,8 @@ def _taken_ids(root: Path) -> dict[str, str]:
         except (OSError, ValueError):
             continue
         if isinstance(document, dict) and isinstance(document.get("id"), str):
-            taken.setdefault(document["id"], f"{EVALUATORS}/{entry.name}")
-    return taken
+            ids.add(document["id"])
+    return sorted(ids)
 
 
 def _why_no_starter(root: Path) -> str | None:
@@ -170,69 +182,83 @@ def _why_no_starter(root: Path) -> str | None:
     return None
 
 
-@dataclass(slots=True)
-class _Written:
-    root: Path
-    created: list[str] = field(default_factory=list)
-    kept: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
+def _evaluations_of(root: Path) -> str | None:
+    """What the project's evaluations/ already holds, in words (None: nothing): then init writes nothing in it.
+    A starter evaluator there would be one the user's rows don't use, or take an id they use for their own."""
+    if not _has_files(root / EVALUATIONS):
+        return None
+    if os.path.islink(root / EVALUATIONS):
+        return f"{EVALUATIONS}/ is a link; nothing is written through one"
+    ids = _evaluator_ids(root)
+    folder = root / SETS
+    sets = sorted(name for name in os.listdir(folder) if name.endswith(".json")) \
+        if folder.is_dir() and not folder.is_symlink() else []
+    held = [f"evaluators {', '.join(ids)}" if ids else "no evaluator",
+            f"{len(sets)} eval set{'' if len(sets) == 1 else 's'}"]
+    return (f"the project already has {EVALUATIONS}/ ({'; '.join(held)}): a starter evaluator would be one its "
+            "rows don't use, or take an id they do")
 
-    def create(self, relative: str, data: bytes) -> None:
-        (self.created if create(self.root, relative, data) else self.kept).append(relative)
 
-    def keep_or_skip(self, relative: str, why: str) -> None:
-        if os.path.lexists(self.root / relative):
-            self.kept.append(relative)
-        else:
-            self.skipped.append(f"{relative} ({why})")
-
-
-def _project_file(done: _Written) -> None:
-    """uipath.json naming main.py:main — unless a main.py of the user's has no `main` to name."""
+def _project_file(done: Written, starter: bool) -> None:
+    """uipath.json naming main.py:main — where there is a main.py with a `main` to name (the user's, or the
+    starter's about to be written)."""
     if os.path.lexists(done.root / PROJECT_FILE):
         done.kept.append(PROJECT_FILE)
-    elif os.path.lexists(done.root / ENTRY_FILE) and _has_function(done.root / ENTRY_FILE, ENTRY_FUNCTION) is False:
-        done.skipped.append(f"{PROJECT_FILE} ({ENTRY_FILE} has no function {ENTRY_FUNCTION}: write {PROJECT_FILE} "
-                            'naming your entry point, {"functions": {"main": "file.py:function"}})')
+        return
+    entry = done.root / ENTRY_FILE
+    if os.path.lexists(entry):
+        has_main = _has_function(entry, ENTRY_FUNCTION) is not False  # None: unreadable, named all the same
+        why = None if has_main else f"{ENTRY_FILE} has no function {ENTRY_FUNCTION}"
     else:
+        why = None if starter else f"there is no {ENTRY_FILE} to name"
+    if why is None:
         done.create(PROJECT_FILE, json_bytes(project_document()))
-
-
-def _evaluators(done: _Written) -> None:
-    taken = _taken_ids(done.root)
-    for evaluator_id, (relative, document) in evaluator_documents().items():
-        if os.path.lexists(done.root / relative):
-            done.kept.append(relative)
-        elif evaluator_id in taken:
-            done.skipped.append(f"{relative} ({taken[evaluator_id]} already has the id {evaluator_id})")
-        else:
-            done.create(relative, json_bytes(document))
-
-
-def _eval_set(done: _Written, rows: list[dict[str, Any]]) -> None:
-    folder = done.root / SETS
-    others = folder.is_dir() and not folder.is_symlink() and any(
-        name.endswith(".json") for name in os.listdir(folder))
-    if not os.path.lexists(done.root / SET_FILE) and others:
-        done.skipped.append(f"{SET_FILE} (the project already has eval sets)")
     else:
-        done.create(SET_FILE, json_bytes(set_document(rows)))
+        done.skip(PROJECT_FILE, f'{why}: write {PROJECT_FILE} naming your entry point, {{"functions": {{"main": '
+                                '"file.py:function"}}')
+
+
+def _evaluations(done: Written, no_starter: str | None) -> None:
+    """The evaluators and the set: the starter's (its rows too) in a new project; beside the user's own agent,
+    one exact match on the whole output and an empty set; nothing where evaluations/ has files already."""
+    held = _evaluations_of(done.root)
+    evaluators = evaluator_documents()
+    if held is not None:
+        starter_files = [*(file for file, _ in evaluators.values()), SET_FILE]
+        done.kept += [relative for relative in starter_files if os.path.lexists(done.root / relative)]
+        left_out = [relative for relative in starter_files if relative not in done.kept]
+        if left_out:
+            done.skip(", ".join(left_out), held)
+        return
+    exact_file, exact = evaluators[EXACT_MATCH]
+    order_file, order = evaluators[TOOL_ORDER]
+    if no_starter is None:
+        done.create(exact_file, json_bytes(exact))
+        done.create(order_file, json_bytes(order))
+        done.create(SET_FILE, json_bytes(set_document(starter_rows())))
+        return
+    done.create(exact_file, json_bytes(own_agent_exact_match()))
+    done.skip(order_file, f"its tools are the starter agent's ({', '.join(TOOLS)}); for your agent's, write one "
+                          "with evaluatorTypeId uipath-tool-call-order naming them")
+    done.create(SET_FILE, json_bytes(set_document([], [EXACT_MATCH])))
 
 
 def init_project(root: Path) -> Scaffolded:
     """Create the files that are missing — with the starter agent and its rows only in a project that has
-    no entry point and no evaluations yet. `created`, `kept` (they exist) and `skipped` (each with why)
-    name files relative to `root`."""
+    no entry point and no evaluations yet, and nothing in an evaluations/ that has files. `created`, `kept`
+    (they exist) and `skipped` (each with why) name files relative to `root`."""
     no_starter = _why_no_starter(root)
-    done = _Written(root)
-    _project_file(done)
+    held = _evaluations_of(root)
+    done = Written(root, write=create)
+    _project_file(done, no_starter is None)
     if no_starter is None:
         done.create(ENTRY_FILE, ENTRY_TEXT.encode("utf-8"))
+    elif os.path.lexists(root / ENTRY_FILE):
+        done.kept.append(ENTRY_FILE)
     else:
-        done.keep_or_skip(ENTRY_FILE, no_starter)
-    _evaluators(done)
-    _eval_set(done, starter_rows() if no_starter is None else [])
-    return Scaffolded(done.created, done.kept, done.skipped, next_steps(root, no_starter))
+        done.skip(ENTRY_FILE, no_starter)
+    _evaluations(done, no_starter)
+    return Scaffolded(done.created, done.kept, done.skipped, next_steps(root, no_starter, held))
 
 
 def python_note(root: Path) -> tuple[bool, str]:
@@ -251,10 +277,15 @@ def python_note(root: Path) -> tuple[bool, str]:
                    "[\"/path/to/python\"]. Until then every row is an ERROR saying main.py needs uipath.")
 
 
-def next_steps(root: Path, no_starter: str | None) -> str:
+def next_steps(root: Path, no_starter: str | None, held: str | None = None) -> str:
+    if held is not None:
+        first = "" if os.path.lexists(root / PROJECT_FILE) else f"write {PROJECT_FILE} naming your entry point, then "
+        return (f"Next: {first}`workbench check` checks the project's own eval sets and evaluators (init wrote "
+                f"nothing in {EVALUATIONS}/), then `workbench run` runs them.")
     if no_starter is not None:
         return (f"Next: add rows to {SET_FILE} (the inputs your entry point takes, and evaluationCriterias keyed by "
-                f"evaluator id: {EXACT_MATCH}, {TOOL_ORDER}), then `workbench run`.")
+                f"evaluator id: {{\"{EXACT_MATCH}\": {{\"expectedOutput\": <the whole output>}}}}), then "
+                "`workbench run`.")
     ready, note = python_note(root)
     return (f"Next: `workbench run` runs the rows of {SET_FILE} through {ENTRY_FILE}'s main() "
             f"({'they pass' if ready else 'they pass once uipath is installed'}), or `workbench` opens the TUI; "
