@@ -88,7 +88,9 @@ class Repaint(Panes):
         flaky: set[RowKey] = set()
         for result in message.report.results:
             shown = self.state.results.get(result.key)
-            if shown is not None and shown.flaky_since != result.flaky_since:
+            # the shown result may be the report's own object, which history marked after its row was drawn: a
+            # row marked flaky is drawn again either way (comparing the two would miss it)
+            if shown is not None and (shown.flaky_since != result.flaky_since or result.flaky_since is not None):
                 shown.flaky_since = result.flaky_since
                 flaky.add(result.row_key)
         if flaky:
