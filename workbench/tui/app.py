@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
@@ -123,7 +124,13 @@ class WorkbenchApp(App[None]):
             self._notices.append(text)
 
     def _repaint(self, message: EngineMessage) -> None:
-        self.main.apply_changes()
+        try:
+            if not self.closing.is_set():
+                self.main.apply_changes()
+        except NoMatches:
+            # The panes are never removed while the app runs: only Textual's shutdown takes them away, and a
+            # repaint queued behind it has nothing left to paint (it failed the app's exit on a loaded machine).
+            pass
         self.link.applied(message)
 
     def on_iteration_began(self, message: IterationBegan) -> None:
