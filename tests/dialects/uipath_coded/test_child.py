@@ -103,7 +103,7 @@ def test_an_entry_file_outside_the_project_is_never_run(tmp_path: Path) -> None:
 
 def test_usage_is_said_as_a_fatal_reply(tmp_path: Path) -> None:
     replies, _ = serve(sys.executable, tmp_path, [{}], argv=[sys.executable, str(CHILD_MAIN)])
-    assert replies == [{"fatal": "usage: child_main.py ENTRY_FILE FUNCTION"}]
+    assert replies == [{"fatal": "usage: child_main.py ENTRY_FILE FUNCTION [MAX_OUTPUT_MB]"}]
 
 
 TRACED = """\
@@ -269,3 +269,32 @@ def test_an_exception_whose_str_raises_is_the_rows_error_naming_it_and_the_worke
         {"id": 2, "error": "NotText (its str() raised TypeError: __str__ returned non-string (type int))"},
         {"id": 3, "output": {"ok": "fine"}}], log
     assert "Unprintable: <exception str() failed>" in log and "child_main.py" not in log, log
+
+
+BIG = """\
+def main(input):
+    if input.get("fails"):
+        raise ValueError("é" * input["size"])
+    return {"text": "x" * input["size"]}
+"""
+
+
+def test_a_reply_longer_than_the_pool_reads_is_the_rows_error_naming_the_limit_and_the_worker_lives_on(
+        tmp_path: Path) -> None:
+    """MAX_OUTPUT_MB ([runner] max_output_mb): an output over it is the row's error in words (the pool would
+    otherwise refuse the line as a broken protocol and replace the worker); an error message over it is cut."""
+    root = project(tmp_path, BIG)
+    limit = 4096
+    argv = [sys.executable, str(CHILD_MAIN), str(root / "main.py"), "main", repr(limit / 2**20)]
+    replies, _ = serve(sys.executable, root, [{"size": 10_000}, {"size": 10, "fails": True}, {"size": 100_000,
+                                                                                            "fails": True},
+                                              {"size": 10}], argv=argv)
+    assert replies[0] == {"id": 1, "error": "this row's output is 9.8 KiB as JSON, more than the 4.0 KiB workbench "
+                                            "reads from a row ([runner] max_output_mb = 0.00390625); return less, or "
+                                            "raise max_output_mb in workbench.toml if that is expected"}
+    assert replies[1] == {"id": 2, "error": "ValueError: " + "é" * 10}
+    cut = replies[2]["error"]
+    assert cut.startswith("ValueError: éé") and cut.endswith("workbench reads from a row ([runner] max_output_mb = "
+                                                             "0.00390625): the rest is cut)"), cut
+    assert len(json.dumps(replies[2])) <= limit
+    assert replies[3]["id"] == 4 and replies[3]["output"]["text"] == "x" * 10, "the same worker takes the next row"

@@ -441,6 +441,33 @@ def test_an_integer_too_large_for_json_readers_is_a_clear_error_kept_exactly_in_
     assert recorded["huge"]["verdict"] == "ERROR" and recorded["huge"]["actual"] == {"answer": expected}
 
 
+LARGE = '''\
+import os
+
+
+def main(input):
+    return {"answer": "A" * input.get("size", 1), "pid": os.getpid()}
+'''
+
+
+def test_an_output_larger_than_max_output_mb_is_an_error_naming_the_limit_and_the_next_row_runs_in_the_same_worker(
+        tmp_path: Path) -> None:
+    """Not "the worker broke the protocol: it printed a stdout line longer than ... Print logs to stderr" (the agent
+    printed nothing; its output was large), and no worker replaced for the rows after it."""
+    root = coded_project(tmp_path / "p", main_py=LARGE, toml="[runner]\nmax_output_mb = 0.01\nconcurrency = 1\n",
+                         rows=[coded_row("first", {"size": 1}, "A"), coded_row("large", {"size": 20_000}),
+                               coded_row("small", {"size": 1}, "A")])
+    _, doc = invoke_json("run", str(root))
+    results = by_row(doc)
+    assert results["first"]["actual"]["pid"] == results["small"]["actual"]["pid"], "the worker was replaced"
+    assert results["large"]["verdict"] == "ERROR", results["large"]
+    assert results["large"]["detail"].splitlines()[0] == (
+        "the worker reported an error: this row's output is 19.6 KiB as JSON, more than the 10.2 KiB workbench reads "
+        "from a row ([runner] max_output_mb = 0.01); return less, or raise max_output_mb in workbench.toml if that "
+        "is expected")
+    assert results["small"]["verdict"] == "PASS"
+
+
 CHATTY = '''\
 import sys
 

@@ -39,7 +39,7 @@ def refusal(root: Path) -> str:
 def test_no_settings_run_the_entry_point_in_a_warm_worker_of_workbenchs_python(tmp_path: Path) -> None:
     runner = load_config(coded(tmp_path)).runner
     assert runner.kind == "worker"
-    assert runner.command == ["{python}", CHILD_ARG, "main.py", "main"]
+    assert runner.command == ["{python}", CHILD_ARG, "main.py", "main", "16.0"]  # the default max_output_mb
     assert expand_argv(runner.command)[1] == str(CHILD_MAIN)  # the child of the workbench that runs the rows
 
 
@@ -62,7 +62,13 @@ def test_runner_command_names_the_interpreter(tmp_path: Path, written: str, expe
     runner = load_config(root).runner
     wanted = [part.replace("{root}", str(root.resolve())) for part in expected]
     assert runner.kind == "worker" and runner.timeout == 5
-    assert runner.command == [*wanted, CHILD_ARG, "main.py", "main"]
+    assert runner.command == [*wanted, CHILD_ARG, "main.py", "main", "16.0"]
+
+
+def test_the_child_is_told_the_reply_size_the_pool_reads(tmp_path: Path) -> None:
+    """`[runner] max_output_mb` as the setting says it: the child says an output over it in words (test_child.py)."""
+    runner = load_config(coded(tmp_path, toml="[runner]\nmax_output_mb = 0.01\n")).runner
+    assert runner.command is not None and runner.command[-1] == "0.01"
 
 
 @pytest.mark.parametrize("toml", ['[runner]\nkind = "command"\ncommand = ["python3", "agent.py"]\n',
@@ -86,7 +92,7 @@ def test_a_folder_without_evaluations_is_not_a_coded_project(tmp_path: Path) -> 
 def test_the_entry_point_is_the_setting_else_main_else_the_only_one(tmp_path: Path, functions: dict[str, str],
                                                                    toml: str, file: str, function: str) -> None:
     command = load_config(coded(tmp_path, {"functions": functions}, toml)).runner.command
-    assert command is not None and command[-2:] == [file, function]  # as uipath.json writes it: root-relative
+    assert command is not None and command[-3:-1] == [file, function]  # as uipath.json writes it: root-relative
 
 
 @pytest.mark.parametrize(("project_file", "toml", "message"), [

@@ -1,9 +1,11 @@
 """The child side of a coded agent project's rows: serve rows over the worker protocol in the project's own
 Python, each row run the way `uipath eval` runs one evaluation.
 
-Run as a script (`python child_main.py ENTRY_FILE FUNCTION`, the `[runner]` that `settings.RUNNER_DEFAULTS`
-makes); the engine never imports it, and it imports nothing of workbench but `worker_main.py` (loaded by file
-path: its channel, `serve` and tracebacks), so it parses on Python 3.9 and runs on whatever the project has.
+Run as a script (`python child_main.py ENTRY_FILE FUNCTION [MAX_OUTPUT_MB]`, the `[runner]` that
+`settings.RUNNER_DEFAULTS` makes); the engine never imports it, and it imports nothing of workbench but
+`worker_main.py` (loaded by file path: its channel, `serve` and tracebacks), so it parses on Python 3.9 and runs
+on whatever the project has. A reply longer than MAX_OUTPUT_MB MiB (`[runner] max_output_mb`) is the row's error in
+words naming the limit, not a line the pool refuses as a broken protocol.
 
 Per row, as the SDK does per evaluation, a fresh `uipath.functions.runtime.UiPathFunctionsRuntime` executes the
 entry point's module afresh (imports stay warm) and calls the function with the row's inputs, converted to the
@@ -378,13 +380,56 @@ def install_user_tracebacks(worker_main: Any, file: str) -> None:
     worker_main.print_user_traceback = print_user_traceback
 
 
+def cap_replies(channel: Any, max_output_mb: str) -> None:
+    """A row's reply longer than the line workbench reads at most (`[runner] max_output_mb`, as the setting
+    says it) is sent as the row's error naming the size and the setting, instead of a line workbench would
+    refuse as a broken protocol (and replace the worker for); the JSON is made once, as before."""
+    dumps = channel.codec.dumps
+    limit = int(float(max_output_mb) * 2**20)  # as the pool reckons it
+
+    def capped(message: dict[str, Any]) -> str:
+        data = dumps(message)
+        if len(data) <= limit or "id" not in message:
+            return data
+        error = message.get("error")
+        if "output" in message or not isinstance(error, str):
+            return dumps({"id": message["id"], "error": too_large("output", len(data), max_output_mb)})
+        # an error message that long (the agent's exception's): its start, which a JSON escape makes at most 12
+        # bytes a character
+        cut = too_large("error", len(data), max_output_mb)
+        return dumps({"id": message["id"], "error": f"{error[:limit // 16]}… ({cut})"})
+
+    channel.codec.dumps = capped
+
+
+def too_large(what: str, size: int, max_output_mb: str) -> str:
+    limit = int(float(max_output_mb) * 2**20)
+    said = (f"this row's {what} is {_size(size)} as JSON, more than the {_size(limit)} workbench reads from a row "
+            f"([runner] max_output_mb = {max_output_mb})")
+    return f"{said}; return less, or raise max_output_mb in workbench.toml if that is expected" \
+        if what == "output" else f"{said}: the rest is cut"
+
+
+def _positive(text: str) -> bool:
+    try:
+        return 0 < float(text) < float("inf")
+    except ValueError:
+        return False
+
+
+def _size(count: int) -> str:
+    return f"{count / 2**20:.1f} MiB" if count >= 2**20 else f"{count / 2**10:.1f} KiB"
+
+
 def main(argv: list[str]) -> None:
     worker_main = load_worker_main()
     worker_main.describe = describe  # what `serve` and `_fatal` say of an exception
     channel = worker_main._Channel()
-    if len(argv) != 2:
-        channel.send({"fatal": "usage: child_main.py ENTRY_FILE FUNCTION"})
+    if len(argv) not in (2, 3) or not all(_positive(arg) for arg in argv[2:]):
+        channel.send({"fatal": "usage: child_main.py ENTRY_FILE FUNCTION [MAX_OUTPUT_MB]"})
         sys.exit(worker_main.EXIT_FATAL)
+    if argv[2:]:
+        cap_replies(channel, argv[2])
     os.environ[TELEMETRY_ENV] = "false"
     root = os.getcwd()
     file = os.path.abspath(argv[0])  # uipath.json's path, relative to the project root (the cwd)

@@ -83,7 +83,8 @@ def RUNNER_DEFAULTS(root: Path, config: Config) -> RunnerConfig | None:
         raise ConfigError(str(exc)) from None
     # the entry's file as uipath.json writes it, relative to the project root (the worker's folder: on a Ray
     # worker, the project shipped there)
-    command = [*interpreter(root, runner.command), CHILD_ARG, entry.file, entry.function]
+    # and the reply size the pool reads ([runner] max_output_mb), so the child says an output over it in words
+    command = [*interpreter(root, runner.command), CHILD_ARG, entry.file, entry.function, repr(runner.max_output_mb)]
     return runner.model_copy(update={"kind": "worker", "command": command})
 
 
