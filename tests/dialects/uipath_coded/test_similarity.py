@@ -55,6 +55,9 @@ def test_the_issues_example_one_number_off_by_a_tenth_of_two_leaves():
     ({}, {"a": 1.0}, 1.0), ([], [], 1.0), ({"a": []}, {"a": 5.0}, 1.0),  # no leaves expected: 1
     (None, None, 1.0), (None, "None", 0.0),
     ({"a": {"b": "Lyon"}}, {"a": "Lyon"}, 0.0),
+    # the SDK's arithmetic, kept (not the core json-similarity's 0 for a non-finite number): an expected 1e400 reads
+    # as inf, and inf / inf is nan, which its clamp max(0, min(1, 1 - nan)) turns into 1
+    (float("inf"), 5.0, 1.0), (5.0, float("inf"), 0.0), (float("inf"), float("inf"), 1.0),
 ])
 def test_leaf_scores(expected, actual, score):
     assert similarity(expected, actual).score == pytest.approx(score, abs=1e-12)

@@ -85,15 +85,35 @@ class OutputScorer(CodedScorer):
                       f"{len(expected)} expected): [{shown}]")
 
 
-class CodedExactMatch(OutputScorer):
+def folded(settings: Any, *texts: str) -> tuple[str, ...]:
+    """The texts as compared: lower-cased unless `caseSensitive`."""
+    return texts if settings.case_sensitive else tuple(text.lower() for text in texts)
+
+
+def negatable(settings: Any, held: bool, said: str, otherwise: str) -> tuple[float, str]:
+    """(score, words) of a boolean comparison; `negated` flips it (passing only `otherwise`)."""
+    if settings.negated:
+        return float(not held), f"{said}; negated: passes only when {otherwise}"
+    return float(held), said
+
+
+class ExpectedOutputScorer(OutputScorer):
+    """A type whose criterion is an `expectedOutput` (the row's own reaches it when the criterion has none)."""
+
+    uses_expected_output: ClassVar[bool] = True
+    criterion_fields = fields.OutputCriterion
+
+    def shown(self, criterion: Any) -> Any:
+        return criterion.expected_output
+
+
+class CodedExactMatch(ExpectedOutputScorer):
     """Text equality (Python's `str()` of both, lower-cased unless `caseSensitive`) when either side is a
     string, else Python `==` (so `true` equals `1`); `negated` flips it."""
 
     type_id: ClassVar[str] = "uipath-exact-match"
-    uses_expected_output: ClassVar[bool] = True
     boolean_result: ClassVar[bool] = True
     config_fields = fields.ExactMatchConfig
-    criterion_fields = fields.OutputCriterion
     example = '"expectedOutput": {"answer": "Paris"}'
 
     def measure(self, settings: Any, criterion: Any, output: Any) -> tuple[float, str]:
@@ -101,9 +121,7 @@ class CodedExactMatch(OutputScorer):
         actual = actual_value(output, key)
         expected = expected_value(criterion.expected_output, key)
         if isinstance(actual, str) or isinstance(expected, str):
-            got, want = py_str(actual), py_str(expected)
-            if not settings.case_sensitive:
-                got, want = got.lower(), want.lower()
+            got, want = folded(settings, py_str(actual), py_str(expected))
             same = got == want
             how = "as text" if settings.case_sensitive else "as text, ignoring case"
         else:
@@ -111,22 +129,15 @@ class CodedExactMatch(OutputScorer):
             how = "as values, numbers as floats"
         said = (f"{where(key)} equals {clip(py_str(expected))} ({how})" if same else
                 f"{where(key)} is {clip(py_str(actual))}, expected {clip(py_str(expected))} ({how})")
-        if settings.negated:
-            return float(not same), f"{said}; negated: passes only when they differ"
-        return float(same), said
-
-    def shown(self, criterion: Any) -> Any:
-        return criterion.expected_output
+        return negatable(settings, same, said, "they differ")
 
 
-class CodedJsonSimilarity(OutputScorer):
+class CodedJsonSimilarity(ExpectedOutputScorer):
     """The share of the expectation's leaves found in the output (`similarity.py`)."""
 
     type_id: ClassVar[str] = "uipath-json-similarity"
-    uses_expected_output: ClassVar[bool] = True
     extra_output_ignored: ClassVar[bool] = True
     config_fields = fields.JsonSimilarityConfig
-    criterion_fields = fields.OutputCriterion
     example = '"expectedOutput": {"answer": "Paris", "a": 10}'
 
     def measure(self, settings: Any, criterion: Any, output: Any) -> tuple[float, str]:
@@ -134,9 +145,6 @@ class CodedJsonSimilarity(OutputScorer):
         expected = expected_value(criterion.expected_output, key)
         found = similarity(expected, actual_value(output, key))
         return found.score, f"matched {found.matched:.4g} of {found.total:.4g} leaves in {where(key)}"
-
-    def shown(self, criterion: Any) -> Any:
-        return criterion.expected_output
 
 
 class CodedContains(OutputScorer):
@@ -150,16 +158,12 @@ class CodedContains(OutputScorer):
 
     def measure(self, settings: Any, criterion: Any, output: Any) -> tuple[float, str]:
         key = settings.target_output_key
-        text, search = py_str(actual_value(output, key)), criterion.search_text
-        if not settings.case_sensitive:
-            text, search = text.lower(), search.lower()
+        text, search = folded(settings, py_str(actual_value(output, key)), criterion.search_text)
         found = search in text
         how = "" if settings.case_sensitive else " (ignoring case)"
         said = (f"{where(key)} contains {clip(criterion.search_text)}{how}" if found else
                 f"{where(key)} does not contain {clip(criterion.search_text)}{how}: {clip(text)}")
-        if settings.negated:
-            return float(not found), f"{said}; negated: passes only when it is absent"
-        return float(found), said
+        return negatable(settings, found, said, "it is absent")
 
     def line_source(self, settings: Any, criterion: Any) -> Any:
         return criterion.search_text

@@ -12,6 +12,12 @@ between 0 and 1 against the value at the same place in the output:
 
 The score is matched / total leaves, and 1 when the expectation has no leaves at all (`{}`, `[]`).
 Numbers arrive as floats (`outputs.floats`), so sums add up in the same order as the SDK's.
+
+The edit distance is the core's (`scoring/json_similarity.edit_distance`, exact, by bit vectors, so two long
+outputs take seconds, not hours); the rest is kept apart from the core's json-similarity on purpose, as the SDK
+computes it: the core scores a non-finite number 0 and trims and approximates very long strings, while the SDK
+scores an expected 1e400 (inf) against 5 as 1 (its ratio is nan, which its clamp turns into 1) and compares any
+length exactly.
 """
 
 from __future__ import annotations
@@ -19,40 +25,13 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
+from ...scoring.json_similarity import edit_distance as levenshtein
+
 
 class Similarity(NamedTuple):
     score: float
     matched: float
     total: float
-
-
-def levenshtein(source: str, target: str) -> int:
-    """The edit distance (insertions, deletions, substitutions of code points) between two strings.
-
-    Computed with bit vectors (Myers, as Hyyrö gives it for the whole-string distance): exactly the value of
-    the textbook table, in time proportional to the longer length times the shorter one over the word size, so
-    two long outputs are compared in seconds, not hours."""
-    if len(source) > len(target):
-        source, target = target, source
-    if not source:
-        return len(target)
-    positions: dict[str, int] = {}
-    for index, char in enumerate(source):
-        positions[char] = positions.get(char, 0) | (1 << index)
-    mask, high = (1 << len(source)) - 1, 1 << (len(source) - 1)
-    plus, minus, distance = mask, 0, len(source)
-    for char in target:
-        equal = positions.get(char, 0)
-        vertical = equal | minus
-        horizontal = (((equal & plus) + plus) ^ plus) | equal
-        up = minus | (~(horizontal | plus) & mask)
-        down = plus & horizontal
-        distance += 1 if up & high else -1 if down & high else 0
-        up = ((up << 1) | 1) & mask
-        down = (down << 1) & mask
-        plus = down | (~(vertical | up) & mask)
-        minus = up & vertical
-    return distance
 
 
 def leaves(value: Any) -> float:

@@ -46,9 +46,13 @@ def empty_sides(expected: Sequence[Any] | dict[str, Any], calls: Sequence[ToolSp
 
 
 class ToolScorer(CodedScorer):
-    """A tool-call type: `measure` gives (score, words) from the row's calls."""
+    """A tool-call type: the row's calls (`spans`: what `tool_spans` reads of them) against the criterion's
+    expected ones (`expected`); both empty or one empty is the SDK's rule (`empty_sides`), else `compare`."""
 
     compares: ClassVar[str] = _TRACE
+    spans: ClassVar[dict[str, bool]] = {}
+    expects: ClassVar[str]
+    """The criterion's field of the expected calls (`tool_calls_order`, ...)."""
 
     def judge(self, data: ScoreInput, settings: Any, criterion: Any) -> Score:
         score, detail = self.measure(settings, criterion, data.trace)
@@ -57,7 +61,48 @@ class ToolScorer(CodedScorer):
         return graded(data, score, detail, self.shown(criterion))
 
     def measure(self, settings: Any, criterion: Any, trace: list[dict[str, Any]]) -> tuple[float, str]:
+        calls, expected = tool_spans(trace, **self.spans), self.expected(criterion)
+        empty = empty_sides(expected, calls)
+        if empty is not None:
+            return empty
+        return self.compare(settings, expected, calls)
+
+    def expected(self, criterion: Any) -> Any:
+        return getattr(criterion, self.expects)
+
+    def compare(self, settings: Any, expected: Any, calls: Sequence[ToolSpan]) -> tuple[float, str]:
         raise NotImplementedError
+
+
+Holds = Callable[[ToolSpan, Any], bool]
+
+
+def first_unused(calls: Sequence[ToolSpan], used: set[int], want: Any, holds: Holds | None = None) -> int | None:
+    """The first call not yet paired with an expected one that is of `want`'s tool (its name, and its id when it
+    names one) and for which `holds(call, want)`; None when there is none."""
+    for index, call in enumerate(calls):
+        if index not in used and matches_expected(call, want.name, want.id) and (holds is None or holds(call, want)):
+            return index
+    return None
+
+
+def paired(expected: Sequence[Any], calls: Sequence[ToolSpan], holds: Holds) -> tuple[set[int], list[Any]]:
+    """Each expected call paired with the first call left of its tool that `holds` for it: the paired calls'
+    indexes, and the expected calls left unpaired."""
+    used: set[int] = set()
+    missed = []
+    for want in expected:
+        index = first_unused(calls, used, want, holds)
+        if index is None:
+            missed.append(want)
+        else:
+            used.add(index)
+    return used, missed
+
+
+def matched_words(matched: int, expected: int, what: str, missed: list[str]) -> str:
+    unmatched = f"; not matched: {', '.join(missed)}" if missed else ""
+    return f"{matched} of {expected} expected {what} matched{unmatched}"
 
 
 def longest_common(calls: Sequence[ToolSpan], expected: Sequence[str]) -> list[str]:
@@ -83,16 +128,13 @@ def longest_common(calls: Sequence[ToolSpan], expected: Sequence[str]) -> list[s
 
 class CodedToolCallOrder(ToolScorer):
     type_id: ClassVar[str] = "uipath-tool-call-order"
+    expects: ClassVar[str] = "tool_calls_order"
     config_fields = fields.OrderConfig
     criterion_fields = fields.OrderCriterion
     example = '"toolCallsOrder": ["lookup", "weather"]'
 
-    def measure(self, settings: Any, criterion: Any, trace: list[dict[str, Any]]) -> tuple[float, str]:
-        calls, expected = tool_spans(trace), criterion.tool_calls_order
+    def compare(self, settings: Any, expected: Any, calls: Sequence[ToolSpan]) -> tuple[float, str]:
         made = f"calls {[call.key for call in calls]}"
-        empty = empty_sides(expected, calls)
-        if empty is not None:
-            return empty
         if settings.strict:
             exact = len(calls) == len(expected) and all(map(matches_key, calls, expected))
             return float(exact), f"strict: {made} {'are' if exact else 'are not'} exactly {expected}"
@@ -100,23 +142,20 @@ class CodedToolCallOrder(ToolScorer):
         return len(common) / len(expected), f"LCS {common} of expected {expected}; {made}"
 
     def shown(self, criterion: Any) -> Any:
-        return criterion.tool_calls_order
+        return self.expected(criterion)
 
 
 class CodedToolCallCount(ToolScorer):
     type_id: ClassVar[str] = "uipath-tool-call-count"
+    expects: ClassVar[str] = "tool_calls_count"
     config_fields = fields.CountConfig
     criterion_fields = fields.CountCriterion
     example = '"toolCallsCount": {"lookup": ["=", 1], "weather": [">=", 1]}'
 
-    def measure(self, settings: Any, criterion: Any, trace: list[dict[str, Any]]) -> tuple[float, str]:
-        calls, expected = tool_spans(trace), criterion.tool_calls_count
+    def compare(self, settings: Any, expected: Any, calls: Sequence[ToolSpan]) -> tuple[float, str]:
         counts: dict[str, int] = {}
         for call in calls:
             counts[call.key] = counts.get(call.key, 0) + 1
-        empty = empty_sides(expected, calls)
-        if empty is not None:
-            return empty
         held, lines = 0.0, []
         for key, (comparator, wanted) in expected.items():
             count = counts.get(key)
@@ -133,72 +172,73 @@ class CodedToolCallCount(ToolScorer):
         return held / len(expected), f"{held:g} of {len(expected)} counts hold: {'; '.join(lines)}"
 
     def shown(self, criterion: Any) -> Any:
-        return {key: list(pair) for key, pair in criterion.tool_calls_count.items()}
+        return {key: list(pair) for key, pair in self.expected(criterion).items()}
 
 
-class CodedToolCallArgs(ToolScorer):
+class _ExpectedCalls(ToolScorer):
+    """The args and output types: each expected call paired with a distinct call of its tool that `holds` for it."""
+
+    what: ClassVar[str]
+
+    def holds(self, call: ToolSpan, want: Any) -> bool:
+        raise NotImplementedError
+
+    def missed(self, want: Any) -> str:
+        raise NotImplementedError
+
+    def compare(self, settings: Any, expected: Any, calls: Sequence[ToolSpan]) -> tuple[float, str]:
+        used, missed = paired(expected, calls, self.holds)
+        said = matched_words(len(used), len(expected), self.what, [self.missed(want) for want in missed])
+        if settings.strict:
+            return float(len(used) == len(expected)), f"strict: {said}"
+        return len(used) / len(expected), said
+
+    def shown(self, criterion: Any) -> Any:
+        return [item.model_dump(exclude_none=True) for item in self.expected(criterion)]
+
+
+class CodedToolCallArgs(_ExpectedCalls):
     type_id: ClassVar[str] = "uipath-tool-call-args"
+    expects: ClassVar[str] = "tool_calls"
+    spans: ClassVar[dict[str, bool]] = {"args": True}
+    what: ClassVar[str] = "calls"
     config_fields = fields.ArgsConfig
     criterion_fields = fields.ArgsCriterion
     example = '"toolCalls": [{"name": "lookup", "args": {"city": "Paris"}}]'
 
-    def measure(self, settings: Any, criterion: Any, trace: list[dict[str, Any]]) -> tuple[float, str]:
-        calls, expected = tool_spans(trace, args=True), criterion.tool_calls
-        empty = empty_sides(expected, calls)
-        if empty is not None:
-            return empty
-        used: set[int] = set()
-        missed = []
-        for want in expected:
-            for index, call in enumerate(calls):
-                if (matches_expected(call, want.name, want.id) and index not in used
-                        and all(key in call.args and call.args[key] == value for key, value in want.args.items())):
-                    used.add(index)
-                    break
-            else:
-                missed.append(f"{want.name} {want.args}")
-        matched = len(used)
-        said = f"{matched} of {len(expected)} expected calls matched" + (f"; not matched: {', '.join(missed)}"
-                                                                         if missed else "")
-        if settings.strict:
-            return float(matched == len(expected)), f"strict: {said}"
-        return matched / len(expected), said
+    def holds(self, call: ToolSpan, want: Any) -> bool:
+        """Every expected argument is there with its value (extra arguments are allowed)."""
+        return all(key in call.args and call.args[key] == value for key, value in want.args.items())
 
-    def shown(self, criterion: Any) -> Any:
-        return [call.model_dump(exclude_none=True) for call in criterion.tool_calls]
+    def missed(self, want: Any) -> str:
+        return f"{want.name} {want.args}"
 
 
-class CodedToolCallOutput(ToolScorer):
+class CodedToolCallOutput(_ExpectedCalls):
     type_id: ClassVar[str] = "uipath-tool-call-output"
+    expects: ClassVar[str] = "tool_outputs"
+    spans: ClassVar[dict[str, bool]] = {"outputs": True}
+    what: ClassVar[str] = "outputs"
     config_fields = fields.ToolOutputConfig
     criterion_fields = fields.ToolOutputsCriterion
     example = '"toolOutputs": [{"name": "weather", "output": "sunny"}]'
 
-    def measure(self, settings: Any, criterion: Any, trace: list[dict[str, Any]]) -> tuple[float, str]:
-        calls, expected = tool_spans(trace, outputs=True), criterion.tool_outputs
-        empty = empty_sides(expected, calls)
-        if empty is not None:
-            return empty
-        used: set[int] = set()
-        missed = []
-        for want in expected:
-            found = False
-            for index, call in enumerate(calls):
-                if index in used or not matches_expected(call, want.name, want.id):
-                    continue
-                if call.output == want.output:
-                    used.add(index)
-                    found = True
-                    break
-                if settings.strict:
-                    return 0.0, f"strict: {want.name} output {call.output!r:.120}, expected {want.output!r:.120}"
-            if not found:
-                if settings.strict:
-                    return 0.0, f"strict: no call of {want.name} left to match"
-                missed.append(f"{want.name} {want.output!r:.80}")
-        said = f"{len(used)} of {len(expected)} expected outputs matched" + (
-            f"; not matched: {', '.join(missed)}" if missed else "")
-        return len(used) / len(expected), said
+    def holds(self, call: ToolSpan, want: Any) -> bool:
+        return call.output == want.output
 
-    def shown(self, criterion: Any) -> Any:
-        return [output.model_dump(exclude_none=True) for output in criterion.tool_outputs]
+    def missed(self, want: Any) -> str:
+        return f"{want.name} {want.output!r:.80}"
+
+    def compare(self, settings: Any, expected: Any, calls: Sequence[ToolSpan]) -> tuple[float, str]:
+        """`strict`: 0 at the first call left of an expected tool whose output differs (not any call of it)."""
+        if not settings.strict:
+            return super().compare(settings, expected, calls)
+        used: set[int] = set()
+        for want in expected:
+            index = first_unused(calls, used, want)
+            if index is None:
+                return 0.0, f"strict: no call of {want.name} left to match"
+            if not self.holds(calls[index], want):
+                return 0.0, f"strict: {want.name} output {calls[index].output!r:.120}, expected {want.output!r:.120}"
+            used.add(index)
+        return 1.0, matched_words(len(used), len(expected), self.what, [])
