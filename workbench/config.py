@@ -21,6 +21,7 @@ from .regular_files import read_regular_text
 from .settings.base import Section
 from .settings.discovery import declared
 from .settings.fields import FieldFacts, did_you_mean, section_problem
+from .settings.problems import SETTINGS_FILES
 from .settings.sections import (
     CORE_SECTIONS,
     AgentConfig,
@@ -53,7 +54,13 @@ S = TypeVar("S", bound=Section)
 
 
 class ConfigError(WorkbenchError):
-    """A setting that can't be used; the message names the file and key."""
+    """A setting that can't be used; the message names the file and key. `file` is the file it is about when
+    that is not the settings file: a format's own (uipath.json, when its `RUNNER_DEFAULTS` can't read it), so
+    `check` reports it once, under that file, and not as a problem of workbench.toml."""
+
+    def __init__(self, message: str, *, file: Path | None = None, exit_code: int | None = None) -> None:
+        super().__init__(message, exit_code=exit_code)
+        self.file = file
 
 
 def _check_callable(config: Config) -> None:
@@ -197,6 +204,15 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 def load_config(root: Path) -> Config:
+    """The project's settings (`read_settings`) with the `[runner]` its format supplies when they leave it open
+    (`apply_runner_defaults`). ConfigError naming the file: the settings file, or the format's own (`.file`)."""
+    config = read_settings(root)
+    apply_runner_defaults(config)
+    return config
+
+
+def read_settings(root: Path) -> Config:
+    """The settings as the files say, every section checked, without a format's runner defaults."""
     root = root.resolve()
     source, table = find_config_file(root)
     config = Config(root=root, source=source)
@@ -213,19 +229,40 @@ def load_config(root: Path) -> Config:
             config.set_section(section, known[section].model_validate(value))
         except ValidationError as exc:
             raise ConfigError(f"{where}: {prefix}{section}] {section_problem(section, known[section], exc)}") from None
-    _runner_from_format(config)
     return config
 
 
-def _runner_from_format(config: Config) -> None:
+def apply_runner_defaults(config: Config) -> None:
     """A format whose projects say themselves how their rows run (`RUNNER_DEFAULTS` in its settings.py)
     supplies the `[runner]` the settings leave open: the first format that answers wins. Each decides
-    what "left open" means for it and keeps what the settings do say (timeout, env, ...)."""
+    what "left open" means for it and keeps what the settings do say (timeout, env, ...). A ConfigError it
+    raises about a file of its own says which (`.file`): set by the format, else the project file its
+    message starts with (`uipath.json is not valid JSON ...`)."""
     for runner_defaults in declared().runner_defaults:
-        runner = runner_defaults(config.root, config)
+        try:
+            runner = runner_defaults(config.root, config)
+        except ConfigError as exc:
+            if exc.file is None:
+                exc.file = _file_named_first(config.root, str(exc))
+            raise
         if runner is not None:
             config.runner = runner
             return
+
+
+def _file_named_first(root: Path, message: str) -> Path | None:
+    """The project file (not a settings file) a message starts with, `name: ...` or `name is ...`, if it exists."""
+    first = message.split(maxsplit=1)[0].removesuffix(":") if message.strip() else ""
+    if not first or first.startswith("[") or ".." in Path(first).parts:
+        return None
+    path = Path(first) if os.path.isabs(first) else root / first
+    try:
+        path.relative_to(root)
+    except ValueError:
+        return None
+    if path.name in SETTINGS_FILES or path == root or not os.path.lexists(path):
+        return None
+    return path
 
 
 def reload_config(config: Config, *, needs_runner: bool = True) -> Config:

@@ -212,7 +212,7 @@ class Session:
             fresh = await asyncio.to_thread(_fresh_settings, self.config)
         except ConfigError as exc:
             return settings_problem(self.config.root, f"{exc} — this iteration used the previous settings",
-                                    self.config.source)
+                                    self.config.source, file=exc.file)
         if fresh.watch != self.config.watch:
             self.on_notice("[watch] settings changed; they take effect when workbench restarts")
         self.config = fresh

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cluster import check_cluster
-from ..config import Config, ConfigError, load_config, resolve_runner_kind
+from ..config import Config, ConfigError, apply_runner_defaults, read_settings, resolve_runner_kind
 from ..dialects import all_dialects, runner_needed
 from ..dialects.base import relative
 from ..engine import Engine
@@ -66,45 +66,75 @@ class CheckReport:
 def check_project(root: Path) -> CheckReport:
     """Check the project at `root`. Raises ProjectError only when there is nothing to check at all."""
     root = root.resolve()
-    config, problems = _settings(root)
+    config, problems, refused = _settings(root)
     project = load_project(root, config)
     report = CheckReport(root, sets=len(project.sets), rows=sum(len(s.rows) for s in project.sets),
                          evaluators=len(project.evaluators))
     checked = [dialect.check(project, config) for dialect in all_dialects()]  # each format's own checks
     report.workflow = next((c.against for c in checked if c.against is not None), None)
     twins = {p for c in checked for p in c.replaces}  # what loading already added as warnings
-    report.problems = [*problems, *(p for c in checked for p in c.file_problems),
-                       *(p for p in project.problems if p not in twins), *_evaluator_problems(project),
-                       *_row_errors(config, project), *(p for c in checked for p in c.findings)]
+    found = [*(p for c in checked for p in c.file_problems), *(p for p in project.problems if p not in twins),
+             *_evaluator_problems(project), *_row_errors(config, project), *(p for c in checked for p in c.findings)]
+    report.problems = [*problems, *(p for p in found if not any(_same_finding(p, r) for r in refused))]
     report.reuse = explain_now(config, project)
     return report
 
 
-def _settings(root: Path) -> tuple[Config, list[Problem]]:
-    """The project's settings (the defaults when they can't be read), and what is wrong with them. Errors in
-    exactly the cases `run` refuses to start (`actions.checks.check_runnable`): no way to run the rows at all,
-    a target that can't start (`runners.startable`: the program or script not found), a cluster without Ray —
-    unless the project's rows need no target."""
+def _same_finding(found: Problem, refused: Problem) -> bool:
+    """A format's check saying again what its runner defaults refused: the same words, about the same file (the
+    file itself, or named in them: `[uipath-coded] entrypoint = 'x' is not an entry point of uipath.json`)."""
+    return (found.message == refused.message and found.severity == refused.severity
+            and (found.file == refused.file or found.file in refused.message))
+
+
+def _settings(root: Path) -> tuple[Config, list[Problem], list[Problem]]:
+    """The project's settings (the defaults when they can't be read), what is wrong with them, and of those what
+    a format's `RUNNER_DEFAULTS` refused (its own check may find it again; it is said once, under the file the
+    ConfigError names). Errors in exactly the cases `run` refuses to start (`actions.checks.check_runnable`): no
+    way to run the rows at all, a target that can't start (`runners.startable`: the program or script not
+    found), a cluster without Ray — unless the project's rows need no target."""
     try:
-        config = load_config(root)
+        config = read_settings(root)
     except ConfigError as exc:
-        return Config(root=root), [settings_problem(root, str(exc))]
+        fallback, refused = _fallback(root)
+        return fallback, [settings_problem(root, str(exc), file=exc.file), *refused], refused
+    try:
+        apply_runner_defaults(config)
+    except ConfigError as exc:  # the format's own file can't say how rows run (uipath.json): under that file
+        refused = [settings_problem(root, str(exc), config.source, file=exc.file)]
+        return config, refused, refused
+    return config, _runnable_problems(root, config), []
+
+
+def _runnable_problems(root: Path, config: Config) -> list[Problem]:
+    """Whether the rows can run with these settings (see `_settings`)."""
     if not runner_needed(root, config):  # scripted replays only: nothing to run, nothing to warn about
-        return config, []
+        return []
     try:
         kind = resolve_runner_kind(config)
     except ConfigError as exc:
         problem = settings_problem(root, str(exc).strip().splitlines()[0], config.source)
-        return config, [replace(problem, message=f"nothing runs the rows yet: {problem.message} `workbench run` "
-                                                 "stops here; say how in a [runner] table (README: Running the "
-                                                 "target)")]
+        return [replace(problem, message=f"nothing runs the rows yet: {problem.message} `workbench run` "
+                                         "stops here; say how in a [runner] table (README: Running the target)")]
     startup = startup_problem(config, kind)
     if startup is not None:
-        return config, [settings_problem(root, startup, config.source)]
+        return [settings_problem(root, startup, config.source)]
     try:
         check_cluster(config)  # Ray installed, when the rows run on a cluster
     except WorkbenchError as exc:
-        return config, [settings_problem(root, str(exc).strip().splitlines()[0], config.source)]
+        return [settings_problem(root, str(exc).strip().splitlines()[0], config.source)]
+    return []
+
+
+def _fallback(root: Path) -> tuple[Config, list[Problem]]:
+    """The settings `check` goes on with when the file can't be read: the defaults, with the `[runner]` the
+    project's format supplies (as `load_config` gives it), so a format's check sees its rows run its way and
+    not a `[runner]` nobody wrote; and the format's problem when it can't supply one."""
+    config = Config(root=root)
+    try:
+        apply_runner_defaults(config)
+    except ConfigError as exc:
+        return config, [settings_problem(root, str(exc), file=exc.file)]
     return config, []
 
 

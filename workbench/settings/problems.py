@@ -21,8 +21,15 @@ def _relative(root: Path, path: Path) -> str:
 
 
 def settings_problem(root: Path, message: str, source: Path | None = None,
-                     severity: Severity = Severity.ERROR) -> Problem:
-    """`message` (a ConfigError's text) as a Problem of the settings file it names, or of `source`."""
+                     severity: Severity = Severity.ERROR, file: Path | None = None) -> Problem:
+    """`message` (a ConfigError's text) as a Problem of the settings file it names, or of `source`; or of
+    `file` (a ConfigError's `.file`: a format's own file, such as uipath.json), its name said once."""
+    if file is not None:
+        name = _relative(root, file)
+        for prefix in (f"{file}: ", f"{name}: ", f"{name} "):
+            if message.startswith(prefix):
+                return Problem(name, message[len(prefix):], severity)
+        return Problem(name, message, severity)
     for prefix in dict.fromkeys(filter(None, (str(source) if source else None,
                                               *(str(root / name) for name in SETTINGS_FILES)))):
         if message.startswith(prefix + ": "):
