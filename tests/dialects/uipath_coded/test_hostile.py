@@ -124,7 +124,9 @@ def test_a_uipath_json_that_cant_say_what_runs_stops_run_and_check_naming_it(tmp
     assert run.returncode == 2 and words in run.stderr, said(run)
     no_traceback(said(run))
     check = invoke_workbench("check", str(root))
-    assert check.returncode != 0 and words in said(check), said(check)
+    once = "problem: " + words.replace("uipath.json ", "uipath.json: ", 1)  # check names the file once, in front
+    assert check.returncode != 0 and once in said(check), said(check)
+    assert said(check).count("problem: ") == 1, said(check)  # not again as "workbench.toml: uipath.json ..."
     assert not marker.exists(), "a row ran although uipath.json says nothing runnable"
 
 
