@@ -257,3 +257,21 @@ def test_the_text_report_marks_rescored_results() -> None:
     assert "↺" not in format_result(result)
     result.reused = True
     assert format_result(result).startswith("PASS  s.json › row one [exact]  12ms ↺")
+
+
+def test_run_reuse_without_history_reads_what_is_recorded_and_records_nothing(tmp_path: Path) -> None:
+    """README: `--no-history` skips recording this run; `--reuse` re-scores from whatever ran last. So the two
+    together re-score from the recorded iterations, and leave history and the reuse records as they were."""
+    root = _project(tmp_path)
+    run_json("run", str(root))
+    assert sorted(_runs(root)) == ["r0", "r1", "r2"]
+    records = (root / ".workbench" / "reuse.json").read_bytes()
+    proc, doc = run_json("run", str(root), "--reuse", "--explain-reuse", "--no-history")
+    assert proc.returncode == 0, proc.stderr
+    assert _runs(root) == []  # re-scored from iteration 1, not run
+    assert all(r.get("reused") for r in doc["results"])
+    assert all(entry["reused"] and entry["reason"].startswith("re-scored from iteration 1")
+               for entry in doc["reuse"]["rows"]), doc["reuse"]
+    assert (root / ".workbench" / "reuse.json").read_bytes() == records  # nothing of this run was recorded
+    history, listed = run_json("history", str(root))
+    assert history.returncode == 0 and [i["number"] for i in listed] == [1]

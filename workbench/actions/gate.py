@@ -205,11 +205,12 @@ def judge_run(request: GateRequest, report: IterationReport, baseline: Baseline 
 def reuse_policy(config: Config, *, reuse: bool, record: bool = True, persist: bool = True) -> ReusePolicy:
     """What `run` does with recorded runs: with `reuse` (--reuse), re-score the rows whose run is proven
     unchanged; either way, record what ran (when history is kept, and `persist`) for the next
-    `run --reuse`, `watch` or TUI session."""
+    `run --reuse`, `watch` or TUI session. Without `record` (--no-history: this run is not recorded) what is
+    recorded is still read, and nothing is written: a record must point at an iteration history keeps."""
     history_id: str | None = None
-    if not persist:
+    if not persist or not record:
         history_id = read_identity(config)  # look without creating the database
-    elif record:
+    else:
         try:
             with HistoryStore.open(config) as store:
                 history_id = store.identity
@@ -220,7 +221,7 @@ def reuse_policy(config: Config, *, reuse: bool, record: bool = True, persist: b
         with HistoryStore.open(config) as store:
             return outcomes_from_results(store.results(iteration))
 
-    book = ReuseBook(config.state_dir, history_id, outcomes, persist=persist and history_id is not None)
+    book = ReuseBook(config.state_dir, history_id, outcomes, persist=persist and record and history_id is not None)
     if not reuse:
         return ReusePolicy(book, False, "`run` without --reuse runs every row")
     if not config.cache.reuse:
