@@ -354,3 +354,34 @@ def test_stopping_workbench_stops_every_target_and_grandchild(tmp_path, signum, 
     assert proc.returncode == code
     assert f"workbench: {word}; every child process was stopped" in err
     assert _gone(pids), f"orphans left running: {[p for p in pids if process_alive(p)]}"
+
+
+def test_ctrl_c_prints_every_finished_result_and_names_the_rows_that_did_not_finish(tmp_path):
+    """Results print in file order, so the rows that finished behind a hung one wait for it; Ctrl-C printed
+    only those already out and dropped the rest. Two at a time: `a` hangs, `b` and `c` finish on the other
+    slot, which then takes `d` (hangs too): `d` started means `b` and `c` are done. `e` never starts."""
+    hang_a, hang_d = tmp_path / "pids-a", tmp_path / "pids-d"
+    rows = [row("a", {"hang": str(hang_a)}, {}), row("b", {"output": 1}, {"result": 1}),
+            row("c", {"output": 2}, {"result": 3}),
+            row("d", {"hang": str(hang_d)}, {}), row("e", {"output": 5}, {"result": 5})]
+    root = make_project(tmp_path / "project", config={**COMMAND_CONFIG, "concurrency": 2}, sets={"s": rows})
+    proc = subprocess.Popen([sys.executable, "-m", "workbench", "run", str(root)], env=cli_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + WAIT_S
+        while not all(p.exists() and p.read_text() for p in (hang_a, hang_d)) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        pids = [int(x) for p in (hang_a, hang_d) for x in p.read_text().split()]
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=WAIT_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    lines = out.splitlines()
+    assert [line.rsplit("  ", 1)[0] for line in lines if line.startswith(("PASS", "FAIL"))] == [
+        f"PASS  s.json › b [{EXACT}]", f"FAIL  s.json › c [{EXACT}]"], out
+    assert "still running when stopped: 2 rows (s.json › a, s.json › d)" in lines, out
+    assert "not run: 1 row (s.json › e)" in lines, out
+    assert "workbench: interrupted; every child process was stopped" in err
+    assert _gone(pids), f"orphans left running: {[p for p in pids if process_alive(p)]}"

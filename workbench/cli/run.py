@@ -11,6 +11,7 @@ import click
 from ..actions.gate import GateRun, gate_request, run_gate
 from ..actions.reuse_explain import explain_report
 from ..actions.share_run import from_gate_run
+from ..actions.signals import Stopped
 from ..agent.brief import brief_text
 from ..dialects import all_dialects
 from ..errors import WorkbenchError
@@ -104,6 +105,9 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
     reporter = TextReporter(results=not as_json and not brief, quiet=quiet)
     try:
         run = run_gate(config, request, reporter)
+    except Stopped:  # Ctrl-C: every result that finished, and what did not, before "interrupted" (exit 130)
+        reporter.interrupted()
+        raise
     except WorkbenchError:
         reporter.clear()
         raise

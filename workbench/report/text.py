@@ -190,6 +190,8 @@ class TextReporter:
         self._row_warnings: dict[RowKey, list[Problem]] = {}
         self._warned: set[RowKey] = set()  # rows whose warnings were printed with them
         self._digest: Digest | None = None
+        self._started: set[RowKey] = set()
+        self._names: dict[RowKey, str] = {}  # each planned row's display name, for saying which did not finish
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, IterationStarted):
@@ -201,11 +203,15 @@ class TextReporter:
             self._digest = digests_of(event.project)
             self._row_warnings.clear()
             self._warned.clear()
+            self._started.clear()
+            self._names = {eval_set.key_of(row): row.label for eval_set in event.project.sets for row in eval_set.rows}
             for problem in event.project.problems:
                 if problem.row is not None:
                     self._row_warnings.setdefault(problem.row, []).append(problem)
             self._draw_progress()
         elif isinstance(event, RowStarted):
+            self._started.add(event.key)
+            self._names.setdefault(event.key, event.row_name or event.key.row_id)
             self._draw_progress()
         elif isinstance(event, ResultReady):
             self._done = event.done_rows
@@ -260,6 +266,32 @@ class TextReporter:
             self.err.write("\r\x1b[2K")
             self.err.flush()
             self._progress_shown = False
+
+    def interrupted(self) -> None:
+        """Ctrl-C or a stop signal ended the run before it finished: every result that did finish (the rows
+        queued behind one still running too, which file order held back), then the rows still running when
+        it was stopped and how many never started. No summary: there is no verdict of a stopped run."""
+        self._flush(everything=True)
+        self._clear_progress()
+        if not self.results:
+            return
+        for line in self.unfinished_lines():
+            print(line, file=self.out)
+        self.out.flush()
+
+    def unfinished_lines(self) -> list[str]:
+        """What a stopped run did not finish: the rows still running, and those never started (named)."""
+        running = [key for key in self._order if key in self._started and key not in self._complete]
+        not_run = [key for key in self._order if key not in self._started]
+        return [f"{what}: {counted(len(keys), 'row')} ({self._row_names(keys)})"
+                for what, keys in (("still running when stopped", running), ("not run", not_run)) if keys]
+
+    def _row_names(self, keys: list[RowKey], shown: int = 5) -> str:
+        names = ", ".join(self._row_name(key) for key in keys[:shown])
+        return names + (f" and {len(keys) - shown} more" if len(keys) > shown else "")
+
+    def _row_name(self, key: RowKey) -> str:
+        return one_line(f"{key.set.shown(self.show_scope)} › {self._names.get(key, key.row_id)}", 160)
 
     def finish(self, report: IterationReport, elsewhere: list[Problem] | None = None) -> None:
         """The rows still waiting, the problems, the set metrics and the summary. `elsewhere`: a narrowed
