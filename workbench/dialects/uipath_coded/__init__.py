@@ -19,7 +19,7 @@ from ..base import Checked, Dialect, LoadContext, Scaffolded
 from . import criteria
 from .layout import DIALECT, EVALUATIONS_DIR, EVALUATORS_DIR, PROJECT_FILE, SCOPE, SDK_TYPES, SETS_DIR
 from .loader import load_coded, row_ids
-from .project_file import entry_file_problem
+from .project_file import entry_file_problem, entry_name_problem
 from .sdk_check import sdk_problem
 from .settings import CHILD_ARG, CodedConfig, ProjectFileError, choose_entry, is_coded_project, read_project_file
 
@@ -137,6 +137,10 @@ def _entry_problems(root: Path, config: Config) -> list[Problem]:
     problem = entry_file_problem(root, entry)
     if problem:
         problems.append(Problem(PROJECT_FILE, problem.removeprefix(f"{PROJECT_FILE}: ")))
+    else:
+        unbound = entry_name_problem(root, entry)
+        if unbound is not None:
+            problems.append(Problem(unbound.file, unbound.message, unbound.severity))
     if CHILD_ARG not in (config.runner.command or []):
         kind = config.runner.kind or ("python" if config.runner.callable else "command")
         problems.append(Problem(PROJECT_FILE, f"[runner] says how rows run (kind = {kind!r}), so they don't run "
