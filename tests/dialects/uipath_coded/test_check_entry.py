@@ -73,3 +73,18 @@ def test_an_entry_file_that_is_not_python_is_an_error_naming_line_and_column(tmp
     [problem] = [p for p in found if p["file"] == "main.py"]
     assert code != 0 and problem["severity"] == "error", problem
     assert problem["message"].startswith("is not valid Python at line 4, column 8:"), problem
+
+
+def test_an_unknown_id_in_thresholds_is_a_warning_naming_it_and_the_ids(tmp_path: Path) -> None:
+    """The project's one evaluator has the id EM: `EMM` is a typo of it, `Nope` is nothing like any."""
+    toml = "[uipath-coded]\nthresholds = { EM = 0.9, EMM = 0.5, Nope = 0.3 }\n"
+    root = coded_project(tmp_path / "p", toml=toml)
+    code, found = checked(root)
+    said = [p for p in found if "thresholds" in p["message"]]
+    assert code == 0 and len(said) == 2 and {p["severity"] for p in said} == {"warning"}, found
+    assert {p["file"] for p in said} == {"workbench.toml"}, said
+    typo, nope = sorted(said, key=lambda p: "Nope" in p["message"])
+    assert typo["message"] == ("[uipath-coded] thresholds names 'EMM', which is no evaluator's id, so it sets "
+                               "nothing; did you mean 'EM'? the evaluator ids: EM"), typo
+    assert nope["message"] == ("[uipath-coded] thresholds names 'Nope', which is no evaluator's id, so it sets "
+                               "nothing; the evaluator ids: EM"), nope

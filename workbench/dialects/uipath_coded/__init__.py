@@ -15,13 +15,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...model import EvalSet, EvaluatorDef, Problem, Project, Result, Row, Severity, Verdict
+from ...settings.fields import did_you_mean
 from ..base import Checked, Dialect, LoadContext, Scaffolded
 from . import criteria
 from .layout import DIALECT, EVALUATIONS_DIR, EVALUATORS_DIR, PROJECT_FILE, SCOPE, SDK_TYPES, SETS_DIR
 from .loader import load_coded, row_ids
 from .project_file import entry_file_problem, entry_name_problem
 from .sdk_check import sdk_problem
-from .settings import CHILD_ARG, CodedConfig, ProjectFileError, choose_entry, is_coded_project, read_project_file
+from .settings import (
+    CHILD_ARG,
+    SECTION,
+    CodedConfig,
+    ProjectFileError,
+    choose_entry,
+    is_coded_project,
+    read_project_file,
+)
 
 if TYPE_CHECKING:
     from ...config import Config
@@ -102,7 +111,9 @@ class UiPathCodedDialect(Dialect):
     def check(self, project: Project, config: Config) -> Checked:
         if not is_coded_project(project.root):  # `check` asks every format: a project without one has none
             return Checked()
-        return Checked(_entry_problems(project.root, config), _unknown_types(project), against=PROJECT_FILE)
+        return Checked(_entry_problems(project.root, config), [*_unknown_types(project),
+                                                               *_unknown_thresholds(project, config)],
+                       against=PROJECT_FILE)
 
     def refs_of(self, eval_set: EvalSet, row: Row) -> list[str]:
         """The SDK scores a row only by the evaluators its evaluationCriterias names (criterion_for skips the rest)."""
@@ -149,6 +160,22 @@ def _entry_problems(root: Path, config: Config) -> list[Problem]:
     if sdk is not None:
         problems.append(sdk)
     return problems
+
+
+def _unknown_thresholds(project: Project, config: Config) -> list[Problem]:
+    """`[uipath-coded] thresholds` keys that are no evaluator's id: a typo there leaves that evaluator at
+    pass_threshold without a word, so each is a warning naming the ids there are (an evaluator's id, else
+    its ref, as scorer_base.evaluator_id keys them)."""
+    wanted = config.section(CodedConfig).thresholds
+    if not wanted:
+        return []
+    ids = sorted({evaluator.id or evaluator.ref for evaluator in project.evaluators.values()
+                  if evaluator.dialect == DIALECT and evaluator.scope == SCOPE})
+    source = config.source.name if config.source is not None else "workbench.toml"
+    known = f"the evaluator ids: {', '.join(ids)}" if ids else f"{EVALUATIONS_DIR}/{EVALUATORS_DIR}/ has no evaluators"
+    return [Problem(source, f"[{SECTION}] thresholds names {name!r}, which is no evaluator's id, so it sets nothing; "
+                            f"{did_you_mean(name, ids)}{known}", Severity.WARNING)
+            for name in wanted if name not in ids]
 
 
 def _unknown_types(project: Project) -> list[Problem]:
