@@ -96,12 +96,15 @@ def compared(evaluator: EvaluatorDef | None, criterion: dict[str, Any] | None, r
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """One recorded tool call: its name (and `tool.id`), arguments and output as the span holds them."""
+    """One recorded tool call: its name (and `tool.id`), arguments and output as the span holds them, and the
+    output's text as the tool-call-output evaluator compares it (`compared`: a string's JSON text, quotes
+    included)."""
 
     name: str
     id: str | None
     args: dict[str, Any]
     output: Any
+    compared: str = ""
 
 
 def recorded_calls(trace: list[dict[str, Any]]) -> list[ToolCall]:
@@ -109,12 +112,12 @@ def recorded_calls(trace: list[dict[str, Any]]) -> list[ToolCall]:
     calls = []
     for event in trace:
         try:
-            found = tool_spans([event], args=True)
+            found = tool_spans([event], args=True, outputs=True)
         except SpanError:
             found = []
         for call in found:
             output = event.get("output") if isinstance(event, dict) else None
-            calls.append(ToolCall(call.name, call.id, call.args, output))
+            calls.append(ToolCall(call.name, call.id, call.args, output, call.output))
     return calls
 
 
@@ -169,6 +172,16 @@ def call_text(call: ToolCall) -> str:
     """A call as it was made: `find_capital(country="France")` (an id after the name: `search#call_1(...)`)."""
     name = call.name if call.id is None else f"{call.name}#{call.id}"
     return f"{name}({', '.join(f'{key}={one_value(value, 80)}' for key, value in call.args.items())})"
+
+
+OUTPUT_TYPE = f"{TOOL_PREFIX}output"
+JSON_TEXT_NOTE = "a string a tool returns is compared as its JSON text, quotes included (as the SDK compares it)"
+
+
+def compared_text(call: ToolCall) -> str:
+    """The output as tool-call-output compares it, on one line as JSON ("" when there is none): `"\\"Nairobi\\""`
+    for a tool that returned the string Nairobi."""
+    return one_value(call.compared) if call.compared else ""
 
 
 def output_text(call: ToolCall) -> str:

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from ...scoring.base import Score, ScoreInput
 from . import scorer_fields as fields
 from .scorer_base import CodedScorer, Unscorable, boolean, graded
-from .tool_spans import ToolSpan, matches_expected, matches_key, sanitize, tool_spans
+from .tool_spans import ToolSpan, is_json_string, matches_expected, matches_key, sanitize, tool_spans
 
 COMPARATORS: dict[str, Callable[[int, int], bool]] = {
     ">": operator.gt, "<": operator.lt, ">=": operator.ge, "<=": operator.le,
@@ -230,15 +230,44 @@ class CodedToolCallOutput(_ExpectedCalls):
         return f"{want.name} {want.output!r:.80}"
 
     def compare(self, settings: Any, expected: Any, calls: Sequence[ToolSpan]) -> tuple[float, str]:
-        """`strict`: 0 at the first call left of an expected tool whose output differs (not any call of it)."""
+        """`strict`: 0 at the first call left of an expected tool whose output differs (not any call of it).
+        A miss says the outputs it was compared with, as compared: a string the tool returned is its JSON
+        text, quotes included (the SDK compares the span's text), which is why `"Nairobi"` misses Nairobi."""
         if not settings.strict:
-            return super().compare(settings, expected, calls)
-        used: set[int] = set()
+            used, missed = paired(expected, calls, self.holds)
+            words = [f"{self.missed(want)} (compared with {_outputs_of(want, calls, used)})" for want in missed]
+            said = matched_words(len(used), len(expected), self.what, words)
+            return len(used) / len(expected), said + _json_text_note(calls, used, missed)
+        used = set()
         for want in expected:
             index = first_unused(calls, used, want)
             if index is None:
                 return 0.0, f"strict: no call of {want.name} left to match"
             if not self.holds(calls[index], want):
-                return 0.0, f"strict: {want.name} output {calls[index].output!r:.120}, expected {want.output!r:.120}"
+                note = _json_text_note([calls[index]], set(), [want])
+                return 0.0, (f"strict: {want.name} output {calls[index].output!r:.120}, expected "
+                             f"{want.output!r:.120}{note}")
             used.add(index)
         return 1.0, matched_words(len(used), len(expected), self.what, [])
+
+
+def _left_of(want: Any, calls: Sequence[ToolSpan], used: set[int]) -> list[ToolSpan]:
+    return [call for index, call in enumerate(calls)
+            if index not in used and matches_expected(call, want.name, want.id)]
+
+
+def _outputs_of(want: Any, calls: Sequence[ToolSpan], used: set[int]) -> str:
+    """The outputs of `want`'s tool's calls left unpaired, as the scorer compared them."""
+    left = _left_of(want, calls, used)
+    if not left:
+        return "no call of it left" if any(matches_expected(c, want.name, want.id) for c in calls) else "no call of it"
+    shown = ", ".join(f"{call.output!r:.80}" for call in left[:3])
+    more = f" and {len(left) - 3} more" if len(left) > 3 else ""
+    return f"its output{'s' if len(left) > 1 else ''} {shown}{more}"
+
+
+def _json_text_note(calls: Sequence[ToolSpan], used: set[int], missed: list[Any]) -> str:
+    """Said when an output compared with a missed expected one is a string's JSON text."""
+    if any(is_json_string(call.output) for want in missed for call in _left_of(want, calls, used)):
+        return "; a string a tool returns is compared as its JSON text, quotes included, as the SDK compares it"
+    return ""

@@ -126,6 +126,17 @@ def parse_output(value: Any) -> str:
     return str(final) if final else ""
 
 
+def is_json_string(text: str) -> bool:
+    """Whether an output text is a JSON string's text (`"Nairobi"`, quotes included: what a tool returning the
+    string Nairobi has as its output, which the expected output Nairobi does not match)."""
+    if not text.startswith('"'):
+        return False
+    try:
+        return isinstance(json.loads(text), str)
+    except ValueError:
+        return False
+
+
 def tool_spans(trace: Iterable[Any], *, args: bool = False, outputs: bool = False) -> list[ToolSpan]:
     """The row's tool calls in trace order (arguments and outputs parsed only when asked for)."""
     calls = []

@@ -16,9 +16,12 @@ from textual.widgets import Static
 
 from ...dialects.detail import differing_paths
 from ...dialects.uipath_coded.html import (
+    JSON_TEXT_NOTE,
+    OUTPUT_TYPE,
     Compared,
     call_text,
     compared,
+    compared_text,
     criterion_of,
     expected_calls,
     expected_heading,
@@ -27,6 +30,7 @@ from ...dialects.uipath_coded.html import (
     output_text,
     recorded_calls,
 )
+from ...dialects.uipath_coded.tool_spans import is_json_string
 from ...model import Result, Verdict
 from ...report.text import format_duration
 from ...textsafe import one_line, printable
@@ -96,10 +100,14 @@ def tools_text(context: DetailContext, criterion: dict[str, Any] | None, scored_
         text.append("\n  (no span with a tool.name: tools are recorded by @traced(span_type=\"tool\"))", "dim")
     for number, call in enumerate(calls[:_SHOWN_CALLS], 1):
         text.append(f"\n  {number}. ").append(one_line(call_text(call), 300), "cyan")
-        if output_text(call):
+        if type_id == OUTPUT_TYPE and compared_text(call):
+            text.append(f"\n     → compared as {one_line(compared_text(call), 300)}")
+        elif output_text(call):
             text.append(f"\n     → {one_line(output_text(call), 300)}")
     if len(calls) > _SHOWN_CALLS:
         text.append(f"\n  … {len(calls) - _SHOWN_CALLS} more", "dim")
+    if type_id == OUTPUT_TYPE and any(is_json_string(call.compared) for call in calls):
+        text.append(f"\n  ({JSON_TEXT_NOTE})", "dim")
     return text
 
 
