@@ -326,9 +326,20 @@ def make_entry(file: str, function: str, worker_main: Any) -> Any:
             raise
     sys.stderr.write(f"[workbench] the uipath package is not importable by {sys.executable}; rows call "
                      f"{os.path.basename(file)}:{function} with the inputs dict, without the SDK's input and output "
-                     "conversion. Name the project's interpreter in workbench.toml: [runner] command = "
-                     "[\".venv/bin/python\"]\n")
+                     f"conversion. {missing_sdk_hint(sys.executable, sys.prefix, sys.base_prefix, os.getcwd())}\n")
     return PlainEntry(file, function, worker_main)
+
+
+def missing_sdk_hint(executable: str, prefix: str, base_prefix: str, root: str) -> str:
+    """How to give the rows the SDK: install it into this interpreter when it is a virtualenv (the project's
+    .venv, or one [runner] command names), else name the project's interpreter."""
+    install = f"{executable} -m pip install uipath"
+    if os.path.realpath(prefix) == os.path.realpath(os.path.join(root, ".venv")):
+        return f"This interpreter is the project's .venv and lacks uipath: install it there ({install})."
+    if os.path.realpath(prefix) != os.path.realpath(base_prefix):
+        return f"This interpreter (a virtualenv) lacks uipath: install it there ({install})."
+    return ("Name the project's interpreter in workbench.toml: [runner] command = [\".venv/bin/python\"], or "
+            f"install uipath into this one ({install}).")
 
 
 def describe(exc: BaseException) -> str:
