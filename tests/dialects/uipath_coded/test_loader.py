@@ -79,11 +79,12 @@ def test_two_files_with_one_id_are_an_error_naming_both(tmp_path: Path) -> None:
     project = project_of(tmp_path, [a_row("r1", {"ExactMatch": {"expectedOutput": {"answer": "r1"}}})],
                          ["ExactMatch"], {"a.json": exact("ExactMatch"), "b.json": exact("ExactMatch")})
     assert problems(project)["evaluations/evaluators/b.json"] == [
-        "error: has the id 'ExactMatch', as evaluators/a.json does; evaluator ids must be unique (refs name "
-        "evaluators by id)"]
+        "error: has the id 'ExactMatch', as evaluations/evaluators/a.json does; evaluator ids must be unique "
+        "(refs name evaluators by id)"]
     assert EvaluatorKey(SCOPE, "ExactMatch") not in project.evaluators
     why = planned(tmp_path, project)[("r1", "ExactMatch")]
-    assert "evaluators/a.json and evaluators/b.json both have the id 'ExactMatch'" in why
+    assert why == ("evaluator evaluations/evaluators/ (id 'ExactMatch') is broken: evaluations/evaluators/a.json and "
+                   "evaluations/evaluators/b.json both have the id 'ExactMatch'; give each its own"), why
 
 
 def test_a_legacy_set_is_refused_naming_the_file(tmp_path: Path) -> None:
@@ -99,8 +100,8 @@ def test_a_legacy_evaluator_is_broken_under_its_id(tmp_path: Path) -> None:
     project = project_of(tmp_path, [a_row("r1", {"ExactMatch": None})], ["ExactMatch"], {"old.json": legacy})
     assert problems(project)["evaluations/evaluators/old.json"][0].startswith("error: is a legacy eval file")
     why = planned(tmp_path, project)[("r1", "ExactMatch")]
-    assert why.startswith("evaluator evaluations/evaluators/ (id 'ExactMatch') is broken: evaluators/old.json is a "
-                          "legacy eval file")
+    assert why.startswith("evaluator evaluations/evaluators/ (id 'ExactMatch') is broken: "
+                          "evaluations/evaluators/old.json is a legacy eval file")
 
 
 def test_evaluator_configs_win_over_evaluator_refs(tmp_path: Path) -> None:

@@ -88,7 +88,8 @@ class _Loader:
         self.by_id: dict[str, list[Path]] = {}
 
     def shown(self, path: Path) -> str:
-        return path.relative_to(self.evaluations).as_posix()
+        """The file as the project's problems name it: `evaluations/evaluators/a.json`, from the project root."""
+        return Path(EVALUATIONS_DIR, path.relative_to(self.evaluations)).as_posix()
 
     # -- evaluators ------------------------------------------------------------------------------
 
