@@ -7,13 +7,16 @@ format does not warn about a `[runner] kind = 'command'` nobody wrote."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
 from helpers.cli import invoke_workbench
 
 from workbench.config import ConfigError, load_config, read_settings
+from workbench.events import IterationReport, Trigger, TriggerKind
 from workbench.session import Session
 from workbench.settings.problems import settings_problem
 
@@ -98,11 +101,19 @@ def test_unreadable_settings_fall_back_to_the_format_s_own_runner(tmp_path: Path
 
 
 def test_the_loop_names_uipath_json_when_it_breaks_between_iterations(tmp_path: Path) -> None:
-    root = coded(tmp_path)
-    session = Session(load_config(root), record=False)
-    break_project_file(tmp_path, root, "no-functions")
-    problem = asyncio.run(session._reload_config())
-    assert problem is not None
-    assert problem.file == "uipath.json"
+    root = coded(tmp_path, f'[runner]\ncommand = [{json.dumps(sys.executable)}]\n')
+
+    async def iterate() -> IterationReport | None:
+        session = Session(load_config(root), record=False)
+        try:
+            break_project_file(tmp_path, root, "no-functions")
+            return await session.iterate_now(Trigger(TriggerKind.MANUAL))
+        finally:
+            await session.aclose()
+
+    report = asyncio.run(iterate())
+    assert report is not None
+    problem = report.problems[0]  # the settings, read again for the iteration, come first
+    assert problem.file == "uipath.json", report.problems
     assert problem.message.startswith("has no \"functions\"")
     assert problem.message.endswith("— this iteration used the previous settings")
