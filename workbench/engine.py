@@ -316,7 +316,8 @@ class Engine:
             return _Plan(ref, None, Score.error(message))
         scorer = scorer_of(evaluator)
         if scorer is None:
-            return _Plan(ref, evaluator, Score.error(unsupported_message(evaluator.type_id)))
+            return _Plan(ref, evaluator, Score.error(unsupported_message(evaluator.type_id,
+                                                                        evaluator.dialect or eval_set.dialect)))
         if row.problem is not None:
             return _Plan(ref, evaluator, Score.error(row.problem))
         config_problem = evaluator.target_error or scorer.check_config(evaluator)

@@ -144,10 +144,16 @@ def _evaluator_problems(project: Project) -> list[Problem]:
     problems = []
     for key, evaluator in project.evaluators.items():
         if key not in used and scorer_of(evaluator) is None:
-            problems.append(Problem(relative(project.root, evaluator.path),
-                                    f"{unsupported_message(evaluator.type_id)} (no eval set uses it yet)",
+            message = unsupported_message(evaluator.type_id, evaluator.dialect or _format_of_scope(project, key.scope))
+            problems.append(Problem(relative(project.root, evaluator.path), f"{message} (no eval set uses it yet)",
                                     Severity.WARNING))
     return problems
+
+
+def _format_of_scope(project: Project, scope: str) -> str:
+    """The format of the sets of `scope` when they are all of one ("" when none or several)."""
+    formats = {s.dialect for s in project.sets if s.scope == scope}
+    return formats.pop() if len(formats) == 1 else ""
 
 
 def _row_errors(config: Config, project: Project) -> list[Problem]:

@@ -309,6 +309,12 @@ class Dialect:
         generic gate alone). Raises WorkbenchError when its baseline can't be used."""
         return None
 
+    def unsupported_type(self, type_id: str) -> str | None:
+        """Its own words for an evaluator type of its files that it knows but can't score (why, what to use
+        instead), said after "unsupported evaluator type 'x': " and before the types it does score; None (the
+        default): nothing to add."""
+        return None
+
     def missing_criterion(self, row: Row, ref: str) -> str:
         """Why `row` can't be scored by evaluator `ref`: it says nothing for it (and no default applies)."""
         present = ", ".join(repr(k) for k in row.criteria) or "none"

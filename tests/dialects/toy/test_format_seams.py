@@ -11,6 +11,7 @@ own case-blind scorer, never by the core's strict one."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,13 +19,14 @@ from typing import Any, ClassVar
 
 import pytest
 from helpers.cli import invoke_json
+from helpers.paths import EXAMPLES
 
 from workbench import config as config_module
 from workbench.config import Config, load_config
 from workbench.dialects import added_dialect
 from workbench.dialects.base import UNREADABLE, Dialect, LoadContext
 from workbench.model import EvalSet, EvaluatorDef, Row
-from workbench.scoring import SCORERS, scorer_for, scorer_of
+from workbench.scoring import SCORERS, accepted_types, scorer_for, scorer_of, unsupported_message
 from workbench.scoring.base import Score, ScoreInput, Scorer
 from workbench.settings.discovery import DeclaredSettings, declared
 from workbench.settings.sections import RunnerConfig
@@ -146,3 +148,56 @@ def test_a_formats_runner_defaults_fill_the_runner_the_settings_leave_open(tmp_p
     assert (runner.kind, runner.command, runner.timeout) == ("worker", [sys.executable, "serve.py"], 7.0)
     (plain / "workbench.toml").write_text('[runner]\nkind = "command"\ncommand = ["x"]\n', encoding="utf-8")
     assert load_config(plain).runner.kind == "command"  # what the settings say stays theirs
+
+
+# -- an evaluator type a format does not score: its own types listed, and its own words --------------------------
+
+OTHER_FORMATS_TYPES = ("workbench-conversation", "workbench-replay-expect", "workbench-scenario-expect")
+WHISPER = "shout-whisper"
+
+
+class WhisperingShouts(ShoutDialect):
+    """The toy, whose evaluator names a type it knows but can't score, and says why in its own words."""
+
+    def load(self, ctx: LoadContext) -> None:
+        super().load(ctx)
+        evaluator = ctx.project.evaluators[(SCOPE, REF)]
+        ctx.project.evaluators[(SCOPE, REF)] = EvaluatorDef(
+            scope=SCOPE, ref=REF, path=evaluator.path, id=None, name=REF, type_id=WHISPER, config={}, raw={},
+            dialect=self.name)
+
+    def unsupported_type(self, type_id: str) -> str | None:
+        return "whispers are scored by ear, not by workbench" if type_id == WHISPER else None
+
+
+def test_an_unknown_type_lists_only_the_types_its_format_accepts(shout: ShoutDialect) -> None:
+    message = unsupported_message("acme-nope", "toy-shout")
+    assert message == f"unsupported evaluator type 'acme-nope'; supported types: {', '.join(sorted(SCORERS))}"
+    assert not any(other in message for other in OTHER_FORMATS_TYPES)
+    assert accepted_types("toy-shout") == sorted(SCORERS)  # its one scorer has a core type id
+    assert set(OTHER_FORMATS_TYPES) <= set(accepted_types())  # a format not known: every format's
+    # and what it lists is what it scores: another format's own type is not scored for its evaluators
+    assert scorer_for("workbench-conversation") is not None
+    assert scorer_for("workbench-conversation", "toy-shout") is None
+
+
+def test_a_format_says_in_its_words_why_it_cant_score_a_type_it_knows(tmp_path: Path) -> None:
+    with added_dialect(WhisperingShouts()):
+        root = shout_project(tmp_path / "project")
+        proc, doc = invoke_json("run", str(root))
+    assert proc.returncode == 1, proc.stderr
+    details = {r["detail"] for r in doc["results"]}
+    assert details == {f"unsupported evaluator type {WHISPER!r}: whispers are scored by ear, not by workbench; "
+                       f"supported types: {', '.join(sorted(SCORERS))}"}, details
+
+
+def test_a_uipath_evaluator_of_an_unknown_type_is_not_told_other_formats_internal_types(tmp_path: Path) -> None:
+    root = tmp_path / "grading"
+    shutil.copytree(EXAMPLES / "grading", root, ignore=shutil.ignore_patterns(".workbench", "__pycache__"))
+    evaluator_file = root / "evals/default/evaluators/grade-only.json"
+    doc = json.loads(evaluator_file.read_text(encoding="utf-8"))
+    evaluator_file.write_text(json.dumps({**doc, "evaluatorTypeId": "acme-nope"}), encoding="utf-8")
+    proc, run = invoke_json("run", str(root))
+    assert proc.returncode == 1
+    (detail,) = {r["detail"] for r in run["results"] if r["evaluator"] == "grade-only"}
+    assert detail == f"unsupported evaluator type 'acme-nope'; supported types: {', '.join(sorted(SCORERS))}"
