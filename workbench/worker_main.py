@@ -8,6 +8,12 @@ as little as possible, so a worker is ready about 5 ms (CPU) after a bare interp
 workbench modules, no Textual, no orjson and not even the `json` package (see `_Codec`), asyncio
 only for async callables. Protocol output goes to a private copy of the original stdout; the user's
 own prints, and anything a C library writes to fd 1, land on stderr, which is the row's log.
+
+Started with WORKBENCH_WORKER_READY=1 (by workbench's worker pool), `serve` first prints `{"ready": true}`:
+the user's module (or a format child's SDK) is imported, so the pool starts the first row's timeout and
+duration there instead of counting the start-up. The variable is taken out of the environment when the
+channel is made, before any of the project's code runs. Without it (a test, a person running it by hand)
+nothing but replies is printed.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ if TYPE_CHECKING:
 
 EXIT_FATAL = 3
 TRACE_ENV = "WORKBENCH_TRACE"
+READY_ENV = "WORKBENCH_WORKER_READY"  # runners/worker.py's READY_ENV
 
 
 def _not_json(name: str) -> Any:
@@ -105,6 +112,7 @@ class _Channel:
     """The protocol pipes, moved off fds 0 and 1 so user code can't read requests or garble replies."""
 
     def __init__(self) -> None:
+        self.announce = os.environ.pop(READY_ENV, "") == "1"  # print the ready line before the first row
         self.codec = _Codec()
         self.reader = os.fdopen(os.dup(0), "rb")
         self.writer = os.fdopen(os.dup(1), "wb")
@@ -197,6 +205,8 @@ async def _awaited(awaitable: Any) -> Any:
 
 
 def serve(channel: _Channel, call: _Caller) -> None:
+    if channel.announce:
+        channel.send({"ready": True})
     while (request := channel.receive()) is not None:
         request_id = request.get("id")
         trace = request.get("trace")

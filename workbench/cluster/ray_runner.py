@@ -23,6 +23,7 @@ from typing import Any
 
 from ..config import Config
 from ..runners.base import LogSink, Runner, RunOutcome, RunRequest
+from ..runners.worker import START_TIMEOUT_S as WORKER_START_TIMEOUT_S
 from .actors import ActorPool, Slot
 from .connection import (
     ClusterError,
@@ -128,7 +129,10 @@ class RayRunner(Runner):
         return outcome
 
     def deadline(self, request: RunRequest) -> float:
-        return request.time_limit(self.config.runner.timeout) + ANSWER_GRACE_S
+        """How long the driver waits for the row's outcome: its timeout, Ray's grace, and for an actor's row the
+        start-up deadline its worker process has on top of the row's timeout (`runners/worker.py`)."""
+        start_up = WORKER_START_TIMEOUT_S if self.kind in ACTOR_KINDS else 0.0
+        return request.time_limit(self.config.runner.timeout) + start_up + ANSWER_GRACE_S
 
     async def attempts(self, shipped: _Shipped, attempt: Callable[[], Awaitable[RunOutcome]]) -> RunOutcome:
         """Run the row; when its worker dies, again, up to [cluster] retries times (each noted in its log)."""

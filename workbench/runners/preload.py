@@ -4,11 +4,14 @@ script imports, instead of paying interpreter start-up and imports per row. Anyt
 can't do falls back to one fresh process per row, said once in the log: a command it can't serve, a
 parent that doesn't finish its imports in time, a fork that doesn't answer in time, a parent that dies.
 
-Time: a fresh process spends its start-up and imports inside its timeout, so a forked row is charged
-the parent's start-up time once. A row that waited for the parent to get ready has spent that wait
-already; a row forked later gets its timeout less the parent's start-up. A row that falls back to a
-fresh process gets its whole timeout again (the time it waited for a parent that never served is not
-charged). A fresh process records its reads too (`CommandRunner.start_row`, through `script_main.py`).
+Time: a fresh process spends its start-up and imports inside its timeout and its duration, so a forked
+row is charged the parent's start-up time once, in both: a row's verdict (a timeout, a `duration_ms`
+assertion, `--max-slowdown` against a baseline) must not depend on whether the fork worked or the row fell
+back. A row that waited for the parent to get ready has spent that wait already; a row forked later gets
+its timeout less the parent's start-up. A row that falls back to a fresh process gets its whole timeout
+again (the time it waited for a parent that never served is not charged). A fresh process records its
+reads too (`CommandRunner.start_row`, through `script_main.py`). (A `worker` or `python` row is not charged
+its process's start-up: there the row is a request to a process that is ready, see `worker.py`.)
 """
 
 from __future__ import annotations
@@ -95,9 +98,11 @@ class PreloadRunner(CommandRunner):
                           on_log: LogSink | None, requested: float,
                           ) -> tuple[ProcessResult, tuple[str, ...], dict[str, tuple[int, ...]]] | None:
         """The row forked from `parent`, or None when it must run as a fresh process instead."""
-        started = max(requested, parent.ready_at)
+        # as if it had started as a fresh process, `import_seconds` before it could be forked
+        started = max(requested, parent.ready_at) - parent.import_seconds
         if forked_budget(timeout, requested, parent.ready_at, parent.import_seconds, time.perf_counter()) <= 0:
-            return ProcessResult(timed_out=True), (), {}  # its imports alone took longer than its timeout
+            # its imports alone took longer than its timeout
+            return ProcessResult(timed_out=True, duration_ms=(time.perf_counter() - started) * 1000), (), {}
         reads = ReadsFile(str(self._trace_dir / f"row-{next(self._reads_ids)}.reads"))
         try:
             try:

@@ -32,7 +32,7 @@ def python_argv(config: Config) -> list[str]:
 
 class PythonRunner(WorkerRunner):
     def __init__(self, config: Config) -> None:
-        super().__init__(config, python_argv(config))
+        super().__init__(config, python_argv(config), announces=True)  # worker_main.py says when it has imported
         self.target = config.runner.callable or "the function"
 
     def audited_argv(self, reads: str) -> list[str]:
@@ -44,3 +44,6 @@ class PythonRunner(WorkerRunner):
 
     def error_text(self, error: str) -> str:
         return f"{self.target} raised {error}"
+
+    def startup_words(self) -> str:
+        return f"starting the interpreter and importing {self.target}"

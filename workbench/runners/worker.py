@@ -12,6 +12,16 @@ group is killed), or closes its stdout and keeps running (it can never answer ag
 at once instead of being waited on until the timeout). A worker that cannot serve at all may print
 `{"fatal": "why"}`: every remaining row then fails with that reason, without restarts.
 
+Start-up is the worker's, not its first row's: a worker may print `{"ready": true}` once it can take rows
+(after its imports), and a row's timeout and duration start when the worker is ready to take it — at the
+request for a worker that already was, at its ready line for one still starting. Workers known to print it
+(`announces`: workbench's own children, `worker_main.py` and the children formats ship, which serve through
+it and are told to by `READY_ENV`) have until `START_TIMEOUT_S` after they started to print it; one that
+doesn't is killed and its row is an ERROR naming the start-up, and no more workers start this iteration (the
+next would hang as long). Another worker's first row runs on `timeout` from the request, since nothing tells
+its start-up from its work, until it prints the line: then the row's clock starts again from there, and the
+pool expects the line from the workers it starts later.
+
 The pool lives as long as the runner, which the engine creates per iteration: processes start on
 the first rows and are killed in `aclose`, so every file change gets fresh processes.
 
@@ -40,7 +50,7 @@ from typing import Any
 from .. import jsonio
 from ..config import Config
 from ..trace import read_trace
-from .base import LogSink, Runner, RunOutcome, RunRequest, describe_failure, expand_argv, target_env
+from .base import PACKAGE_DIR, LogSink, Runner, RunOutcome, RunRequest, describe_failure, expand_argv, target_env
 from .concurrency import concurrency_of
 from .process import DRAIN_GRACE_S, LOG_KEEP_BYTES, kill_group
 from .python_command import PythonCommand, parse_python_command
@@ -54,6 +64,13 @@ _IDLE_LOG_LINES = 200
 _SHOWN_LINE = 200
 # A worker that closes its stdout is usually exiting; one still running after this long is killed.
 STDOUT_CLOSED_GRACE_S = 0.5
+# How long a worker known to say when it is ready (`announces`) may take from its start to its ready line:
+# its interpreter, its imports (an SDK's take seconds on a busy machine), loading a model. Past it, it hangs.
+# Kept under the Ray driver's grace for a row's answer (cluster/faults.py), which adds it for actor rows.
+START_TIMEOUT_S = 120.0
+# Set in the environment of a worker known to announce: worker_main.py then prints its ready line (and takes
+# the variable out of its environment before any of the project's code runs, so no target sees it).
+READY_ENV = "WORKBENCH_WORKER_READY"
 
 
 def describe_exit(code: int | None) -> str:
@@ -82,10 +99,13 @@ class _Row:
     id: int
     future: asyncio.Future[_Reply]
     on_log: LogSink | None
+    timeout: float = 0.0
     lines: list[str] = field(default_factory=list)
     size: int = 0
     dropped: bool = False
     breach: str | None = None  # answered twice before its answer was taken: the row is an ERROR
+    started: float | None = None  # time.perf_counter() when its clock started: the worker was ready for it
+    timer: asyncio.TimerHandle | None = None  # its timeout, or the worker's start-up deadline before that
 
     def log(self, line: str) -> None:
         self.lines.append(line)
@@ -145,6 +165,8 @@ class Worker:
         self.answered_id: int | None = None  # the request it answered last; a second reply to it breaks the protocol
         self.gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.reads: ReadsFile | None = None  # what this process recorded reading, when it records
+        self.started_at = 0.0  # the loop's time when it was started (its start-up deadline counts from it)
+        self.ready_at: float | None = None  # time.perf_counter() of its ready line
         self._out = bytearray()
         self._err = bytearray()
         self._grace: asyncio.TimerHandle | None = None
@@ -157,18 +179,22 @@ class Worker:
             stderr=asyncio.subprocess.PIPE, cwd=cwd, env=env, start_new_session=True)
         self.transport = transport
         self.pid = transport.get_pid()
+        self.started_at = loop.time()
         REAPER.track(self.pid)
 
     # -- one row -----------------------------------------------------------------------------------
 
     async def call(self, row_id: int, message: bytes, on_log: LogSink | None, timeout: float) -> tuple[_Reply, _Row]:
         loop = asyncio.get_running_loop()
-        row = _Row(row_id, loop.create_future(), on_log)
+        row = _Row(row_id, loop.create_future(), on_log, timeout)
         for line in self.idle_log:
             row.log(line)
         self.idle_log.clear()
         self.row = row
-        timer = loop.call_later(timeout, self._time_out, row, timeout)
+        if self.ready_at is None and self.pool.announces:  # still starting: its start-up has its own deadline
+            row.timer = loop.call_at(self.started_at + START_TIMEOUT_S, self._not_ready, row)
+        else:
+            self._start_clock(row)
         try:
             stdin = self.transport.get_pipe_transport(0) if self.transport else None
             if not isinstance(stdin, asyncio.WriteTransport) or stdin.is_closing():
@@ -182,9 +208,33 @@ class Worker:
             self.kill()
             raise
         finally:
-            timer.cancel()
+            if row.timer is not None:
+                row.timer.cancel()
             self.row = None
         return reply, row
+
+    def _start_clock(self, row: _Row) -> None:
+        """The row's timeout and duration start now: the worker is ready to take it."""
+        if row.timer is not None:
+            row.timer.cancel()
+        row.started = time.perf_counter()
+        row.timer = asyncio.get_running_loop().call_later(row.timeout, self._time_out, row, row.timeout)
+
+    def _not_ready(self, row: _Row) -> None:
+        """Its start-up deadline passed without a ready line: it hangs starting, and so would the next one."""
+        what = self.pool.not_ready()
+        row.settle(_Reply(failure=what))
+        self.kill()
+
+    def became_ready(self) -> None:
+        if self.ready_at is not None:
+            self._log("[workbench] ignored a second ready line from this worker")
+            return
+        self.ready_at = time.perf_counter()
+        self.pool.announces = True  # the workers started after this one say so too: the same program
+        row = self.row
+        if row is not None and not row.future.done():
+            self._start_clock(row)
 
     def _time_out(self, row: _Row, timeout: float) -> None:
         row.settle(_Reply(failure=f"timed out after {timeout:g}s; the worker's process group was killed "
@@ -227,6 +277,9 @@ class Worker:
             if self.row is not None:
                 self.row.settle(_Reply(failure=self.pool.fatal_reason()))
             return
+        if "ready" in message and "id" not in message:
+            self.became_ready()
+            return
         if self.answered_id is not None and message.get("id") == self.answered_id:
             self._twice(line)
             return
@@ -248,6 +301,8 @@ class Worker:
             return
         self.pool.answered = True
         self.answered_id = row.id
+        if self.ready_at is None:  # it answered, so it takes rows now (a worker that never says it is ready)
+            self.ready_at = time.perf_counter()
         row.settle(reply)
 
     def _twice(self, line: bytes) -> None:
@@ -325,10 +380,14 @@ class Worker:
             if partial.strip():
                 self._log(partial.decode("utf-8", errors="replace"))
         code = self.transport.get_returncode() if self.transport else None
-        if not self.killed and not self.pool.answered and self.pool.fatal is None:
+        # Once ready, a death is the row's doing, not the start-up's (a worker that never says: any before an answer).
+        if not self.killed and not self.pool.answered and self.pool.fatal is None and self.ready_at is None:
             self.pool.startup_death(code, self.row.text() if self.row else "\n".join(self.idle_log))
         if self.row is not None and not self.row.future.done():
-            reason = f"the worker {describe_exit(code)} while running this row"
+            if self.ready_at is None and self.pool.announces:
+                reason = f"the worker {describe_exit(code)} during its start-up, before it was ready for this row"
+            else:
+                reason = f"the worker {describe_exit(code)} while running this row"
             if self.pool.fatal is not None:
                 reason = self.pool.fatal_reason()
             elif not self.pool.broken:
@@ -355,6 +414,16 @@ class Worker:
             self.transport.close()
 
 
+def announces_ready(argv: list[str]) -> bool:
+    """Whether `argv` runs one of workbench's own Python children (`{workbench}/...`: `worker_main.py`, or a
+    format's child, which serves through it), which print the ready line when `READY_ENV` asks them to."""
+    command = parse_python_command(argv)
+    if not isinstance(command, PythonCommand) or not command.target or command.target[0] == "-m":
+        return False
+    script = Path(command.target[0])
+    return script.is_absolute() and PACKAGE_DIR in script.parents and script.suffix == ".py"
+
+
 def _broke(what: str) -> str:
     return (f"the worker broke the protocol: it {what}. Print logs to stderr. The worker was replaced for the "
             "remaining rows")
@@ -370,12 +439,15 @@ class WorkerRunner(Runner):
 
     target = "the worker"
 
-    def __init__(self, config: Config, argv: list[str] | None = None) -> None:
+    def __init__(self, config: Config, argv: list[str] | None = None, *, announces: bool | None = None) -> None:
         super().__init__(config)
         if argv is None:
             assert config.runner.command
             argv = expand_argv(config.runner.command)
         self.argv = argv
+        # Whether its workers print a ready line (then their start-up has its own deadline); learned from the
+        # first that does, for a command workbench can't tell in advance.
+        self.announces = announces_ready(argv) if announces is None else announces
         self.fatal: str | None = None
         self.broken: str | None = None
         self.answered = False  # once any worker has answered, the target can start: deaths are per row
@@ -385,6 +457,8 @@ class WorkerRunner(Runner):
         self._ids = itertools.count(1)
         self._trace_dir = Path(tempfile.mkdtemp(prefix="workbench-trace-"))
         self._env = target_env(config)
+        if self.announces:
+            self._env[READY_ENV] = "1"
         self._closed = False
         self._reads_ids = itertools.count(1)
 
@@ -417,6 +491,18 @@ class WorkerRunner(Runner):
     def error_text(self, error: str) -> str:
         return f"{self.target} reported an error: {error}"
 
+    def startup_words(self) -> str:
+        """What a worker does before it is ready, in words."""
+        return "starting the program and loading what it loads before its first row"
+
+    def not_ready(self) -> str:
+        """A worker missed its start-up deadline: every row not yet started fails with the reason returned."""
+        if self.broken is None:
+            self.broken = (f"the worker did not get ready within {START_TIMEOUT_S:g}s of starting (its start-up: "
+                           f"{self.startup_words()}); it was killed with its process group, and workbench stopped "
+                           "starting workers for this iteration")
+        return self.broken
+
     async def run(self, request: RunRequest, on_log: LogSink | None = None) -> RunOutcome:
         refused = self._refusal()
         if refused:
@@ -442,6 +528,9 @@ class WorkerRunner(Runner):
         if slot.worker is not None and slot.worker.deaf and not slot.worker.dead:
             slot.worker.kill()  # it can't read another request; a fresh one takes this one
         for attempt in range(2):
+            refused = self._refusal()  # checked again after the wait for a slot: no worker starts for nothing
+            if refused:
+                return RunOutcome(error=refused)
             if slot.worker is None or slot.worker.dead:
                 try:
                     slot.worker = await self._spawn()
@@ -489,8 +578,8 @@ class WorkerRunner(Runner):
 
     async def _call(self, worker: Worker, request: RunRequest, on_log: LogSink | None) -> tuple[RunOutcome, bool]:
         """One row on a started worker, and whether the worker stopped (exit 0) instead of answering.
-        Its duration starts at the request, so startup is not counted."""
-        started = time.perf_counter()
+        Its duration starts when the worker was ready for it (at the request, for one that never says)."""
+        requested = time.perf_counter()
         row_id = next(self._ids)
         trace_path = f"{self._trace_dir}/{row_id}.jsonl"
         message = jsonio.dumps_bytes({"id": row_id, "inputs": request.inputs, "trace": trace_path}) + b"\n"
@@ -502,6 +591,7 @@ class WorkerRunner(Runner):
             for complaint in complaints:
                 row.log(f"[workbench] {complaint}")
         log = row.text()
+        started = row.started if row.started is not None else requested
         outcome = RunOutcome(duration_ms=(time.perf_counter() - started) * 1000, log=log, trace=trace,
                              reads=worker.reads.paths() if worker.reads is not None else self.unwatched(),
                              read_stats=worker.reads.stats() if worker.reads is not None else {})
