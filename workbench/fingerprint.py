@@ -41,10 +41,13 @@ from .safe_paths import real_folder
 # to the next and which no target reads for its answer, and workbench's own progress switch; every other
 # variable is part of the fingerprint ([cache] ignore_env adds). The second line: which window, tab or pane
 # of a terminal the command was typed in (the TUI in one tab, `run` or an agent's shell in another), and the
-# terminal gpg would prompt on — a target has no terminal (its stdin and stdout are pipes). Not left out:
-# TERM, COLUMNS and LINES (libraries size and colour output by them even without a terminal), nor an agent's
-# own markers (CLAUDECODE, ...): programs change how they answer when they see one; an agent that must not
-# re-run the person's rows asks their session instead (`workbench mcp`, session_link).
+# terminal gpg would prompt on — a target has no terminal (its stdin and stdout are pipes). The terminal's
+# name and colour depth (TERM, TERM_PROGRAM, COLORTERM, ...) need no entry here: `runners.base.target_env`
+# gives every target TERM=dumb and none of the others, so they no longer differ between terminals, and TERM
+# stays fingerprinted for a `[runner] env` that sets it. Not left out: COLUMNS and LINES (libraries size output
+# by them even without a terminal), nor an agent's own markers (CLAUDECODE, ...): programs change how they
+# answer when they see one; an agent that must not re-run the person's rows asks their session instead
+# (`workbench mcp`, session_link).
 UNFINGERPRINTED_ENV = (
     "_", "OLDPWD", "SHLVL", MARK_ENV, "WORKBENCH_NO_PROGRESS",
     "SSH_AUTH_SOCK", "SSH_AGENT_PID", "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "GPG_AGENT_INFO",

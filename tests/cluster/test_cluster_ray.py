@@ -162,6 +162,41 @@ def test_python_examples_get_the_same_verdicts_on_the_cluster(tmp_path, example)
     assert {r.verdict for r in remote.results} == {Verdict.PASS, Verdict.FAIL}
 
 
+SEES_A_TERMINAL = """\
+import json, os, sys
+names = ("TERM", "TERM_PROGRAM", "TERM_PROGRAM_VERSION", "COLORTERM", "LC_TERMINAL", "LC_TERMINAL_VERSION")
+try:
+    os.close(os.open("/dev/tty", os.O_RDWR))
+    tty = True
+except OSError:
+    tty = False
+seen = {"env": {name: os.environ.get(name) for name in names}, "isatty": [os.isatty(fd) for fd in (0, 1, 2)],
+        "tty": tty}
+if sys.argv[1:] == ["worker"]:
+    for line in sys.stdin:
+        print(json.dumps({"id": json.loads(line)["id"], "output": seen}), flush=True)
+else:
+    json.load(sys.stdin)
+    print(json.dumps(seen))
+"""
+
+
+@pytest.mark.parametrize("kind", ["command", "worker"])
+def test_a_target_on_the_cluster_sees_no_terminal_as_it_does_here(tmp_path, kind):
+    """What makes TERM and the terminal's variables safe to leave out of the world holds on a Ray worker too:
+    the target there gets the fixed TERM=dumb and none of the terminal's variables, and no terminal."""
+    command = ["{python}", "sees.py", *(["worker"] if kind == "worker" else [])]
+    make_project(tmp_path, sets={"terminal": [row("what the target sees", {"x": 1}, {})]},
+                 config={"runner": {"kind": kind, "command": command, "timeout": 20}},
+                 files={"sees.py": SEES_A_TERMINAL})
+    local = iterate(load_config(tmp_path)).results[0]
+    remote = iterate(on_cluster(load_config(tmp_path))).results[0]
+    assert remote.actual == local.actual, (remote.detail, local.detail)
+    assert remote.actual["env"] == {"TERM": "dumb", "TERM_PROGRAM": None, "TERM_PROGRAM_VERSION": None,
+                                    "COLORTERM": None, "LC_TERMINAL": None, "LC_TERMINAL_VERSION": None}
+    assert remote.actual["isatty"] == [False, False, False] and remote.actual["tty"] is False
+
+
 # -- shipping the project ------------------------------------------------------------------------------
 
 LIST_FILES = '''\

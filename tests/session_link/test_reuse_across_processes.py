@@ -36,7 +36,7 @@ def test_which_terminal_tab_a_command_was_typed_in_is_not_part_of_the_world(
     assert environment(config, KEY) == first
 
 
-@pytest.mark.parametrize("name", ["TERM", "COLUMNS", "CLAUDECODE", "MODE"])
+@pytest.mark.parametrize("name", ["COLUMNS", "LINES", "CLAUDECODE", "MODE"])
 def test_what_a_program_may_answer_differently_by_still_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                            name: str) -> None:
     config = load_config(Counted(tmp_path).root)

@@ -17,6 +17,14 @@ LogSink = Callable[[str], None]
 PYTHON_TOKEN = "{python}"
 WORKBENCH_TOKEN = "{workbench}"  # `{workbench}/x/y.py`: that file of the installed workbench package
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
+# What a target is told of the terminal: it has none (every process workbench starts for the project's code has
+# pipes or /dev/null for stdin, stdout and stderr, and a session of its own without a controlling terminal, on a
+# Ray worker too, where the same runners start it), so TERM is "dumb" and the terminal's name and colour
+# depth are not passed on. Else a row's answer (a library colouring or sizing its output by TERM) and the
+# re-scoring proof would differ between the TUI in tmux and `run` in another terminal. `[runner] env` may
+# still set any of them (then that value, fingerprinted like every variable the target gets).
+TERMINAL_TERM = "dumb"
+TERMINAL_ENV_LEFT_OUT = ("TERM_PROGRAM", "TERM_PROGRAM_VERSION", "COLORTERM", "LC_TERMINAL", "LC_TERMINAL_VERSION")
 
 
 @dataclass(slots=True)
@@ -106,8 +114,13 @@ def target_env(config: Config) -> dict[str, str]:
     `[runner] env` over it, and unbuffered Python output unless the user said otherwise. PWD is the
     project folder the target runs in, as a shell there would say — not the folder workbench was started
     from, which the target can't see and which would make a `run` started elsewhere than the TUI re-run
-    every row (the environment is part of the re-scoring proof)."""
+    every row (the environment is part of the re-scoring proof). Likewise the terminal: a target has none, so
+    it sees TERM=dumb and none of the terminal's own variables (`TERMINAL_ENV_LEFT_OUT`), whatever terminal
+    workbench runs in."""
     env = dict(os.environ)
+    for name in TERMINAL_ENV_LEFT_OUT:
+        env.pop(name, None)
+    env["TERM"] = TERMINAL_TERM
     env["PWD"] = os.fspath(config.root)
     env.update(config.runner.env)
     env.setdefault("PYTHONUNBUFFERED", "1")
