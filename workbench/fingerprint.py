@@ -34,6 +34,7 @@ from .file_digests import FileDigests, stat_key
 from .project_files import ProjectFiles
 from .regular_files import open_regular
 from .runners.base import PYTHON_TOKEN, expand_argv, target_env
+from .runners.process import run_probe
 from .runners.strays import MARK_ENV
 from .safe_paths import real_folder
 
@@ -245,8 +246,7 @@ def _interpreter(path: str, config: Config, env: dict[str, str]) -> Any:
         try:
             source = inspect.getsource(interpreter_facts)
             code = f"from __future__ import annotations\nimport json\n{source}\nprint(json.dumps(interpreter_facts()))"
-            done = subprocess.run([path, "-c", code], capture_output=True, env=env, cwd=config.root,
-                                  timeout=PROBE_TIMEOUT_S, check=False, start_new_session=True)
+            done = run_probe([path, "-c", code], cwd=config.root, env=env, timeout=PROBE_TIMEOUT_S)
             last = done.stdout.strip().rsplit(b"\n", 1)[-1]  # a sitecustomize may print before it
             facts = jsonio.loads(last) if done.returncode == 0 else None
         except (OSError, subprocess.SubprocessError, jsonio.JsonError):

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -63,6 +64,34 @@ def _consume(future: asyncio.Future[Any]) -> None:
 def kill_group(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
+
+
+def run_probe(argv: list[str], *, cwd: Path | str, env: dict[str, str], timeout: float) -> ProbeResult:
+    """A short question asked of another program from synchronous code (an interpreter's version and packages):
+    argv only, its own process group, stdin closed, and the whole group killed when it answers, fails or times
+    out, so nothing it started outlives the question (`subprocess.run(timeout=...)` kills only the child).
+    subprocess.TimeoutExpired when it does not answer in time; OSError when it can't start."""
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except BaseException:  # a timeout, or Ctrl-C while waiting: the group dies and the pipes are let go
+        kill_group(proc.pid)
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        proc.wait()
+        raise
+    finally:
+        kill_group(proc.pid)  # whatever it left running in its group (a daemon a sitecustomize started)
+    return ProbeResult(proc.returncode, out, err)
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeResult:
+    returncode: int
+    stdout: bytes
+    stderr: bytes
 
 
 class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
