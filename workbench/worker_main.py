@@ -157,8 +157,18 @@ def print_user_traceback(exc: BaseException) -> None:
 
 
 def describe(exc: BaseException) -> str:
-    message = str(exc)
-    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    """`Type: message`; when the exception's own `str()` raises (a user's `__str__`), the type and what `str()`
+    raised: the row is an ERROR naming it, and the worker lives on to take the next row."""
+    name = type(exc).__name__
+    try:
+        message = str.__str__(str(exc))  # a plain str, whatever str subclass a __str__ returned
+    except BaseException as failure:  # whatever the user's __str__ raises
+        try:
+            why = f"{type(failure).__name__}: {str.__str__(str(failure))}"
+        except BaseException:
+            why = type(failure).__name__
+        return f"{name} (its str() raised {why})"
+    return f"{name}: {message}" if message else name
 
 
 def _fatal(channel: _Channel, exc: BaseException) -> None:

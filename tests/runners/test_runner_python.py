@@ -21,6 +21,10 @@ import asyncio, json, os, sys
 
 calls = 0
 
+class Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("no words")
+
 def answer(inputs):
     global calls
     calls += 1
@@ -30,6 +34,8 @@ def answer(inputs):
         raise ValueError("cannot answer boom")
     if inputs.get("q") == "exit":
         sys.exit(4)
+    if inputs.get("q") == "unprintable":
+        raise Unprintable()
     if inputs.get("q") == "set":
         return {1, 2}
     if inputs.get("q") == "nan":
@@ -113,6 +119,12 @@ async def test_an_exception_is_that_rows_error_with_the_traceback_in_the_log(tmp
     assert "Traceback" in boom.log and 'agent.py", line' in boom.log
     assert "worker_main" not in boom.log  # only the user's frames
     assert after.ok and after.output["calls"] == 2  # same process carried on
+
+
+async def test_an_exception_whose_str_raises_is_that_rows_error_and_the_worker_lives(tmp_path: Path) -> None:
+    unprintable, after = await run_rows(make_config(tmp_path), [{"q": "unprintable"}, {"q": "ok"}])
+    assert unprintable.error and "Unprintable (its str() raised RuntimeError: no words)" in unprintable.error
+    assert after.ok and after.output["calls"] == 2, "the same worker took the next row"
 
 
 async def test_sys_exit_and_non_json_results_are_row_errors(tmp_path: Path) -> None:
