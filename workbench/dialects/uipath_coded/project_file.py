@@ -140,9 +140,16 @@ def _module_names(tree: ast.Module) -> tuple[set[str], str]:
                     statements(inner)
 
     statements(tree.body)
+    return bound, dynamic or _anywhere(tree, bound)
+
+
+def _anywhere(tree: ast.Module, bound: set[str]) -> str:
+    """Adds the names bound anywhere (a walrus, a `global` in a function) to `bound`; what makes the module's
+    names dynamic (`globals()`, `setattr(...)`, `sys.modules`), or ""."""
+    dynamic = ""
     for node in ast.walk(tree):
-        if isinstance(node, ast.NamedExpr):
-            targets(node.target)
+        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            bound.add(node.target.id)
         elif isinstance(node, ast.Global):
             bound.update(node.names)
         elif not dynamic and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
@@ -151,7 +158,7 @@ def _module_names(tree: ast.Module) -> tuple[set[str], str]:
         elif not dynamic and isinstance(node, ast.Attribute) and node.attr == "modules" \
                 and isinstance(node.value, ast.Name) and node.value.id == "sys":
             dynamic = "sys.modules"
-    return bound, dynamic
+    return dynamic
 
 
 __all__ = ["MAX_ENTRY_FILE_BYTES", "EntryProblem", "entry_file_problem", "entry_name_problem"]
