@@ -6,14 +6,20 @@
 - a row-level `expectedOutput` goes into the criteria of evaluators that compare the output (those whose
   scorer `uses_expected_output`): a null/{} criterion becomes `{"expectedOutput": <the row's>}`, a criterion
   without `expectedOutput` gets it added, and the criterion's own `expectedOutput` wins;
-- a criterion that is neither an object nor null is an ERROR (the SDK refuses the whole set).
+- a criterion that is neither an object nor null is an ERROR (the SDK refuses the whole set);
+- a criterion the SDK can't read (a uipath-contains one without `searchText`) fails the whole row there: every
+  evaluator scores 0. So it is the row's problem here (`bad_criterion`, asked by the loader): every result of
+  the row is an ERROR naming it, none green. A null criterion whose evaluator has no default fails the row in
+  the SDK too, but stays that evaluator's ERROR alone: the row must run for `accept` to write its criterion.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...model import EvaluatorDef, Row
+from ...model import EvaluatorDef, EvaluatorKey, Row
+from .layout import SCOPE
 
 if TYPE_CHECKING:
     from ...scoring.base import Scorer
@@ -48,6 +54,31 @@ def coded_criterion(row: Row, ref: str, evaluator: EvaluatorDef, scorer: Scorer)
     return missing(row, ref, default)
 
 
+def bad_criterion(row: Row, refs: Sequence[str], evaluators: Mapping[EvaluatorKey, EvaluatorDef],
+                  label: str) -> str | None:
+    """The first criterion of the row (in the set's evaluator order) the SDK can't read, said as the row's
+    problem: `uipath eval` then scores every evaluator of the row 0. None when all can be read (criteria of an
+    evaluator that isn't loaded, or of a type workbench doesn't score, are those evaluators' own ERRORs)."""
+    from ...scoring import scorer_of
+    from .scorer_base import CodedScorer
+
+    for ref in refs:
+        evaluator = evaluators.get(EvaluatorKey(SCOPE, ref))
+        if ref not in row.criteria or evaluator is None:
+            continue
+        scorer = scorer_of(evaluator)
+        if not isinstance(scorer, CodedScorer):
+            continue
+        criterion = coded_criterion(row, ref, evaluator, scorer)
+        if isinstance(criterion, str) or criterion is None:
+            continue  # null without a default: that evaluator's ERROR, which `accept` can fix by running the row
+        why = scorer.criterion_problem(evaluator, criterion)
+        if why:
+            return (f"{label}: {why} — `uipath eval` fails the whole row on it (every evaluator scores 0), so "
+                    "every evaluator of the row is an ERROR")
+    return None
+
+
 def missing(row: Row, ref: str, default: Any = None) -> str:
     """The ERROR of a null or {} criterion whose evaluator has no usable default."""
     written = "null" if row.criteria.get(ref) is None else "{}"
@@ -63,4 +94,4 @@ def malformed(ref: str) -> str:
             "e.g. {\"expectedOutput\": ...}")
 
 
-__all__ = ["DEFAULT_KEY", "coded_criterion", "malformed", "missing", "row_expected_output"]
+__all__ = ["DEFAULT_KEY", "bad_criterion", "coded_criterion", "malformed", "missing", "row_expected_output"]

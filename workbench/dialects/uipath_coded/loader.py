@@ -18,6 +18,7 @@ from ...compare import type_name
 from ...model import EvalSet, EvaluatorDef, EvaluatorKey, Row, Severity, unique_ids
 from ...regular_files import special_kind
 from ..base import UNREADABLE, LoadContext
+from .criteria import bad_criterion
 from .layout import DIALECT, EVALUATIONS_DIR, EVALUATORS_DIR, SCOPE, SETS_DIR, VERSION
 
 LEGACY = (f"is a legacy eval file (no \"version\": \"{VERSION}\"); workbench reads version {VERSION} files, the "
@@ -269,8 +270,11 @@ class _Rows:
         criteria = entry.get("evaluationCriterias") or {}
         if entry.get("evaluationCriterias") is not None:
             self._keys(criteria, label)
-        return Row(id=tracked or f"#{index}", name=name, inputs=entry.get("inputs") or {}, criteria=criteria,
-                   index=index, raw=entry, problem=self._problem(entry, label))
+        row = Row(id=tracked or f"#{index}", name=name, inputs=entry.get("inputs") or {}, criteria=criteria,
+                  index=index, raw=entry, problem=self._problem(entry, label))
+        if row.problem is None:
+            row.problem = bad_criterion(row, self.refs, self.ctx.project.evaluators, label)
+        return row
 
     def _identity(self, entry: dict[str, Any], label: str, tracked: str) -> None:
         raw_id = entry.get("id")

@@ -90,14 +90,30 @@ class CodedScorer(Scorer):
 
     def criterion_of(self, data: ScoreInput, settings: Any) -> Any:
         """The row's criterion, or (null or {}) the evaluator's defaultEvaluationCriteria."""
-        ident = evaluator_id(data.evaluator)
-        if not data.criterion:
+        return self.validated(evaluator_id(data.evaluator), data.criterion, settings)
+
+    def criterion_problem(self, evaluator: EvaluatorDef, criterion: Any) -> str | None:
+        """Why the SDK would refuse this criterion (what `criterion_of` raises), or None; None too when the
+        evaluator's config itself is wrong (that is its own ERROR)."""
+        try:
+            settings = self.settings_of(evaluator)
+        except CriterionError:
+            return None
+        try:
+            self.validated(evaluator_id(evaluator), criterion, settings)
+        except CriterionError as exc:
+            return str(exc)
+        return None
+
+    def validated(self, ident: str, criterion: Any, settings: Any) -> Any:
+        """`criterion` (of evaluator `ident`) as this type's fields, else CriterionError saying what is wrong."""
+        if not criterion:
             if settings.default_evaluation_criteria is None:
                 raise CriterionError(f"evaluationCriterias[{ident!r}] is empty and evaluator {ident!r} has no "
                                      f"defaultEvaluationCriteria; write e.g. {{{self.example}}}")
             return settings.default_evaluation_criteria
         try:
-            return self.criterion_fields.model_validate(data.criterion)
+            return self.criterion_fields.model_validate(criterion)
         except ValidationError as exc:
             raise CriterionError(f"{fields.problem(exc, f'evaluationCriterias[{ident!r}]')}; write e.g. "
                                  f"{{{self.example}}}") from None
