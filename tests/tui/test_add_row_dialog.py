@@ -1,7 +1,7 @@
 """Issue 12, point 7: the `+` dialog. Its placeholders come from the set's own rows (not the demo's
 `{"score": 64}`); typing name, Tab, inputs quickly never loses the Tab; and a set whose evaluator doesn't
 compare with expectedOutput (uipath-contains) asks for the new row's criterion instead of writing an
-empty `evaluationCriterias` that could only ERROR."""
+empty `evaluationCriterias` that could only ERROR. The dialog names the set's real file."""
 
 from __future__ import annotations
 
@@ -11,10 +11,21 @@ from pathlib import Path
 
 import pytest
 from helpers.project import evaluator
-from helpers.tui import WAIT_S, FakeTarget, app_for, out_row, settle, wait_idle, wait_until, write_project
+from helpers.tui import (
+    WAIT_S,
+    FakeTarget,
+    app_for,
+    out_row,
+    settle,
+    static_text,
+    wait_idle,
+    wait_until,
+    widget_text,
+    write_project,
+)
 from textual import events
 from textual.widget import Widget
-from textual.widgets import Button, Input
+from textual.widgets import Button, Input, Static
 
 from workbench.tui.writeback_screens import AddRowScreen
 
@@ -126,3 +137,17 @@ async def test_a_contains_set_asks_for_the_criterion_and_writes_it(tmp_path: Pat
         new = json.loads(path.read_text())["evaluations"][-1]
         assert new["name"] == "thanks" and new["evaluationCriterias"] == {CONTAINS: {"searchText": "refund"}}
         assert app.state.row_verdict(*app.state.find_row(("default", "support.json", new["id"]))).value == "PASS"
+
+
+async def test_the_detail_and_the_dialog_name_the_sets_real_file(tmp_path: Path) -> None:
+    """The set's path from the project's folder, as the user finds it (`evals/default/eval-sets/g.json`),
+    not its scope and file name (`default/g.json`, a path that is not there)."""
+    config = write_project(tmp_path, {"g": [out_row("a", {"grade": "PASS"}, {"grade": "PASS"})]})
+    app = app_for(config)
+    async with app.run_test() as pilot:
+        await wait_idle(app, pilot)
+        await settle(pilot)
+        assert "   evals/default/eval-sets/g.json · id " in static_text(app, "#detail-title")
+        screen = await open_dialog(app, pilot)
+        title = widget_text(screen.query_one("#add-row-box").query(Static).first())
+        assert title.startswith("New row  appended to evals/default/eval-sets/g.json;"), title

@@ -1,11 +1,14 @@
 """Issue 22 point 2: a row that fails on one of several evaluators opens its detail on the failing
 evaluator, and the evaluator tabs carry ✔/✘. Once the user picks an evaluator, results arriving never
-move them off it."""
+move them off it. A row shown while its files change is shown as they say it now: its tabs follow the
+evaluators that score it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from helpers.named_format import named_format, write_named_project
 from helpers.project import evaluator, row
 from helpers.tui import FakeTarget, app_for, press_and_wait, settle, static_text, wait_idle, write_project
 from textual.widgets import Tab
@@ -106,3 +109,52 @@ async def test_at_80_columns_every_tab_keeps_its_mark_and_cut_names_end_in_an_el
         wide = tab_labels(app)  # wider: every tab names its evaluator again
         assert all(ref.startswith(label[:-2].rstrip("…")) and len(label) > 6
                    for label, ref in zip(wide, MANY, strict=True))
+
+
+async def test_a_set_that_gains_an_evaluator_the_shown_row_fails_opens_it_in_a_new_tab(tmp_path: Path) -> None:
+    """The set read again with one more evaluator, while its row is shown: the tabs are made again for the
+    three refs (they kept the two the row was shown with) and the row opens on the new one, which fails."""
+    config = three_evaluator_project(tmp_path)
+    path = config.root / "evals" / "default" / "eval-sets" / "bands.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["evaluatorRefs"] = ["grade", "score"]
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    app = app_for(config)
+    async with app.run_test() as pilot:
+        await wait_idle(app, pilot)
+        await settle(pilot)
+        assert tab_labels(app) == ["grade ✔", "score ✔"]
+        assert app.main.detail.current_ref == "grade"
+        doc["evaluatorRefs"] = ["grade", "score", "band"]
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        await press_and_wait(app, pilot, "r")
+        await settle(pilot)
+        assert tab_labels(app) == ["grade ✔", "score ✔", "band ✘"]
+        assert app.main.detail.current_ref == "band"
+        assert "✘ FAIL" in static_text(app, "#detail-meta")
+
+
+async def test_a_row_whose_criteria_come_to_name_a_failing_evaluator_opens_on_it(tmp_path: Path) -> None:
+    """A format that scores a row only by the evaluators its criteria name (`Dialect.refs_of`): the shown row
+    edited to name a third one, which fails, opens on it when it runs again. The pane kept the row it was
+    shown with, so its tabs and the evaluator it opened on were those of the two passing ones."""
+    rows = [{"id": "merit", "inputs": {"out": OUTPUT}, "criteria": {
+        "Grade": {"expectedOutput": {"grade": "PASS"}}, "Band": {"expectedOutput": {"band": "merit"}}}}]
+    doc = {"evaluatorRefs": ["Grade", "Band", "Score"], "rows": rows}
+    with named_format():
+        config = write_named_project(tmp_path, {ref.lower(): {"id": ref, "targetOutputKey": ref.lower()}
+                                                for ref in ("Grade", "Band", "Score")}, {"bands": doc})
+        app = app_for(config)
+        async with app.run_test() as pilot:
+            await wait_idle(app, pilot)
+            await settle(pilot)
+            assert tab_labels(app) == ["Grade ✔", "Band ✔"]
+            rows[0]["criteria"]["Score"] = {"expectedOutput": {"score": 70}}
+            (config.root / "bands.named.json").write_text(json.dumps(doc), encoding="utf-8")
+            await press_and_wait(app, pilot, "r")
+            await settle(pilot)
+            detail = app.main.detail
+            assert detail.refs == ["Grade", "Band", "Score"]
+            assert tab_labels(app) == ["Grade ✔", "Band ✔", "Score ✘"]
+            assert detail.current_ref == "Score"
+            assert "✘ FAIL" in static_text(app, "#detail-meta")

@@ -1,12 +1,14 @@
 """Issue 22 points 3 and 11: at 80 columns the history and evaluators tabs keep their columns readable —
 they fit the pane (no sideways scrolling), a cut cell ends in `…`, a list of file names is cut between
 names and never inside one, and the history's detail cuts its lines instead of wrapping them. A
-trace-based evaluator says what of the trace it compares (the detail and the evaluators tab)."""
+trace-based evaluator says what of the trace it compares (the detail and the evaluators tab). A row line
+wider than the sets pane cuts its name, never an evaluator's mark; the evaluators tab names real files."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from helpers.named_format import named_format, write_named_project
 from helpers.project import evaluator, row
 from helpers.tui import (
     FakeTarget,
@@ -20,13 +22,16 @@ from helpers.tui import (
     wait_until,
     write_project,
 )
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import DataTable
 
+from workbench.model import RowKey, Verdict
 from workbench.tui.columns import Column, FittedTable, clip_items, fit
 from workbench.tui.evaluators_pane import EvaluatorsTable
 from workbench.tui.history_pane import SummaryLine
+from workbench.tui.labels import RowLabel, row_label, verdict_text
 
 SMALL = (80, 24)
 LONG_REF = "exact-match-whole-output"
@@ -151,26 +156,119 @@ async def test_a_tree_label_wider_than_the_pane_ends_in_an_ellipsis(tmp_path: Pa
         assert "…" not in tree.render_label(node, Style(), Style()).plain  # one that fits is left whole
 
 
-async def test_a_cut_tree_label_never_splits_an_evaluator_name(tmp_path: Path) -> None:
-    """H12 finding 2 (`workbench demo` at 120x36): `grade-only ✔  score-detail` stopped at the border, a
-    name split and its mark gone. A row line is cut after its last whole badge, with ` …`."""
+MARKS = "✔✘!○"
+
+
+def badge_parts(shown: str) -> list[str]:
+    """A shown row line's badges and tail (`grade-only ✔`, `✘`, `12ms`, `…`), after its glyph and name."""
+    return shown.split("  ")[1:]
+
+
+def assert_fitted(shown: str, label: RowLabel, room: int) -> None:
+    """`shown` is `label` cut to `room` cells the way a row line may be: the row's glyph, its name whole or cut
+    with `…`, then every evaluator's badge in order, whole (`grade-only ✔`) or its mark alone, and never a
+    split evaluator name; at the end perhaps ` …`, standing for the parts after the badges."""
+    assert cell_len(shown) <= room, (shown, room)
+    assert shown.startswith(label.glyph.plain + " "), shown
+    if label.tail and shown.endswith(" …"):
+        shown = shown[:-2]
+    name, *rest = shown[len(label.glyph.plain) + 1:].split("  ")
+    whole_name = label.name.plain
+    assert name == whole_name or (name.endswith("…") and whole_name.startswith(name[:-1])), (name, whole_name)
+    badges = rest[:len(label.badges)]
+    assert len(badges) == len(label.badges), (shown, label.badges)
+    for part, (ref, verdict) in zip(badges, label.badges, strict=True):
+        mark = verdict_text(verdict).plain
+        assert part in (f"{ref} {mark}", mark), (part, ref, shown)
+
+
+async def test_a_cut_tree_label_keeps_every_evaluators_mark(tmp_path: Path) -> None:
+    """H12 finding 2 (`workbench demo` at 120x36): `grade-only ✔  score-detail` stopped at the border, a name
+    split and its mark gone; and a long row name pushed a failing badge's ✘ off a 160-column screen. The row's
+    name gives way instead: every badge keeps its mark, whole or as the mark alone, never split."""
     config, target = example_project(tmp_path)
-    for size in ((120, 36), SMALL):
+    for size in ((160, 48), (120, 36), SMALL):
         async with app_for(config, target).run_test(size=size) as pilot:
             app = pilot.app
             await wait_idle(app, pilot)
             await settled(app, pilot)
             tree = app.main.sets_tree
+            room = tree.size.width - tree.styles.scrollbar_size_vertical - tree.guide_depth
             cut = 0
             for node in (n for s in tree.root.children for n in s.children):
-                whole, shown = node.label.plain, tree.render_label(node, Style(), Style()).plain
-                if shown != whole:
+                found = app.state.find_row(RowKey(*node.data.key))
+                assert found is not None
+                label = row_label(app.state, *found)
+                shown = tree.render_label(node, Style(), Style()).plain
+                assert label.text.plain == node.label.plain
+                if shown != node.label.plain:
                     cut += 1
-                    name = whole.split("  ")[0]
-                    if len(shown) <= len(name):  # not even the row's own name fits: it is cut, with …
-                        assert shown.endswith("…") and name.startswith(shown[:-1]), shown
-                        continue
-                    assert shown.endswith(" …"), shown
-                    kept = shown[:-2]
-                    assert whole.startswith(kept) and whole[len(kept):].startswith("  "), (shown, whole)
-            assert cut, f"some row line is cut at {size}"
+                    assert_fitted(shown, label, room)
+            assert cut or size == (160, 48), f"some row line is cut at {size}"
+
+
+def test_a_row_line_gives_way_name_first_and_keeps_the_marks() -> None:
+    """The order things give way in (`RowLabel.fitted`): the parts after the badges, then the row's name down
+    to SHORTEST_NAME, then passing evaluators' names, then every evaluator's name, then the rest of the row's."""
+    name = "the capital of Kenya is Nairobi"
+    label = RowLabel(verdict_text(Verdict.FAIL), Text(name),
+                     [("ExactMatch", Verdict.PASS), ("ToolCallOrder", Verdict.PASS), ("JsonSim", Verdict.FAIL)],
+                     [Text("12ms"), Text("score 0.53")])
+    whole = label.text.plain
+    assert whole == f"✘ {name}  ExactMatch ✔  ToolCallOrder ✔  JsonSim ✘  12ms  score 0.53"
+    assert label.fitted(len(whole)).plain == whole
+    assert label.fitted(len(whole) - 1).plain == f"✘ {name}  ExactMatch ✔  ToolCallOrder ✔  JsonSim ✘  12ms …"
+    assert label.fitted(77).plain == f"✘ {name}  ExactMatch ✔  ToolCallOrder ✔  JsonSim ✘ …"
+    assert label.fitted(70).plain == "✘ the capital of Kenya is N…  ExactMatch ✔  ToolCallOrder ✔  JsonSim ✘"
+    assert label.fitted(60).plain == f"✘ {name}  ✔  ✔  JsonSim ✘ …"
+    assert label.fitted(40).plain == "✘ the capital of Kenya…  ✔  ✔  JsonSim ✘"
+    assert label.fitted(38).plain == "✘ the capital of Kenya is Na…  ✔  ✔  ✘"
+    assert label.fitted(12).plain == "✘ …  ✔  ✔  ✘"
+    for room in range(12, len(whole) + 1):
+        assert_fitted(label.fitted(room).plain, label, room)
+    assert label.fitted(9).plain == "✘   ✔  ✔…"  # not even the marks fit: cut at the end, as any text
+
+
+async def test_a_row_failing_its_third_evaluator_shows_the_mark_at_160_and_80_columns(tmp_path: Path) -> None:
+    """A long row name failing only its third evaluator: the badge's ✘ is on screen, at 160 columns with every
+    evaluator named, at 80 with the passing ones as their marks."""
+    name = "a row whose name is long enough to push its evaluators off the sets pane of a wide screen"
+    rows = [row(name, {"out": {"grade": "PASS", "band": "merit", "score": 72}}, criteria={
+        "grade": {"expectedOutput": {"grade": "PASS"}}, "band": {"expectedOutput": {"band": "merit"}},
+        "score": {"expectedOutput": {"score": 70}}})]
+    doc = {"version": "1.0", "id": "s", "name": "Three", "evaluatorRefs": ["grade", "band", "score"],
+           "evaluations": rows}
+    config = write_project(tmp_path, {"bands": doc},
+                           evaluators={ref: evaluator(ref, id=f"{ref}-eval") for ref in ("grade", "band", "score")})
+    for size, shown in (((160, 48), "grade ✔  band ✔  score ✘"), (SMALL, "✔  ✔  ✘")):
+        async with app_for(config).run_test(size=size) as pilot:
+            app = pilot.app
+            await wait_idle(app, pilot)
+            await settled(app, pilot)
+            line = next(line for line in screen_text(app).splitlines() if "└─ ✘ a row whose" in line)
+            sets_pane = line.split("│")[1]
+            assert sets_pane.rstrip().endswith(shown.replace("  ", "")), line  # the screenshot's text has no gaps
+            tree = app.main.sets_tree
+            node = next(n for s in tree.root.children for n in s.children)
+            text = tree.render_label(node, Style(), Style()).plain
+            assert text.endswith(shown) and text.startswith("✘ a row whose name"), text
+
+
+async def test_the_evaluators_tab_names_each_evaluators_own_file(tmp_path: Path) -> None:
+    """A format whose sets refer to evaluators by id: the file column names the file each was read from
+    (`Grade` lives in grade-check.json, not `Grade.json`), and one the format brings without a file is its
+    ref, said to be built in (not a made-up `Echo.json`)."""
+    doc = {"evaluatorRefs": ["Grade", "Band"], "rows": [
+        {"id": "merit", "inputs": {"out": {"grade": "PASS", "band": "merit"}},
+         "criteria": {"Grade": {"expectedOutput": {"grade": "PASS"}}, "Band": {"expectedOutput": {"band": "merit"}}}}]}
+    with named_format():
+        config = write_named_project(tmp_path, {"grade-check": {"id": "Grade", "targetOutputKey": "grade"},
+                                                "band_v2": {"id": "Band", "targetOutputKey": "band"}}, {"bands": doc})
+        app = app_for(config)
+        async with app.run_test(size=SMALL) as pilot:
+            await wait_idle(app, pilot)
+            await pilot.press("3")
+            await settled(app, pilot)
+            table = app.query_one(EvaluatorsTable)
+            await wait_until(pilot, lambda: fits(table), "the table was laid out to the pane's width")
+            assert [line[0] for line in cells(table)] == ["band_v2.json", "Echo (built in)", "grade-check.json"]

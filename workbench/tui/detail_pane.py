@@ -21,7 +21,7 @@ from ..model import EvalSet, EvaluatorKey, Result, ResultKey, Row, RowKey, Verdi
 from ..report.text import format_duration
 from ..textsafe import one_line
 from .detail_views import DEFAULT_VIEW, DetailContext, DetailView, view_for
-from .labels import FLAKY_MARK, FLAKY_STYLE, verdict_text
+from .labels import FLAKY_MARK, FLAKY_STYLE, project_file, verdict_text
 from .state import RUNNING, RunState
 from .tab_labels import fit_labels
 
@@ -54,6 +54,7 @@ class RowDetail(VerticalScroll, can_focus=True):
         self._generation = 0
         self._picked = False  # the user chose an evaluator of this row: results arriving never move it
         self._marks: list[Verdict | None] = []  # the verdict each tab shows
+        self._tab_refs: list[str] = []  # the evaluators the tabs were made for (the row's `refs` then)
         self._first_tab_activates = False
         self._view: DetailView = DEFAULT_VIEW(classes="detail-view")
         self.sample: int | None = None  # the sample of a repeated row the body shows (None: the row's result)
@@ -110,7 +111,7 @@ class RowDetail(VerticalScroll, can_focus=True):
         tabs = self.query_one("#detail-evaluators", Tabs)
         tabs.clear()
         self._generation += 1  # removed tabs linger until the next refresh: never reuse their ids
-        refs = self.refs
+        refs = self._tab_refs = self.refs
         self._marks = self._verdicts()
         self._first_tab_activates = bool(refs)  # Tabs.add_tab's own activation of the first tab is on its way
         for index, label in enumerate(self._fitted_labels()):
@@ -153,6 +154,26 @@ class RowDetail(VerticalScroll, can_focus=True):
         """The first evaluator whose latest result failed or errored, if any."""
         return next((index for index, verdict in enumerate(self._verdicts())
                      if verdict is not None and verdict is not Verdict.PASS), None)
+
+    def _catch_up(self) -> None:
+        """The project was read again since the row was shown: the row is taken as the files say it now (the
+        pane kept the one it was shown with), and when the evaluators that score it changed (its set's refs,
+        or its criteria in a format that scores a row by the evaluators it names) its tabs are made again and
+        it opens as a new row does, on its first failing evaluator (one the user picked stays, if it still
+        scores the row)."""
+        if self.row is None:
+            return
+        eval_set, row = self.row
+        self.row = self.state.find_row(RowKey.of(eval_set, row)) or self.row
+        refs = self.refs
+        if refs == self._tab_refs:
+            return
+        before = self._tab_refs
+        shown = before[self.evaluator_index] if self.evaluator_index < len(before) else None
+        self._picked = self._picked and shown in refs
+        index = refs.index(shown) if self._picked and shown is not None else self._first_failing() or 0
+        self.set_reactive(RowDetail.evaluator_index, index)
+        self._rebuild_tabs()
 
     def _follow_results(self) -> None:
         """Results arrived: the tabs show their verdicts, and a row the user has not steered opens on a
@@ -247,6 +268,7 @@ class RowDetail(VerticalScroll, can_focus=True):
             self.show_message(Text(NOTHING_SELECTED, "dim"))
             return
         self.query_one("#detail-body").display = True
+        self._catch_up()
         self._follow_results()
         context = self.context()
         heading = self._heading(context)
@@ -280,7 +302,7 @@ class RowDetail(VerticalScroll, can_focus=True):
     def _heading(context: DetailContext) -> Text:
         eval_set, row = context.eval_set, context.row
         heading = Text(one_line(row.label, 120), "bold")
-        where = one_line(f"{eval_set.scope}/{eval_set.file_name}", 80)
+        where = project_file(context.project.root if context.project else None, eval_set.source_of(row))
         heading.append(f"   {where} · id {one_line(row.id, 60)}", "dim")
         if context.running:
             heading.append("   ◐ running", "bold cyan")

@@ -1,4 +1,5 @@
-"""The evaluators pane: each evaluator file, its type, what it compares, and which sets use it."""
+"""The evaluators pane: each evaluator file, its type, what it compares, and which sets use it. A broken or
+missing evaluator is named as the sets refer to it (its file is not known: the status says what is wrong)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from typing import Any
 
 from rich.text import Text
 
-from ..model import EvaluatorKey, Project
+from ..dialects.base import relative
+from ..model import EvaluatorDef, EvaluatorKey, Project
 from ..scoring import scorer_of
 from ..textsafe import one_line
 from .columns import Cell, Column, FittedTable, Names
@@ -18,6 +20,17 @@ from .labels import compared, plain
 COLUMNS = (Column("evaluator file", shrink_to=16, give=1), Column("scope", drop=6),
            Column("type", drop=4), Column("compares", shrink_to=16, give=5),
            Column("used by", shrink_to=12, give=5), Column("status", shrink_to=6, give=3))
+
+
+def evaluator_file(project: Project, evaluator: EvaluatorDef) -> Text:
+    """The file the evaluator was read from, as it is named (in a format whose sets refer to evaluators by id,
+    `ExactMatch` may live in `exact-match.json`); an evaluator its format brings without a file of its own (a
+    scenario's `expect`) is its ref, said to be built in."""
+    if relative(project.root, evaluator.path) in project.eval_files:
+        return plain(evaluator.path.name)
+    text = plain(evaluator.ref)
+    text.append(" (built in)", "dim")
+    return text
 
 
 class EvaluatorsTable(FittedTable):
@@ -45,10 +58,10 @@ class EvaluatorsTable(FittedTable):
                     status = Text("unsupported type", "bold yellow")
                 elif problem := scorer.check_config(evaluator):
                     status = Text(one_line(f"bad config: {problem}", 60), "bold yellow")
-                row: tuple[Cell, ...] = (plain(f"{ref}.json"), plain(scope), plain(evaluator.type_id, 40),
+                row: tuple[Cell, ...] = (evaluator_file(project, evaluator), plain(scope), plain(evaluator.type_id, 40),
                                          Names(compared(evaluator), "path"), users, status)
             elif key in project.broken_evaluators:
-                row = (plain(f"{ref}.json"), plain(scope), plain("?"), plain("?"), users,
+                row = (plain(ref), plain(scope), plain("?"), plain("?"), users,
                        Text(one_line(f"broken: {project.broken_evaluators[key]}", 60), "bold red"))
             else:
                 row = (plain(ref), plain(scope), plain("—"), plain("—"), users,

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -19,7 +18,7 @@ from textual.widgets.tree import TreeNode
 from ..model import Problem, RowKey
 from ..textsafe import one_line, printable
 from .filter_text import RowFilterText
-from .labels import row_label, set_label
+from .labels import RowLabel, row_label, set_label
 from .settling import Settling
 from .state import RunState, SetKey
 
@@ -28,19 +27,6 @@ from .state import RunState, SetKey
 class NodeRef:
     kind: str  # "set", "row", "problems", "problem"
     key: tuple[str, ...] = ()
-
-
-def cut_label(label: Text, room: int) -> None:
-    """Cut `label` to `room` cells with `…`: after the last whole part (`grade-only ✔`) that fits, so no
-    evaluator's name is split; inside the first part (the row's name) only when not even it fits."""
-    plain = label.plain
-    first = plain.find("  ")
-    at = plain.rfind("  ", 0, room - 1)  # the part before it and ` …` must fit
-    if first != -1 and at >= first and cell_len(plain[:at]) + 2 <= room:
-        label.truncate(at)
-        label.append(" …", "dim")
-    else:
-        label.truncate(room, overflow="ellipsis")
 
 
 class SetsTree(Settling, Tree[NodeRef]):
@@ -69,6 +55,7 @@ class SetsTree(Settling, Tree[NodeRef]):
         self.state = state
         self._filter = RowFilterText()  # what `name_filter` means
         self._rows: dict[RowKey, TreeNode[NodeRef]] = {}
+        self._labels: dict[RowKey, RowLabel] = {}  # each row node's label in parts, for cutting it to the pane
         self._row_position: dict[RowKey, int] = {}
         self._sets: dict[SetKey, TreeNode[NodeRef]] = {}
 
@@ -104,6 +91,7 @@ class SetsTree(Settling, Tree[NodeRef]):
         expanded = {key for key, node in self._sets.items() if not node.is_expanded}
         self.clear()
         self._rows.clear()
+        self._labels.clear()
         self._row_position.clear()
         self._sets.clear()
         project = self.state.project
@@ -133,7 +121,8 @@ class SetsTree(Settling, Tree[NodeRef]):
             self._sets[set_key] = node
             for key, row in rows:
                 self._row_position[key] = len(self._rows)
-                self._rows[key] = node.add_leaf(row_label(self.state, eval_set, row), NodeRef("row", key))
+                label = self._labels[key] = row_label(self.state, eval_set, row)
+                self._rows[key] = node.add_leaf(label.text, NodeRef("row", key))
         self._restore_cursor(current)
 
     def _restore_cursor(self, data: NodeRef | None) -> None:
@@ -152,15 +141,18 @@ class SetsTree(Settling, Tree[NodeRef]):
         self.post_message(self.CursorRestored())
 
     def render_label(self, node: TreeNode[NodeRef], base_style: Style, style: Style) -> Text:
-        """A label wider than the pane ends in `…` where it is cut, between two badges when one fits (at 80
-        columns a row's evaluator badges would otherwise stop mid-name)."""
+        """A label wider than the pane is cut to it with `…`. A row's keeps every evaluator's mark: its name
+        gives way, not its badges (`RowLabel.fitted`); a set's title keeps as much of itself as fits."""
         label = super().render_label(node, base_style, style)
         room = self.size.width - self.styles.scrollbar_size_vertical - self.guide_depth * self._depth(node)
         if self.size.width and label.cell_len > room > 1:
-            if node.data is not None and node.data.kind == "row":
-                cut_label(label, room)  # its badges name evaluators: never split one
+            data = node.data
+            parts = self._labels.get(RowKey(*data.key)) if data is not None and data.kind == "row" else None
+            if parts is not None:
+                label = parts.fitted(room)
+                label.stylize(style)
             else:
-                label.truncate(room, overflow="ellipsis")  # a set's title: as much of it as fits
+                label.truncate(room, overflow="ellipsis")
         return label
 
     @staticmethod
@@ -234,7 +226,8 @@ class SetsTree(Settling, Tree[NodeRef]):
             found = self.state.find_row(key) if node is not None else None
             if node is None or found is None:
                 continue
-            node.set_label(row_label(self.state, *found))
+            label = self._labels[key] = row_label(self.state, *found)
+            node.set_label(label.text)
             touched_sets.add((key[0], key[1]))
         for eval_set in project.sets:
             set_key = (eval_set.scope, eval_set.file_name)

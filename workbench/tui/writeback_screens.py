@@ -36,6 +36,7 @@ from ..model import EvalSet, Project
 from ..textsafe import one_line, printable
 from ..writeback import WritePlan
 from ..writeback.add_row import parse_criterion
+from .labels import project_file
 from .write_worker import write_in_thread
 
 
@@ -130,7 +131,7 @@ class AddRowScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="add-row-box", classes="dialog"):
             title = Text("New row", "bold")
-            where = one_line(f"{self.eval_set.scope}/{self.eval_set.file_name}", 60)
+            where = project_file(self.project.root, self.eval_set.path, 60)
             title.append(f"  appended to {where}; expectations built from one run's output", "dim")
             yield Static(title)
             with Horizontal(classes="form-row"):
