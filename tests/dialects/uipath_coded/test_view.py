@@ -231,3 +231,45 @@ async def test_a_row_an_evaluator_skips_passes_on_the_others(tmp_path: Path) -> 
         await _show(app, pilot, "paris", "ToolCallOrder")
         assert app.main.detail.refs == ["ExactMatch", "ToolCallOrder"]
         assert app.main.detail.current_ref == "ToolCallOrder"
+
+
+async def test_a_row_edited_to_name_a_failing_evaluator_opens_on_it_and_its_mark_shows(tmp_path: Path) -> None:
+    """The row shown while its file gains a JsonSim criterion it fails (its 3rd evaluator): when it runs again
+    the detail opens on JsonSim with a tab for it (it kept the row as first read, scored by ExactMatch and
+    ToolCallOrder alone, and opened on the passing ExactMatch); the evaluators tab names the files the ids
+    live in; the sets pane keeps the JsonSim ✘ on screen at 160 and at 80 columns."""
+    config = write_project(tmp_path / "capitals")
+    path = config.root / "evaluations" / "eval-sets" / "default.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["evaluations"] = [doc["evaluations"][0]]
+    first = doc["evaluations"][0]
+    first["name"] = "the capital of France is Paris, and this row's name goes on long enough to be cut"
+    del first["evaluationCriterias"]["JsonSim"]
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    app = app_on(load_config(config.root))
+    async with app.run_test(size=LARGE) as pilot:
+        await wait_idle(app, pilot)
+        await settle(pilot)
+        detail = app.main.detail
+        assert (detail.refs, detail.current_ref) == (["ExactMatch", "ToolCallOrder"], "ExactMatch")
+        first["evaluationCriterias"]["JsonSim"] = {"expectedOutput": {"capital": "Paris", "answer": "Lyon"}}
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        done = app.main.iterations_done
+        await pilot.press("r")
+        await wait_idle(app, pilot, done + 1)
+        await settle(pilot)
+        assert detail.refs == ["ExactMatch", "ToolCallOrder", "JsonSim"]
+        assert detail.current_ref == "JsonSim"
+        assert "✘ FAIL  JsonSim" in static_text(app, "#detail-meta")
+        assert "evaluations/eval-sets/default.json · id paris" in static_text(app, "#detail-title")
+        await pilot.press("3")
+        await settle(pilot)
+        files = [line.split()[0] for line in screen_text(app).splitlines() if ".json" in line and "evaluations" in line]
+        assert {"exact-match.json", "json-sim.json", "tool-call-order.json"} <= set(files), files
+        for size in (LARGE, SMALL):
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            shown = shown_rows(app)["paris"]
+            assert shown.startswith("✘ the capital of France") and "JsonSim ✘" in shown
+            line = next(line for line in screen_text(app).splitlines() if "─ ✘ the capital of Fr" in line)
+            assert line.split("│")[1].rstrip().endswith("✘"), line  # the row's JsonSim mark, on screen
