@@ -72,3 +72,25 @@ async def test_another_row_starts_at_its_top(tmp_path: Path) -> None:
         await settle(pilot)
         assert app.main.detail.scroll_y == 0
         assert "score 40 fails" in static_text(app, "#detail-title")
+
+
+async def test_a_failing_row_opened_again_opens_at_its_first_difference_again(tmp_path: Path) -> None:
+    """README: "a failing row opens scrolled to its first differing line" — every time it is opened, not only
+    the first: back on it from another row (and Enter on it then) it opened at the top."""
+    async with example_at_80x24(tmp_path) as (app, pilot):
+        detail = app.main.detail
+        opened_at = detail.scroll_y
+        assert opened_at > 0
+        await pilot.press("k")  # a passing row, at its top
+        await settle(pilot)
+        assert detail.scroll_y == 0
+        await pilot.press("j")  # back on the failing row
+        await settle(pilot)
+        assert selected_id(app) == BOUNDARY
+        assert detail.scroll_y == opened_at, "it opened at its first difference again"
+        await pilot.press("enter")  # into the detail: it stays where it opened
+        await settle(pilot)
+        assert app.focused is detail and detail.scroll_y == opened_at
+        await pilot.press("home")  # the user scrolls: it is left there
+        await settle(pilot)
+        assert detail.scroll_y == 0

@@ -7,10 +7,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from rich.text import Text
 from textual.containers import ScrollableContainer, Vertical
 from textual.widget import Widget
 
 from ...model import EvalSet, EvaluatorDef, Project, Result, Row
+from ..json_view import first_highlighted_line
 from ..settling import Settling
 
 
@@ -54,10 +56,14 @@ class DetailView(Settling, Vertical):
         self._placed_for: tuple[object, ...] = ()  # the row and evaluator it is for
         self._opened_from = 0  # the pane's scroll when the row opened
         self._placed: int | None = None  # the pane's scroll as the placement last left it
+        self._fresh = False  # this draw opens the row or evaluator (another one was shown before it)
+        self._opened_at: tuple[object, ...] | None = None  # the failing result last opened at its difference
 
     def show(self, context: DetailContext) -> None:
         """Draw `context`; a view swapped in a moment ago draws once its widgets exist."""
-        self._showing = (context.eval_set.key_of(context.row), context.ref)
+        showing = (context.eval_set.key_of(context.row), context.ref)
+        self._fresh = showing != self._showing
+        self._showing = showing
         if self._showing != self._placed_for:
             self._placement = None  # another row or evaluator: where the last one opened is no concern
         if self.is_mounted:
@@ -85,6 +91,17 @@ class DetailView(Settling, Vertical):
         self._opened_from = round(scroller.scroll_y) if scroller is not None else 0
         self._placed = None
         self.defer(self._place)
+
+    def open_at_difference(self, context: DetailContext, widget: Widget, text: Text, *, heading: int = 0) -> None:
+        """A failing result opens scrolled to the first line `render_json` marked as differing in `text` (drawn in
+        `widget`; `heading`: the lines of its title above it) every time its row or evaluator is opened, and when
+        a new result of it arrives — not on a redraw of the one shown, so a user who scrolled stays there."""
+        line = first_highlighted_line(text)
+        shown = (context.eval_set.key_of(context.row), context.ref, id(context.result))
+        if line is None or (shown == self._opened_at and not self._fresh):
+            return
+        self._opened_at = shown
+        self.scroll_line_into_view(widget, line, heading=heading)
 
     def scroll_line_into_view(self, widget: Widget, line: int, *, heading: int = 0) -> None:
         """Open the row with line `line` of `widget` in view, two lines above it for context — or from the

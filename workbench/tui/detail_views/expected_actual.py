@@ -13,7 +13,7 @@ from textual.widgets import Static
 from ...compare import Path, differences
 from ...model import Verdict
 from ...output_paths import MISSING, select, selected_paths
-from ..json_view import first_highlighted_line, render_json
+from ..json_view import render_json
 from .base import DetailContext, DetailView
 from .common import explanation_text, meta_text, side_by_side, trace_text
 
@@ -33,8 +33,6 @@ def diff_paths(actual: Any, expected: Any, selected: list[Path] | None) -> list[
 
 class ExpectedActualView(DetailView):
     """Inputs, then what the row expects beside what the target produced."""
-
-    _opened: tuple[object, ...] | None = None  # the failing result last opened at its first difference
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-meta")
@@ -67,14 +65,5 @@ class ExpectedActualView(DetailView):
             render_json(actual, highlight=highlight, selected=selected)
             if actual is not None else Text("(no output)", "dim"))
         self.query_one("#detail-trace", Static).update(trace_text(result))
-        self._open_at_first_difference(context, expected_text)
-
-    def _open_at_first_difference(self, context: DetailContext, expected: Text) -> None:
-        """A failing result shown for the first time opens scrolled to its first differing line (once: a
-        user scrolling afterwards is left where they went)."""
-        shown = (context.eval_set.key_of(context.row), context.ref, id(context.result))
-        line = first_highlighted_line(expected)
-        if line is None or shown == self._opened:
-            return
-        self._opened = shown
-        self.scroll_line_into_view(self.query_one("#detail-expected", Static), line, heading=1)  # with `Expected`
+        self.open_at_difference(context, self.query_one("#detail-expected", Static), expected_text,
+                                heading=1)  # with its `Expected` title
