@@ -52,6 +52,15 @@ def test_hosted_only_judges_have_words_but_no_scorer():
     assert hosted_only("uipath-exact-match") is None
 
 
+def test_a_hosted_only_judge_is_an_error_saying_so_with_the_formats_own_types_only():
+    from workbench.scoring import unsupported_message
+
+    said = unsupported_message("uipath-llm-judge-trajectory-similarity", "uipath-coded")
+    assert said.startswith("unsupported evaluator type 'uipath-llm-judge-trajectory-similarity': an LLM judge that "
+                           "runs only on UiPath's hosted models")
+    assert "uipath-tool-call-order" in said and "workbench-scenario-expect" not in said
+
+
 @pytest.mark.parametrize(("type_id", "criterion", "words"), [
     (CONTAINS, {"other": 1}, "evaluationCriterias['E'].searchText is missing; write e.g. {\"searchText\": \"Paris\"}"),
     (CONTAINS, {"searchText": 5}, "evaluationCriterias['E'].searchText must be a string, not 5"),

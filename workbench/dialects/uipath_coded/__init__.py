@@ -59,6 +59,11 @@ class UiPathCodedDialect(Dialect):
     def load(self, ctx: LoadContext) -> None:
         load_coded(ctx)
 
+    def unsupported_type(self, type_id: str) -> str | None:
+        from .scorers import hosted_only
+
+        return hosted_only(type_id)
+
     def scorers(self) -> tuple[Scorer, ...]:
         try:
             from .scorers import coded_scorers  # type: ignore[import-untyped, unused-ignore]  # until it lands

@@ -246,7 +246,7 @@ def hosted_only(type_id: str) -> str | None:
     models run (no scorer is registered for them: other formats' unknown-type message stays as it is)."""
     if type_id not in HOSTED_ONLY:
         return None
-    return (f"{type_id} is an LLM judge that runs on UiPath's hosted models, which workbench can't call; workbench "
+    return ("an LLM judge that runs only on UiPath's hosted models, which workbench can't call; workbench "
             "scores uipath-llm-judge-output-semantic-similarity and uipath-llm-judge-output-strict-json-similarity "
             "with its [judge] instead")
 
