@@ -342,21 +342,6 @@ def missing_sdk_hint(executable: str, prefix: str, base_prefix: str, root: str) 
             f"install uipath into this one ({install}).")
 
 
-def describe(exc: BaseException) -> str:
-    """`Type: message`, as worker_main says an exception, also when its `str()` raises (the user's `__str__`):
-    then the type and what `str()` raised, so the row is an ERROR naming it and the worker lives on."""
-    name = type(exc).__name__
-    try:
-        message = str.__str__(str(exc))  # a plain str, whatever str subclass __str__ returned
-    except BaseException as failure:  # whatever the user's __str__ raises
-        try:
-            why = f"{type(failure).__name__}: {str.__str__(str(failure))}"
-        except BaseException:
-            why = type(failure).__name__
-        return f"{name} (its str() raised {why})"
-    return f"{name}: {message}" if message else name
-
-
 def user_frames(tb: Any, entry: str) -> Any:
     """The traceback from the entry file's first frame down, as `python main.py` shows it (the SDK's, asyncio's
     and this child's frames above it left out); where no frame is the entry's (the SDK failed before calling
@@ -434,7 +419,6 @@ def _size(count: int) -> str:
 
 def main(argv: list[str]) -> None:
     worker_main = load_worker_main()
-    worker_main.describe = describe  # what `serve` and `_fatal` say of an exception
     channel = worker_main._Channel()
     if len(argv) not in (2, 3) or not all(_positive(arg) for arg in argv[2:]):
         channel.send({"fatal": "usage: child_main.py ENTRY_FILE FUNCTION [MAX_OUTPUT_MB]"})
