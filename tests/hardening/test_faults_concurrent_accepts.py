@@ -32,7 +32,10 @@ from workbench.config import load_config
 root, row_ref, go = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
 preview = preview_recorded_accept(load_config(root), "big", row_ref)
 Path(f"{go}.{row_ref}.ready").touch()
+deadline = time.monotonic() + 600  # a test that died never says go: don't spin on after it
 while not go.exists():
+    if time.monotonic() > deadline:
+        sys.exit(3)
     time.sleep(0.0005)
 try:
     write_plan(preview.plan)
