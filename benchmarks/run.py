@@ -46,7 +46,7 @@ SUITE: dict[str, Callable[[bool], list[Measure]]] = {
     "12": bench_verdicts_over_time.run,  # failing rows first after a code edit; the snapshot store's size
     "11": bench_repeats.run,  # [runner] repeat = 5 on 200 preloaded rows vs one run
     "13": bench_html_report.run,  # the HTML report of 10,000 rows: size, first paint and filters in headless Chromium
-    "14": bench_uipath_coded.run,  # a coded agent's 100 rows x 7 evaluators vs the real `uipath eval` (skipped without its venv)
+    "14": bench_uipath_coded.run,  # a coded agent: 100 rows x 7 evaluators vs the real `uipath eval` (needs its venv)
 }
 
 
