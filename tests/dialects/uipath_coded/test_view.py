@@ -273,3 +273,28 @@ async def test_a_row_edited_to_name_a_failing_evaluator_opens_on_it_and_its_mark
             assert shown.startswith("✘ the capital of France") and "JsonSim ✘" in shown
             line = next(line for line in screen_text(app).splitlines() if "─ ✘ the capital of Fr" in line)
             assert line.split("│")[1].rstrip().endswith("✘"), line  # the row's JsonSim mark, on screen
+
+
+async def test_a_failing_row_opens_at_its_first_difference_at_80x24(tmp_path: Path) -> None:
+    """As the default view does (README): the expectation's first differing line is in view when a failing row
+    opens, every time it is opened; a passing row opens at its top."""
+    config = write_project(tmp_path / "capitals")
+    path = config.root / "evaluations" / "eval-sets" / "default.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    filler = {f"note{n:02}": n for n in range(30)}  # the difference far below the pane's first screen
+    doc["evaluations"][1]["evaluationCriterias"]["ExactMatch"] = {"expectedOutput": {**filler, "capital": "Kyoto"}}
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    (config.root / "evaluations" / "evaluators" / "exact-match.json").write_text(json.dumps(
+        _evaluator("ExactMatch", "uipath-exact-match")), encoding="utf-8")
+    app = app_on(load_config(config.root))
+    async with app.run_test(size=SMALL) as pilot:
+        await _show(app, pilot, "kyoto", "ExactMatch")
+        detail = app.main.detail
+        opened_at = detail.scroll_y
+        assert opened_at > 0, "the failing row opened at its top, above its first difference"
+        await pilot.press("escape", "k")  # the row above passes: it opens at its top
+        await settle(pilot)
+        assert selected_id(app) == "paris" and detail.scroll_y == 0
+        await pilot.press("j")
+        await settle(pilot)
+        assert selected_id(app) == "kyoto" and detail.scroll_y == opened_at

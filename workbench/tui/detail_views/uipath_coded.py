@@ -171,7 +171,7 @@ class CodedAgentView(DetailView):
         explanation.display = bool(why.plain)
         self.query_one("#detail-sides").display = context.ref is not None and not by_tools
         if context.ref is not None and not by_tools:
-            self._show_sides(compared(evaluator, criterion, result), result)
+            self._show_sides(context, compared(evaluator, criterion, result), result)
         self.query_one("#coded-tools", Static).update(tools_text(context, criterion, by_tools))
         self.query_one("#coded-evaluators", Static).update(evaluators_text(context))
         self.query_one("#detail-inputs", Static).update(render_json(result.inputs if result and result.inputs
@@ -181,7 +181,7 @@ class CodedAgentView(DetailView):
                                      "(no output)" if result is not None else "(not run yet)"))
         self.query_one("#coded-output", Static).update(output)
 
-    def _show_sides(self, sides: Compared, result: Result | None) -> None:
+    def _show_sides(self, context: DetailContext, sides: Compared, result: Result | None) -> None:
         """Expected beside actual at the evaluator's key (stacked in a narrow pane)."""
         self.query_one("#coded-expected-title", Static).update(Text(one_line(sides.expected_title, 70), "bold"))
         self.query_one("#coded-actual-title", Static).update(Text(one_line(sides.actual_title, 70), "bold"))
@@ -194,3 +194,5 @@ class CodedAgentView(DetailView):
         self.query_one("#detail-expected", Static).update(expected)
         nothing = "(not run yet)" if result is None else "(no output)"
         self.query_one("#detail-actual", Static).update(side_text(sides.actual, nothing, highlight))
+        # a failing row opens at its first differing line, as the default view does (with its title above it)
+        self.open_at_difference(context, self.query_one("#detail-expected", Static), expected, heading=1)
