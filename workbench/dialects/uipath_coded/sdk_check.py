@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ...model import Problem, Severity
 from ...runners.base import expand_argv, target_env
-from ...runners.process import kill_group
+from ...runners.process import run_probe
 from .layout import PROJECT_FILE
 from .settings import CHILD_ARG, VENV_PYTHONS, WORKBENCH_PYTHON
 
@@ -113,22 +113,15 @@ def _asks(python: list[str], root: Path, config: Config) -> bool:
 
 
 def _probe(python: list[str], root: Path, config: Config) -> str:
-    """The probe's stdout; its process group is killed if it outlives the timeout."""
-    proc = subprocess.Popen([*python, "-c", PROBE], cwd=root, env=target_env(config), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    """The probe's stdout (`run_probe`: its process group killed when it answers or outlives the timeout)."""
     try:
-        out, err = proc.communicate(timeout=PROBE_TIMEOUT_S)
+        done = run_probe([*python, "-c", PROBE], cwd=root, env=target_env(config), timeout=PROBE_TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        kill_group(proc.pid)  # not reaped yet: the group is still its own
-        proc.wait()
-        for pipe in (proc.stdout, proc.stderr):  # not read to the end: a process out of the group may hold them
-            if pipe is not None:
-                pipe.close()
         raise subprocess.SubprocessError(f"it did not answer within {PROBE_TIMEOUT_S:g} s") from None
-    if proc.returncode != 0:
-        said = err.decode("utf-8", "replace").strip().splitlines()
-        raise subprocess.SubprocessError(f"it exited with {proc.returncode}" + (f": {said[-1]}" if said else ""))
-    return out.decode("utf-8", "replace")
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise subprocess.SubprocessError(f"it exited with {done.returncode}" + (f": {said[-1]}" if said else ""))
+    return done.stdout.decode("utf-8", "replace")
 
 
 def _mtime(folder: str) -> int | None:
