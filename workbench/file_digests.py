@@ -161,6 +161,6 @@ class FileDigests:
         self._dirty = False
         try:
             real_folder(self.cache_path.parent)
-            write_atomically(self.cache_path, jsonio.dumps(self._used).encode("utf-8", "surrogatepass"))
+            write_atomically(self.cache_path, jsonio.dumps(self._used).encode("utf-8", "surrogatepass"), private=True)
         except OSError:
             pass  # a cache: without it the next run hashes again

@@ -35,7 +35,7 @@ from .model import (
     row_passes,
     row_verdict,
 )
-from .safe_paths import real_folder
+from .safe_paths import private_database
 from .snapshots import SnapshotStore
 
 T = TypeVar("T")
@@ -313,7 +313,7 @@ class HistoryStore:
         self.files = files  # the project's changed files per iteration (snapshots.py), when it is known
         self._lock = threading.RLock()
         try:
-            real_folder(path.parent)
+            private_database(path)  # 0600, and so its -wal/-shm: it holds every output the targets gave
             self._db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")

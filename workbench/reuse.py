@@ -323,7 +323,7 @@ class ReuseBook:
         self._changed.clear()
         try:
             real_folder(self.path.parent)
-            write_atomically(self.path, jsonio.dumps(doc).encode("utf-8", "surrogatepass"))
+            write_atomically(self.path, jsonio.dumps(doc).encode("utf-8", "surrogatepass"), private=True)
         except OSError:
             pass  # without the file, the next process runs these rows again: never wrong, only slower
 

@@ -10,6 +10,12 @@ refused with `UnsafePath`, an `OSError` whose message names the link and where i
 
 `outside_reason` is the read-only check for a path a settings file names (a baseline): `None` when it
 is inside the project, reached without a link and without `..`.
+
+Workbench's state (`.workbench/` and everything in it) is this user's only: its folders are made 0700 and
+its files 0600 whatever the umask (`private=True`, `real_folder`, `private_file`, `open_private`), and a
+looser folder or file left by an older version is tightened when it is next used. The state holds what the
+targets printed, snapshots of the project's files and the judge's answers: nothing another local user
+should read.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 FOLDER_FLAGS = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
 NEW_FILE_MODE = 0o644
+PRIVATE_FOLDER_MODE = 0o700  # a folder of workbench's state: this user's only
+PRIVATE_FILE_MODE = 0o600  # a file of workbench's state
 
 
 class UnsafePath(OSError):
@@ -76,13 +84,47 @@ def _check_name(name: str) -> None:
         raise UnsafePath(f"{name!r} is not a single file or folder name")
 
 
-def open_folder_at(parent_fd: int, name: str, shown: str, *, create: bool) -> int:
+def tighten(fd: int, mode: int) -> bool:
+    """Take from the file or folder open at `fd` every permission bit `mode` does not grant (a state folder
+    an older version made 0755 becomes 0700); whether it had any. Nothing changes when it is not this
+    user's or can't be changed (a filesystem without modes): the bits were never workbench's to set there."""
+    try:
+        info = os.fstat(fd)
+        current = stat.S_IMODE(info.st_mode)
+        if not current & ~mode:
+            return False
+        if info.st_uid == os.geteuid():
+            os.fchmod(fd, current & mode)
+    except OSError:
+        return False
+    return True
+
+
+def _tighten_tree(folder_fd: int) -> None:
+    """Every folder (0700) and file (0600) under `folder_fd`, never through a link: the state folder an
+    older version left readable, made this user's only on its first use by this one."""
+    for _, folders, files, fd in os.fwalk(".", dir_fd=folder_fd, follow_symlinks=False):
+        for name, mode in [*((name, PRIVATE_FOLDER_MODE) for name in folders),
+                           *((name, PRIVATE_FILE_MODE) for name in files)]:
+            try:
+                entry = os.open(name, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
+            except OSError:
+                continue  # a link, a socket, gone: nothing of workbench's to tighten
+            try:
+                if stat.S_ISDIR(os.fstat(entry).st_mode) or stat.S_ISREG(os.fstat(entry).st_mode):
+                    tighten(entry, mode)
+            finally:
+                os.close(entry)
+
+
+def open_folder_at(parent_fd: int, name: str, shown: str, *, create: bool, private: bool = False) -> int:
     """A descriptor on the folder `name` in `parent_fd`, never through a link; created (when `create`)
-    only after what is there was checked. FileNotFoundError when it is missing and not created."""
+    only after what is there was checked. FileNotFoundError when it is missing and not created.
+    `private`: a folder of workbench's state, made (or tightened to) 0700."""
     _check_name(name)
     for _ in range(2):
         try:
-            return os.open(name, FOLDER_FLAGS, dir_fd=parent_fd)
+            fd = os.open(name, FOLDER_FLAGS, dir_fd=parent_fd)
         except FileNotFoundError:
             if not create:
                 raise
@@ -93,20 +135,25 @@ def open_folder_at(parent_fd: int, name: str, shown: str, *, create: bool) -> in
             if info is None or stat.S_ISDIR(info.st_mode):
                 raise
             raise _not_a("folder", parent_fd, name, info, shown) from None
+        else:
+            if private and tighten(fd, PRIVATE_FOLDER_MODE):
+                _tighten_tree(fd)  # left open by an older version: what is inside was made under it
+            return fd
         with contextlib.suppress(FileExistsError):  # made meanwhile (another row, or a link): checked when opened
-            os.mkdir(name, dir_fd=parent_fd)
+            os.mkdir(name, PRIVATE_FOLDER_MODE if private else 0o777, dir_fd=parent_fd)
     raise FileNotFoundError(errno.ENOENT, f"{shown} vanished while it was created")
 
 
-def open_folder(root: Path, parts: Sequence[str], *, create: bool) -> int:
+def open_folder(root: Path, parts: Sequence[str], *, create: bool, private: bool = False) -> int:
     """A descriptor on `root/parts[0]/parts[1]/...`, walking one name at a time without following a
-    link (`root` itself is the user's and is opened as given). The caller closes it."""
+    link (`root` itself is the user's and is opened as given; with `private`, every folder of `parts` is
+    made or tightened to 0700). The caller closes it."""
     fd = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
     shown = root
     try:
         for part in parts:
             shown = shown / part
-            next_fd = open_folder_at(fd, part, str(shown), create=create)
+            next_fd = open_folder_at(fd, part, str(shown), create=create, private=private)
             os.close(fd)
             fd = next_fd
     except BaseException:
@@ -141,6 +188,60 @@ def write_file_at(folder_fd: int, name: str, data: bytes, shown: str, *, mode: i
     fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode, dir_fd=folder_fd)
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
+
+
+def open_private(path: Path | str, flags: int, *, create: bool = True) -> int:
+    """`os.open(path, flags)` for a file of workbench's state: created 0600 (when `create`), an existing one
+    tightened to 0600, never through a link at its last name (its folder comes from `real_folder`); a link,
+    a FIFO or a folder there is refused (UnsafePath)."""
+    extra = os.O_CREAT if create else 0
+    try:
+        fd = os.open(path, flags | extra | os.O_NONBLOCK | _NOFOLLOW | _CLOEXEC, PRIVATE_FILE_MODE)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.EMLINK):
+            raise
+        folder = os.open(os.path.dirname(os.path.abspath(path)), FOLDER_FLAGS)
+        try:
+            info = _lstat_at(folder, os.path.basename(path))
+            if info is None:
+                raise
+            raise _not_a("file", folder, os.path.basename(path), info, str(path)) from None
+        finally:
+            os.close(folder)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafePath(f"{path} is {_kind(info.st_mode)}, not a file; workbench does not use it: move it "
+                             "away and run again")
+        os.set_blocking(fd, True)
+        tighten(fd, PRIVATE_FILE_MODE)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def private_file(path: Path | str, *, create: bool = True) -> None:
+    """Make the state file `path` 0600 (created empty when missing and `create`; nothing when it is missing
+    and not). A SQLite database is made so before it is opened: SQLite creates one 0644 and gives its
+    -wal/-shm/-journal files the database's mode."""
+    try:
+        os.close(open_private(path, os.O_RDONLY, create=create))
+    except FileNotFoundError:
+        if create:
+            raise
+
+
+SQLITE_SIDECARS = ("-wal", "-shm", "-journal")
+
+
+def private_database(path: Path) -> None:
+    """Before SQLite opens the database at `path`: it and the sidecars an older version left are 0600,
+    its folder a state folder (`real_folder`)."""
+    real_folder(path.parent)
+    private_file(path)
+    for suffix in SQLITE_SIDECARS:
+        private_file(f"{path}{suffix}", create=False)
 
 
 def outside_reason(root: Path, path: Path) -> str | None:
@@ -178,19 +279,21 @@ def outside_reason(root: Path, path: Path) -> str | None:
     return None
 
 
-__all__ = ["UnsafePath", "link_target", "open_folder", "open_folder_at", "outside_reason", "remove_tree_at",
-           "write_file_at"]
+__all__ = ["PRIVATE_FILE_MODE", "PRIVATE_FOLDER_MODE", "UnsafePath", "link_target", "open_folder", "open_folder_at",
+           "open_private", "outside_reason", "private_database", "private_file", "real_folder", "remove_tree_at",
+           "tighten", "write_file_at"]
 
 
 def real_folder(folder: Path, state_name: str = ".workbench") -> Path:
     """`folder`, made if missing. Inside a project's state folder (`.workbench`, `.workbench/locks`) every
     name from the project root down is checked to be a real folder, not a link: workbench's own files
     are written only inside the project, so `ln -s ~/notes .workbench` is an UnsafePath naming the link,
-    never followed. Other folders (a test's history file elsewhere) are simply made."""
+    never followed. Those folders, `.workbench` itself included, are made or tightened to 0700. Other
+    folders (a test's history file elsewhere) are simply made."""
     parts = folder.parts
     if state_name not in parts:
         folder.mkdir(parents=True, exist_ok=True)
         return folder
     at = len(parts) - 1 - parts[::-1].index(state_name)
-    os.close(open_folder(Path(*parts[:at]), parts[at:], create=True))
+    os.close(open_folder(Path(*parts[:at]), parts[at:], create=True, private=True))
     return folder

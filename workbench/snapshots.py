@@ -35,7 +35,7 @@ from .cluster.package import PackingError, shipped_entries
 from .config import Config
 from .file_digests import FileDigests
 from .model import Project
-from .safe_paths import open_folder
+from .safe_paths import PRIVATE_FILE_MODE, open_folder, tighten
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS file_snapshots (iteration INTEGER PRIMARY KEY, notes TEXT NOT NULL);
@@ -168,7 +168,7 @@ class SnapshotStore:
         return scan(self.config, project, self.digests)
 
     def _folder(self) -> int:
-        return open_folder(self.state_dir, [BLOB_FOLDER], create=True)
+        return open_folder(self.state_dir.parent, [self.state_dir.name, BLOB_FOLDER], create=True, private=True)
 
     def record(self, db: sqlite3.Connection, number: int, now: Scan) -> None:
         """Inside the iteration's transaction: its changes against the newest recorded state, their content."""
@@ -315,8 +315,9 @@ def _write_blob(folder: int, sha: str, packed: bytes) -> None:
     """`<sha>.z` in the blobs folder, written whole under a temporary name first (never through a link)."""
     temp = f".{sha}.{os.getpid()}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(temp, flags, 0o644, dir_fd=folder)
+    fd = os.open(temp, flags, PRIVATE_FILE_MODE, dir_fd=folder)
     try:
+        tighten(fd, PRIVATE_FILE_MODE)  # a temp file left by a crash keeps its mode through O_TRUNC
         view = memoryview(packed)
         while view:
             view = view[os.write(fd, view):]

@@ -14,7 +14,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from ..safe_paths import real_folder
+from ..safe_paths import private_database
 
 CACHE_FILE = "judge-cache.sqlite"
 _SCHEMA = "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, score REAL NOT NULL, justification TEXT)"
@@ -32,7 +32,7 @@ class JudgeMemory:
     def _connect(self) -> sqlite3.Connection | None:
         if self._db is None and not self._broken:
             try:
-                real_folder(self.path.parent)
+                private_database(self.path)
                 db = sqlite3.connect(self.path, timeout=5, check_same_thread=False, isolation_level=None)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute(_SCHEMA)

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..regular_files import UnreadableFile, read_regular_file
+from ..safe_paths import PRIVATE_FILE_MODE
 from .errors import ConcurrentChange, WritebackError
 
 TEMP_SUFFIX = ".workbench-tmp"
@@ -140,18 +141,19 @@ def _durable_temp(path: Path, data: bytes, mode: int, owner: os.stat_result | No
     return temp
 
 
-def write_atomically(path: Path, data: bytes, *, new_mode: int = NEW_FILE_MODE) -> None:
+def write_atomically(path: Path, data: bytes, *, new_mode: int = NEW_FILE_MODE, private: bool = False) -> None:
     """Make `path` hold `data`, whole or not at all, whatever it held before (or create it with
     `new_mode`). For workbench's own files (the baseline), where no one else's edit can be lost.
+    `private`: a file of workbench's state (`.workbench/`), 0600 whatever mode the old one had.
     Raises OSError when it can't; the old file and no temp file are left."""
     _remove_stale_temps(path)
     owner: os.stat_result | None = None
     try:
         info = path.stat()
     except FileNotFoundError:
-        mode = new_mode
+        mode = PRIVATE_FILE_MODE if private else new_mode
     else:
-        mode = stat.S_IMODE(info.st_mode)
+        mode = PRIVATE_FILE_MODE if private else stat.S_IMODE(info.st_mode)
         owner = info if _owner_problem(info) is None else None  # keep the owner where this user can
     temp = _durable_temp(path, data, mode, owner)
     try:

@@ -26,7 +26,7 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from ..config import STATE_DIR
-from ..safe_paths import real_folder
+from ..safe_paths import open_private, real_folder
 from .errors import WritebackError
 
 try:
@@ -76,7 +76,7 @@ def _holder(fd: int) -> str:
 def _open(path: Path) -> int | None:
     try:
         real_folder(path.parent)
-        return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        return open_private(path, os.O_RDWR)
     except OSError as exc:
         if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
             return None  # no lock where workbench may not write its own state

@@ -45,7 +45,7 @@ from ...config import Config
 from ...output_paths import MISSING
 from ...runners.base import LogSink, RunOutcome
 from ...runners.read_audit import merged, merged_stats
-from ...safe_paths import UnsafePath, open_folder, open_folder_at, remove_tree_at, write_file_at
+from ...safe_paths import PRIVATE_FILE_MODE, UnsafePath, open_folder, open_folder_at, remove_tree_at, write_file_at
 from ...trace import TOOL_CALL as TRACE_TOOL_CALL
 from .live import call_handler
 from .schema import PatternError, validate
@@ -155,7 +155,7 @@ class Replayer:
         """A descriptor on the row's folder, created on first use after every part of it was checked."""
         if self._folder_fd is None:
             try:
-                self._folder_fd = open_folder(self.config.root, self.parts, create=True)
+                self._folder_fd = open_folder(self.config.root, self.parts, create=True, private=True)
             except OSError as exc:
                 raise ScratchRefused(_scratch_problem(exc)) from None
         return self._folder_fd
@@ -327,10 +327,10 @@ class Replayer:
         try:
             for part in folders:
                 shown = shown / part
-                next_fd = open_folder_at(fd, part, str(shown), create=True)
+                next_fd = open_folder_at(fd, part, str(shown), create=True, private=True)
                 os.close(fd)
                 fd = next_fd
-            write_file_at(fd, name, data, str(shown / name))
+            write_file_at(fd, name, data, str(shown / name), mode=PRIVATE_FILE_MODE)
         finally:
             os.close(fd)
 
