@@ -9,11 +9,14 @@ the newest of each path (the base later iterations are diffed against) and the b
 more; `[history] keep_files_mb` bounds the blobs (the content of older versions goes first, then the oldest
 current ones: compare then says the content was not kept).
 
-Which files: what would be shipped to a Ray cluster (`cluster/package.py`: never secrets — `.appilotsrc`,
-`.env*` —, nothing `.gitignore`d, no state, virtualenvs, `node_modules`, FIFOs or devices), less the eval
-files, the folders holding them and the baseline file, and never through a link: a path reached through a
-symlink is left out, and a file is read with O_NOFOLLOW and O_NONBLOCK and checked to be a regular file on
-its descriptor. A file larger than `MAX_FILE_BYTES` is noted as changed (by its digest) without its content.
+Which files: what would be shipped to a Ray cluster (`cluster/package.py`: nothing `.gitignore`d, no state,
+virtualenvs, `node_modules`, FIFOs or devices) and `.env*`/`.appilotsrc`, less the eval files, the folders
+holding them and the baseline file, and never through a link: a path reached through a symlink is left out,
+and a file is read with O_NOFOLLOW and O_NONBLOCK and checked to be a regular file on its descriptor. A file
+larger than `MAX_FILE_BYTES`, and a secret-looking one (`secret_files.py`: `.env*`, `secrets.*`, `*.pem`,
+`id_rsa*`, `.npmrc`... and `[history] secret_files`), is noted as changed by its digest, its content never
+kept; compare never shows the content of a file that looks like a secret now, whatever was stored before,
+and a store's first recording drops such contents an older version kept.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from .config import Config
 from .file_digests import FileDigests
 from .model import Project
 from .safe_paths import PRIVATE_FILE_MODE, open_folder, tighten
+from .secret_files import SecretFiles
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS file_snapshots (iteration INTEGER PRIMARY KEY, notes TEXT NOT NULL);
@@ -63,6 +67,7 @@ class Seen:
     sha256: str
     size: int
     source: str
+    secret: bool = False  # looks like a secret: noted by its digest, its content never kept
 
 
 @dataclass(slots=True)
@@ -92,8 +97,9 @@ def _excluded_folders(project: Project) -> list[str]:
 def scan(config: Config, project: Project, digests: FileDigests) -> Scan:
     """The project's snapshotted files now (digests by stat, so an unchanged file is not read again)."""
     result = Scan()
+    secrets = secret_files_of(config)
     try:
-        entries = shipped_entries(config)
+        entries = shipped_entries(config, with_secrets=True)
     except PackingError as exc:
         result.notes.append(f"files not snapshotted: {exc}")
         return result
@@ -114,8 +120,13 @@ def scan(config: Config, project: Project, digests: FileDigests) -> Scan:
         digest = digests.file(entry.source, info)
         if len(digest) != 64:  # unreadable, gone: nothing to keep
             continue
-        result.files[entry.rel] = Seen(digest, info.st_size, entry.source)
+        result.files[entry.rel] = Seen(digest, info.st_size, entry.source, entry.rel in secrets)
     return result
+
+
+def secret_files_of(config: Config | None) -> SecretFiles:
+    """The project's secret-looking files: the built-in list and its `[history] secret_files`."""
+    return SecretFiles(config.history.secret_files if config is not None else ())
 
 
 def read_file(path: str, limit: int) -> bytes | None:
@@ -153,7 +164,9 @@ class SnapshotStore:
         self.config = config
         self.digests = FileDigests(None)
         self.digests.cache_path = state_dir / DIGEST_CACHE
+        self.secrets = secret_files_of(config)
         self._doomed: list[str] = []
+        self._secrets_dropped = False
 
     @classmethod
     def of(cls, config: Config) -> SnapshotStore:
@@ -181,7 +194,9 @@ class SnapshotStore:
             if old is not None and old.sha256 == seen.sha256:
                 continue
             sha, size = seen.sha256, seen.size
-            if size > MAX_FILE_BYTES:
+            if seen.secret:
+                pass  # its digest only: compare says it changed, its contents are never written
+            elif size > MAX_FILE_BYTES:
                 notes.append(f"{rel}: larger than {MAX_FILE_BYTES // 2**20} MiB, its content is not kept")
             elif self.keep_bytes > 0:
                 data = read_file(seen.source, MAX_FILE_BYTES)
@@ -208,7 +223,20 @@ class SnapshotStore:
             finally:
                 os.close(folder)
         db.execute("INSERT OR REPLACE INTO file_snapshots VALUES (?,?)", (number, jsonio.dumps(notes)))
+        if not self._secrets_dropped:
+            self._drop_secret_contents(db)
         self._bound(db)
+
+    def _drop_secret_contents(self, db: sqlite3.Connection) -> None:
+        """Once per store: drop the kept contents of files that look like secrets now (stored by an older
+        version, or before a pattern was added), unless a file that does not also has that content."""
+        self._secrets_dropped = True
+        secret: set[str] = set()
+        other: set[str] = set()
+        for path, sha in db.execute("SELECT DISTINCT c.path, c.sha256 FROM file_changes c "
+                                    "JOIN file_blobs b ON b.sha256 = c.sha256"):
+            (secret if str(path) in self.secrets else other).add(str(sha))
+        self._drop(db, sorted(secret - other))
 
     def prune(self, db: sqlite3.Connection, cutoff: int) -> None:
         """Inside the transaction that drops iterations <= `cutoff`: their changes but those the oldest kept
@@ -362,16 +390,19 @@ class FileDiff:
     removed: int = 0
     diff: str = ""
     note: str = ""
+    secret: bool = False  # looks like a secret: its contents are never kept, so never shown
 
     @property
     def summary(self) -> str:
+        if self.secret:
+            return f"{self.path} {self.status} (contents not kept)"
         if self.note and not self.diff:
             return f"{self.path} ({self.status}; {self.note})"
         return f"{self.path} +{self.added} −{self.removed}"
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "status": self.status, "added": self.added, "removed": self.removed,
-                "diff": self.diff, "note": self.note or None}
+                "diff": self.diff, "note": self.note or None, "contents_kept": not self.secret}
 
 
 def _text(data: bytes | None) -> str | None:
@@ -410,7 +441,12 @@ def _side(store: SnapshotStore, state: FileState | None) -> tuple[list[str] | No
     return text.splitlines(keepends=True), ""
 
 
+SECRET_NOTE = "contents not kept: it looks like a secret (see [history] secret_files)"
+
+
 def _diff_one(store: SnapshotStore, path: str, status: str, old: FileState | None, new: FileState | None) -> FileDiff:
+    if path in store.secrets:
+        return FileDiff(path, status, note=SECRET_NOTE, secret=True)
     result = FileDiff(path, status)
     before, why_before = _side(store, old)
     after, why_after = _side(store, new)

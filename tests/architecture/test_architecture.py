@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("vocabulary", ("workbench", "workbench.errors", "workbench.jsonio", "workbench.output_paths",
                     "workbench.textsafe", "workbench.model", "workbench.events", "workbench.compare",
                     "workbench.trace", "workbench.regular_files", "workbench.safe_paths",
-                    "workbench.patterns")),
+                    "workbench.secret_files", "workbench.patterns")),
     # A format's own section sits with the settings (its package's settings.py), found by settings/discovery.py.
     ("settings", ("workbench.config", "workbench.options", "workbench.settings", *FORMAT_SETTINGS)),
     # baseline.py reads and writes the committed baseline files (its own and a format's gate's), below the gate.

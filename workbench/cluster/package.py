@@ -110,11 +110,12 @@ def named_paths(config: Config) -> set[str]:
 
 
 class _Walk:
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, with_secrets: bool = False) -> None:
         self.root = os.path.realpath(config.root)
         self.named = named_paths(config)
         exclude = _read_ignore_file(os.path.join(self.root, ".git", "info", "exclude")) or []
-        self.ignores = _Ignores(_spec(ALWAYS_LEFT_OUT), _spec([*config.watch.ignore, *config.cluster.ship_ignore]),
+        always = [pattern for pattern in ALWAYS_LEFT_OUT if not (with_secrets and pattern in SECRETS)]
+        self.ignores = _Ignores(_spec(always), _spec([*config.watch.ignore, *config.cluster.ship_ignore]),
                                 [("", _spec(exclude))])
         self.entries: list[Entry] = []
 
@@ -182,9 +183,10 @@ def _is_virtualenv(folder: str) -> bool:
     return os.path.isfile(os.path.join(folder, "pyvenv.cfg"))
 
 
-def shipped_entries(config: Config) -> list[Entry]:
-    """What `pack` puts in the package for this project, in the package's order."""
-    walk = _Walk(config)
+def shipped_entries(config: Config, *, with_secrets: bool = False) -> list[Entry]:
+    """What `pack` puts in the package for this project, in the package's order. `with_secrets`: `.env*`
+    and `.appilotsrc` too, for the snapshots, which note their changes by digest (never for packing)."""
+    walk = _Walk(config, with_secrets=with_secrets)
     walk.folder(walk.root, "", frozenset({walk.root}), named_only=False)
     return walk.entries
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
+from ..secret_files import PatternError, check_patterns
 from .base import Argv, Increase, Note, PathText, Rate, Seconds, Section, Text, TextList, TextTable, refuse
 
 RunnerKind = Literal["command", "uip", "worker", "python"]
@@ -64,6 +65,14 @@ class WatchConfig(Section):
         "Iterations in a row without more rows passing before the loop says it is stalled"))
 
 
+def _gitignore_patterns(patterns: list[str]) -> list[str]:
+    try:
+        check_patterns(patterns)
+    except PatternError as exc:
+        raise refuse(f"holds a pattern that is {exc}") from None
+    return patterns
+
+
 class HistoryConfig(Section):
     """What `.workbench/` history keeps."""
 
@@ -72,6 +81,10 @@ class HistoryConfig(Section):
     keep_files_mb: Annotated[float, Note("MiB")] = Field(
         default=20.0, ge=0, le=100_000, allow_inf_nan=False, description=(
             "MiB of changed project files kept (compressed) for `workbench compare`; the oldest go first (0: none)"))
+    secret_files: Annotated[TextList, AfterValidator(_gitignore_patterns)] = Field(
+        default_factory=list, description=(
+            "gitignore-style patterns of more secret files, on top of the built-in list: compare notes their "
+            "changes, their contents are never kept"))
 
 
 class BaselineConfig(Section):
