@@ -33,6 +33,7 @@ from .regular_files import special_kind
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 FOLDER_FLAGS = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
 NEW_FILE_MODE = 0o644
 PRIVATE_FOLDER_MODE = 0o700  # a folder of workbench's state: this user's only
@@ -88,13 +89,14 @@ def tighten(fd: int, mode: int) -> bool:
     """Take from the file or folder open at `fd` every permission bit `mode` does not grant (a state folder
     an older version made 0755 becomes 0700); whether it had any. Nothing changes when it is not this
     user's or can't be changed (a filesystem without modes): the bits were never workbench's to set there."""
+    fchmod = getattr(os, "fchmod", None)  # not on Windows before Python 3.13: no POSIX modes to set there
     try:
         info = os.fstat(fd)
         current = stat.S_IMODE(info.st_mode)
-        if not current & ~mode:
+        if fchmod is None or not current & ~mode:
             return False
         if info.st_uid == os.geteuid():
-            os.fchmod(fd, current & mode)
+            fchmod(fd, current & mode)
     except OSError:
         return False
     return True
@@ -107,11 +109,12 @@ def _tighten_tree(folder_fd: int) -> None:
         for name, mode in [*((name, PRIVATE_FOLDER_MODE) for name in folders),
                            *((name, PRIVATE_FILE_MODE) for name in files)]:
             try:
-                entry = os.open(name, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
+                entry = os.open(name, os.O_RDONLY | _NONBLOCK | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
             except OSError:
                 continue  # a link, a socket, gone: nothing of workbench's to tighten
             try:
-                if stat.S_ISDIR(os.fstat(entry).st_mode) or stat.S_ISREG(os.fstat(entry).st_mode):
+                kind = os.fstat(entry).st_mode
+                if stat.S_ISDIR(kind) or stat.S_ISREG(kind):
                     tighten(entry, mode)
             finally:
                 os.close(entry)
@@ -196,7 +199,7 @@ def open_private(path: Path | str, flags: int, *, create: bool = True) -> int:
     a FIFO or a folder there is refused (UnsafePath)."""
     extra = os.O_CREAT if create else 0
     try:
-        fd = os.open(path, flags | extra | os.O_NONBLOCK | _NOFOLLOW | _CLOEXEC, PRIVATE_FILE_MODE)
+        fd = os.open(path, flags | extra | _NONBLOCK | _NOFOLLOW | _CLOEXEC, PRIVATE_FILE_MODE)
     except OSError as exc:
         if exc.errno not in (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.EMLINK):
             raise
@@ -213,8 +216,7 @@ def open_private(path: Path | str, flags: int, *, create: bool = True) -> int:
         if not stat.S_ISREG(info.st_mode):
             raise UnsafePath(f"{path} is {_kind(info.st_mode)}, not a file; workbench does not use it: move it "
                              "away and run again")
-        os.set_blocking(fd, True)
-        tighten(fd, PRIVATE_FILE_MODE)
+        tighten(fd, PRIVATE_FILE_MODE)  # O_NONBLOCK (a FIFO never blocks the open) means nothing to a file
     except BaseException:
         os.close(fd)
         raise

@@ -4,11 +4,21 @@ read-only "is this configured path inside the project" check."""
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import pytest
 
-from workbench.safe_paths import UnsafePath, open_folder, outside_reason, remove_tree_at, write_file_at
+from workbench.safe_paths import (
+    UnsafePath,
+    open_folder,
+    open_private,
+    outside_reason,
+    private_database,
+    private_file,
+    remove_tree_at,
+    write_file_at,
+)
 
 
 def test_open_folder_creates_missing_folders_and_refuses_a_link_at_any_depth(tmp_path: Path) -> None:
@@ -87,3 +97,26 @@ def test_outside_reason(tmp_path: Path, value: str, reason: str | None) -> None:
     assert (found is None) if reason is None else (reason in (found or ""))
     assert outside_reason(root, root / "sub" / "b.json") is None
     assert outside_reason(root, Path(os.path.abspath(root)) / "b.json") is None  # absolute, but inside
+
+
+def test_a_state_file_is_created_0600_and_a_link_or_fifo_in_its_place_is_refused(tmp_path: Path) -> None:
+    before = os.umask(0)
+    try:
+        (tmp_path / "project").mkdir()
+        history = tmp_path / "project" / ".workbench" / "history.sqlite3"
+        private_database(history)
+        assert stat.S_IMODE(history.stat().st_mode) == 0o600
+        assert stat.S_IMODE(history.parent.stat().st_mode) == 0o700
+    finally:
+        os.umask(before)
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("someone's")
+    elsewhere.chmod(0o644)
+    lock = history.parent / "a.lock"
+    lock.symlink_to(elsewhere)
+    with pytest.raises(UnsafePath, match=f"{lock} is a link to {elsewhere}"):
+        open_private(lock, os.O_RDWR)
+    os.mkfifo(history.parent / "pipe")
+    with pytest.raises(UnsafePath, match=r"pipe is a named pipe \(FIFO\), not a file"):
+        private_file(history.parent / "pipe")
+    assert stat.S_IMODE(elsewhere.stat().st_mode) == 0o644 and elsewhere.read_text() == "someone's"
