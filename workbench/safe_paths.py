@@ -87,16 +87,15 @@ def _check_name(name: str) -> None:
 
 def tighten(fd: int, mode: int) -> bool:
     """Take from the file or folder open at `fd` every permission bit `mode` does not grant (a state folder
-    an older version made 0755 becomes 0700); whether it had any. Nothing changes when it is not this
+    an older version made 0755 becomes 0700); whether it took any. Nothing changes when it is not this
     user's or can't be changed (a filesystem without modes): the bits were never workbench's to set there."""
     fchmod = getattr(os, "fchmod", None)  # not on Windows before Python 3.13: no POSIX modes to set there
     try:
         info = os.fstat(fd)
         current = stat.S_IMODE(info.st_mode)
-        if fchmod is None or not current & ~mode:
+        if fchmod is None or not current & ~mode or info.st_uid != os.geteuid():
             return False
-        if info.st_uid == os.geteuid():
-            fchmod(fd, current & mode)
+        fchmod(fd, current & mode)
     except OSError:
         return False
     return True
