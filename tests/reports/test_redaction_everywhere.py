@@ -173,6 +173,16 @@ def test_run_brief_redact(tmp_path: Path) -> None:
         assert secret not in proc.stdout
 
 
+def test_run_text_redact_and_plain_text_as_it_is(tmp_path: Path) -> None:
+    """`run --redact` redacts the result lines as they stream; without it the terminal shows what ran."""
+    root = leaky_project(tmp_path)
+    redacted = invoke_workbench("run", str(root), "--redact")
+    assert "FAIL" in redacted.stdout
+    assert_redacted(redacted.stdout, "run --redact")
+    plain = invoke_workbench("run", str(root))
+    assert OUTPUT_KEY in plain.stdout and DOTENV_KEY in plain.stdout
+
+
 def test_a_dotenv_link_out_of_the_project_is_not_read(tmp_path: Path) -> None:
     root = tmp_path / "project"
     root.mkdir()

@@ -19,6 +19,7 @@ from ..gate import flaky_over_time
 from ..report.json_report import encode_document, report_document
 from ..report.junit import write_junit
 from ..report.redact import redactor_for
+from ..report.redacted_text import learning, redacted_stream
 from ..report.reuse_text import format_reuse_rows
 from ..report.text import TextReporter
 from ..textsafe import counted
@@ -111,9 +112,11 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
         fail("give --brief or --json, not both")
     if md_path == "-" and (brief or as_json):
         fail("--md - prints the digest where --brief or --json prints its own: give --md a FILE")
-    reporter = TextReporter(results=not as_json and not brief, quiet=quiet)
+    redactor = redactor_for(config) if redact else None
+    reporter = TextReporter(redacted_stream(sys.stdout, redactor) if redactor is not None else None,
+                            results=not as_json and not brief, quiet=quiet)
     try:
-        run = run_gate(config, request, reporter)
+        run = run_gate(config, request, learning(reporter, redactor) if redactor is not None else reporter)
     except Stopped:  # Ctrl-C: every result that finished, and what did not, before "interrupted" (exit 130)
         reporter.interrupted()
         raise
@@ -124,7 +127,7 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
         click.echo(f"workbench: {run.history_problem}", err=True)
     reporter.finish(run.report, run.elsewhere)
     explanation = explain_report(config, run.report) if explain_reuse else None
-    redactor = redactor_for(config, results=run.report.results) if redact else None
+    redactor = redactor.knowing(run.report.results) if redactor is not None else None
     if brief:
         text = brief_text(config, run.report)
         click.echo(redactor.text(text) if redactor is not None else text)

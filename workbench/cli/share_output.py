@@ -29,9 +29,9 @@ ANNOTATIONS_HELP = ("Also print a GitHub Actions annotation (::error file=…,li
                     "at the line it starts on in its eval file, and per file problem (on stderr with --json "
                     "or --brief).")
 
-REDACT_HELP = ("With --json or --brief: redact what is printed as the shared reports are (the values of secret-named "
-               "settings, environment and .env* entries, and of secret-named keys in the outputs, wherever they "
-               "occur). Plain text output is printed as it is.")
+REDACT_HELP = ("Redact what is printed (the result lines, --json, --brief) as the shared reports always are: the "
+               "values of secret-named settings, environment and .env* entries, and of secret-named keys in the "
+               "outputs, wherever they occur. Without it, what is printed on the terminal is shown as it is.")
 
 
 def write_markdown(config: Config, run: SharedRun, target: str) -> None:

@@ -80,10 +80,14 @@ class Redactor:
         """A copy that also knows the secrets the results' outputs hold (each sample's too)."""
         known = Redactor(set(self.values))
         for result in results:
-            known.learn(result.actual)
-            for sample in result.samples:
-                known.learn(sample.actual)
+            known.learn_result(result)
         return known
+
+    def learn_result(self, result: Result) -> None:
+        """Learn what one result's output (each sample's too) holds under secret-named keys."""
+        self.learn(result.actual)
+        for sample in result.samples:
+            self.learn(sample.actual)
 
     def _compiled(self) -> re.Pattern[str] | None:
         if not self.values:
