@@ -165,6 +165,13 @@ def test_run_json_redact(tmp_path: Path) -> None:
     assert first["actual"]["details"] == {"rawScore": 85} or "rawScore" in json.dumps(first["actual"])
 
 
+def test_history_json_redact(leaky: Path) -> None:
+    proc = invoke_workbench("history", str(leaky), "1", "--json", "--redact")
+    assert json.loads(proc.stdout)["results"]
+    assert_redacted(proc.stdout, "history 1 --json --redact")
+    assert_redacted(invoke_workbench("history", str(leaky), "1", "--redact").stdout, "history 1 --redact")
+
+
 def test_run_brief_redact(tmp_path: Path) -> None:
     root = leaky_project(tmp_path)
     proc = invoke_workbench("run", str(root), "--brief", "--redact")
