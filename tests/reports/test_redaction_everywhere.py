@@ -16,13 +16,14 @@ import pytest
 from helpers.cli import invoke_json, invoke_workbench
 from helpers.paths import EXAMPLES
 
+from workbench.agent.digest import build_digest
 from workbench.agent.loop import AgentLoop
-from workbench.agent.tools import call_tool
+from workbench.agent.tools import call_tool, digest_answer, redacted
 from workbench.config import load_config
 from workbench.history import HistoryStore
 from workbench.model import Result, Verdict
 from workbench.report.dotenv import parse_dotenv
-from workbench.report.redact import REDACTED, Redactor, redactor_for, secret_output_key
+from workbench.report.redact import MIN_SCRUBBED, REDACTED, Redactor, redactor_for, secret_output_key
 
 DOTENV_KEY = "sk-dotenv-9f8e7d6c5b4a3921"
 OUTPUT_KEY = "out-secret-5a4b3c2d1e0f"
@@ -227,3 +228,19 @@ def test_an_output_secret_is_hidden_under_its_key_and_everywhere_else() -> None:
                                                                          "max_tokens": 1234, "key": "color"})])
     assert redactor.values == {"out-secret-1234"}
     assert redactor.text("log: out-secret-1234 and color") == f"log: {REDACTED} and color"
+
+
+def test_a_secret_cut_by_a_clip_is_still_redacted(tmp_path: Path) -> None:
+    """The agent digest clips each account (240 characters) before the MCP answer is redacted: the part of the
+    `.env` key left beside the clip's `…` is replaced too, not only whole occurrences."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "workbench.toml").write_text("", encoding="utf-8")
+    (root / ".env").write_text(f"OPENAI_API_KEY={DOTENV_KEY}\n", encoding="utf-8")
+    detail = "x" * 230 + f" {DOTENV_KEY} and more"
+    failing = Result("default", "set.json", "r1", "row", "exact", Verdict.FAIL, 0.0, detail, actual={})
+    answer = redacted(load_config(root), digest_answer(build_digest([failing], None, iteration=1)))
+    shown = json.dumps(answer.structured, ensure_ascii=False) + answer.text
+    assert "x" * 200 in shown and "…" in shown  # the account was clipped inside the key
+    assert DOTENV_KEY[:MIN_SCRUBBED] not in shown and REDACTED in shown
+    assert Redactor({DOTENV_KEY}).text(f"…{DOTENV_KEY[-6:]} and {DOTENV_KEY[:5]}…") == f"…{REDACTED} and {REDACTED}…"

@@ -26,6 +26,7 @@ from ..settings.sections import CORE_SECTIONS
 from .dotenv import dotenv_secrets
 
 REDACTED = "••••••(redacted)"
+CUT = "…"  # what every clip in workbench ends (or starts) a shortened text with
 SECRET_NAME = re.compile(r"key|token|secret|passw(or)?d|pwd|credential", re.IGNORECASE)
 # names that hold the *name* of a variable, or a flag, rather than a secret: `api_key_env = "OPENAI_API_KEY"`
 NOT_A_SECRET_NAME = re.compile(r"(_env|_var|_file|_path)$", re.IGNORECASE)
@@ -99,9 +100,28 @@ class Redactor:
         return self._pattern[1]
 
     def text(self, text: str) -> str:
-        """`text` with every secret value replaced, as written or as JSON escapes it (a diff of JSON lines)."""
+        """`text` with every secret value replaced, as written or as JSON escapes it (a diff of JSON lines), and
+        the part of one that a clip left beside its `…` (`one_line`, a digest's account) too."""
         pattern = self._compiled()
-        return text if pattern is None else pattern.sub(REDACTED, text)
+        return text if pattern is None else self._cut_parts(pattern.sub(REDACTED, text))
+
+    def _cut_parts(self, text: str, in_json: bool = False) -> str:
+        """A secret's start just before a `…`, or its end just after one, replaced (MIN_SCRUBBED characters or
+        more of it: less would match ordinary text). Looked for only around each `…`; in JSON text, only for
+        secrets without a quote or backslash (which JSON writes escaped, and a bare one is JSON's own)."""
+        if CUT not in text:
+            return text
+        values = sorted((v for v in self.values if not (in_json and ('"' in v or "\\" in v))), key=len, reverse=True)
+        pieces: list[str] = []
+        start = 0
+        for at in [match.start() for match in re.finditer(CUT, text)]:
+            if at < start:
+                continue
+            head = _part_at(text, start, at, values, before=True)
+            tail = _part_at(text, at + 1, len(text), values, before=False)
+            pieces += [text[start:at - head], REDACTED if head else "", CUT, REDACTED if tail else ""]
+            start = at + 1 + tail
+        return "".join([*pieces, text[start:]])
 
     def hidden(self, doc: Any) -> Any:
         """`doc` (settings, a mapping of variables) with every secret-named entry's value REDACTED."""
@@ -118,11 +138,32 @@ class Redactor:
         pattern = self._compiled()
         if pattern is None:
             return doc
-        text = pattern.sub(REDACTED, jsonio.dumps(doc))
+        text = self._cut_parts(pattern.sub(REDACTED, jsonio.dumps(doc)), in_json=True)
         try:
             return orjson.loads(text)
         except orjson.JSONDecodeError:  # an integer beyond 64 bits: workbench's reader keeps it exact, of any size
             return jsonio.loads(text)
+
+
+def _part_at(text: str, lo: int, hi: int, values: list[str], *, before: bool) -> int:
+    """How many characters (MIN_SCRUBBED or more) of some secret's start end at `hi` (before), or of its end
+    start at `lo` (after), within text[lo:hi]: found from where the secret's first (last) characters occur."""
+    for value in values:
+        if before:
+            window = text[max(lo, hi - len(value) + 1):hi]
+            at = window.find(value[:MIN_SCRUBBED])
+            while at >= 0:
+                if value.startswith(window[at:]):
+                    return len(window) - at
+                at = window.find(value[:MIN_SCRUBBED], at + 1)
+        else:
+            window = text[lo:min(hi, lo + len(value) - 1)]
+            at = window.rfind(value[-MIN_SCRUBBED:])
+            while at >= 0:
+                if value.endswith(window[:at + MIN_SCRUBBED]):
+                    return at + MIN_SCRUBBED
+                at = window.rfind(value[-MIN_SCRUBBED:], 0, at + MIN_SCRUBBED - 1)
+    return 0
 
 
 def _leaves(value: Any) -> Iterable[str]:

@@ -5,7 +5,7 @@ logs and traces, and the project's settings; secrets redacted (`report/redact.py
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -275,6 +275,9 @@ def document(source: ReportSource, redactor: Redactor | None = None) -> dict[str
     """The report's data: everything the page shows, secrets redacted."""
     redactor = (redactor if redactor is not None else redactor_for(source.config)).knowing(
         [*source.report.results, *(source.previous or ())])
+    # a log's tail and a detail are cut without a mark: redacted before, so no secret is cut in half unseen
+    results = [replace(r, log=redactor.text(r.log), detail=redactor.text(r.detail)) for r in source.report.results]
+    source = replace(source, report=replace(source.report, results=results))
     rows, flips = rows_doc(source)
     doc = {
         "format": FORMAT, "project": source.config.root.name,
