@@ -112,6 +112,14 @@ def test_github_annotations(tmp_path: Path) -> None:
     assert_redacted(annotations, "the annotations")
 
 
+def test_junit_xml(tmp_path: Path) -> None:
+    root = leaky_project(tmp_path)
+    junit = tmp_path / "junit.xml"
+    invoke_workbench("run", str(root), "--junit", str(junit))
+    assert "<failure" in junit.read_text(encoding="utf-8")
+    assert_redacted(junit.read_text(encoding="utf-8"), "the JUnit XML")
+
+
 def _second_run(root: Path) -> None:
     (root / "notes.txt").write_text(f"two {DOTENV_KEY}\n", encoding="utf-8")  # a file that holds the key changes
     invoke_json("run", str(root))

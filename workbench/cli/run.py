@@ -151,7 +151,7 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
         write_run_html(config, run, html_path, to_stderr=as_json or brief)
     if junit_path:
         try:
-            write_junit(run.report, Path(junit_path))
+            write_junit(run.report, Path(junit_path), redactor_for(config))
         except OSError as exc:
             fail(f"cannot write {junit_path}: {exc.strerror or exc}", EXIT_FAILED)
     sys.exit(EXIT_OK if run.passed else EXIT_FAILED)

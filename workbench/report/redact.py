@@ -192,17 +192,20 @@ def _secret_values(doc: Any) -> Iterable[Any]:
             yield from _secret_values(item)
 
 
-def _output_secrets(doc: Any) -> Iterable[Any]:
-    """The strings under secret-named keys anywhere in a target's output (a number is a count, not a key)."""
-    if isinstance(doc, Mapping):
-        for key, value in doc.items():
-            if isinstance(key, str) and secret_output_key(key) and isinstance(value, str):
-                yield value
-            else:
-                yield from _output_secrets(value)
-    elif isinstance(doc, list):
-        for item in doc:
-            yield from _output_secrets(item)
+def _output_secrets(doc: Any) -> Iterable[str]:
+    """The strings under secret-named keys anywhere in a target's output (a number is a count, not a key);
+    walked with a stack, not recursion: an output may be nested thousands deep."""
+    stack = [doc]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                if isinstance(key, str) and isinstance(item, str) and secret_output_key(key):
+                    yield item
+                else:
+                    stack.append(item)
+        elif isinstance(value, list | tuple):
+            stack.extend(value)
 
 
 def settings_of(config: Config) -> dict[str, Any]:
