@@ -41,13 +41,16 @@ def _too_large(limit: int) -> UnreadableFile:
     return UnreadableFile(errno.EFBIG, f"larger than {limit / 2**20:g} MiB, which is more than workbench reads")
 
 
-def _open_regular(path: Path | str) -> tuple[int, os.stat_result]:
+def _open_regular(path: Path | str, follow_links: bool = True) -> tuple[int, os.stat_result]:
     """A descriptor on the regular file at `path`, opened without blocking, and its stat."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | (0 if follow_links else os.O_NOFOLLOW)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, flags)
     except OSError as exc:
         if exc.errno == errno.ENXIO:  # a socket, or a FIFO on some systems
             raise UnreadableFile(errno.ENXIO, "not a regular file (a socket or a pipe); not read") from None
+        if exc.errno == errno.ELOOP and not follow_links:
+            raise UnreadableFile(errno.ELOOP, "a symbolic link; not followed, not read") from None
         raise
     try:
         info = os.fstat(fd)
@@ -65,12 +68,13 @@ def open_regular(path: Path | str) -> io.BufferedReader:
     return os.fdopen(fd, "rb")
 
 
-def read_regular_file(path: Path | str, limit: int) -> bytes:
-    """The bytes of the regular file at `path` (symlinks followed), at most `limit` of them.
+def read_regular_file(path: Path | str, limit: int, *, follow_links: bool = True) -> bytes:
+    """The bytes of the regular file at `path` (symlinks followed unless `follow_links` is False: then a link
+    there is refused), at most `limit` of them.
 
     Raises FileNotFoundError when there is nothing there, UnreadableFile when it is not a regular file
     or holds more than `limit` bytes, and other OSErrors as `open` does."""
-    fd, info = _open_regular(path)
+    fd, info = _open_regular(path, follow_links)
     try:
         if info.st_size > limit:
             raise _too_large(limit)

@@ -38,6 +38,18 @@ def test_only_a_regular_file_is_read_and_only_up_to_the_limit(tmp_path: Path) ->
         read_regular_file(tmp_path / "missing", 1024)
 
 
+def test_a_link_is_refused_when_links_are_not_followed(tmp_path: Path) -> None:
+    """`follow_links=False` (the redactor's `.env` reads): a link is refused on open (O_NOFOLLOW), never read."""
+    target = tmp_path / "target"
+    target.write_bytes(b"SECRET_TOKEN=elsewhere")
+    link = tmp_path / "link"
+    link.symlink_to(target)
+    assert read_regular_file(link, 1024) == b"SECRET_TOKEN=elsewhere"
+    with pytest.raises(UnreadableFile, match="symbolic link"):
+        read_regular_file(link, 1024, follow_links=False)
+    assert read_regular_file(target, 1024, follow_links=False) == b"SECRET_TOKEN=elsewhere"
+
+
 def _project(root: Path) -> Path:
     return make_project(root, sets={"s": [row("a", {"output": {"x": 1}}, {"x": 1})]}, config=COMMAND_CONFIG)
 

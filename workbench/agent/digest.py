@@ -18,6 +18,7 @@ from typing import Any
 
 from ..history import compare_results
 from ..model import Problem, Project, Result, Verdict, error_problems, results_by_row, row_verdict
+from ..report.redact import Redactor
 from ..report.text import digests_of
 from ..textsafe import counted, one_line
 from .loop_status import LoopStatus
@@ -134,6 +135,8 @@ class Digest:
     live: str | None = None  # how a live TUI/`watch` session answered: "joined", "recorded" or "ran"
     for_cli: bool = False  # `run --brief`: hints name workbench commands, not the MCP tools
     left_out: int = 0  # rows of the project this iteration did not run (a narrowed run): never "all green"
+    # what its rows' outputs hold under secret-named keys (`report.redact`): redacted from the answer, never in it
+    secrets: frozenset[str] = frozenset()
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -322,5 +325,5 @@ def build_digest(results: Sequence[Result], project: Project | None, *, iteratio
         next=(f"the selected rows pass, {counted(left_out, 'row')} of the project not run: run() with no sets, "
               "rows, tags or failing_only to check every row before stopping") if selected_green and left_out
         else next_hint(failing, green, status, labels),
-        duration_s=duration_s)
+        duration_s=duration_s, secrets=frozenset(Redactor().knowing(results).values))
 

@@ -40,6 +40,7 @@ class Answer:
     structured: dict[str, Any]
     text: str
     refused: bool = False
+    secrets: frozenset[str] = frozenset()  # values to redact beyond the project's (a digest's outputs')
 
 
 def check_answer(config: Config) -> Answer:

@@ -9,7 +9,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..config import Config
 from ..errors import WorkbenchError
+from ..report.redact import redactor_for
 from .digest import Digest
 from .loop import AgentLoop, AgentRefusal, ProgressSink, RunAsk
 from .queries import Answer, check_answer, history_answer, row_answer
@@ -88,7 +90,16 @@ def _wait(args: dict[str, Any]) -> float:
 
 
 def digest_answer(digest: Digest) -> Answer:
-    return Answer(digest.to_json(), digest.text())
+    return Answer(digest.to_json(), digest.text(), secrets=digest.secrets)
+
+
+def redacted(config: Config, answer: Answer) -> Answer:
+    """`answer` as it leaves for the agent: the project's secrets (`report.redact.redactor_for`), the values its
+    results' outputs hold under secret-named keys, and those in the answer itself, replaced wherever they occur."""
+    redactor = redactor_for(config)
+    redactor.values |= answer.secrets
+    redactor.learn(answer.structured)
+    return Answer(redactor.scrub(answer.structured), redactor.text(answer.text), answer.refused)
 
 
 Handler = Callable[[AgentLoop, dict[str, Any], ProgressSink | None], Awaitable[Answer]]
@@ -138,12 +149,12 @@ async def call_tool(loop: AgentLoop, name: str, args: dict[str, Any],
                     progress: ProgressSink | None = None) -> tuple[Answer, bool]:
     """(answer, is_error): a WorkbenchError (a refusal, a name that matches nothing) is an error answer in
     words, and so is an answer that refused part of what it was asked (`Answer.refused`); anything else
-    propagates."""
+    propagates. Every answer is redacted (`redacted`)."""
     handler = HANDLERS.get(name)
     if handler is None:
         return Answer({"error": f"no tool {name!r}"}, f"no tool {name!r} (tools: {', '.join(TOOL_NAMES)})"), True
     try:
         answer = await handler(loop, args, progress)
-        return answer, answer.refused
     except WorkbenchError as exc:
-        return Answer({"error": str(exc)}, str(exc)), True
+        answer = Answer({"error": str(exc)}, str(exc), refused=True)
+    return await asyncio.to_thread(redacted, loop.live_config, answer), answer.refused

@@ -8,7 +8,9 @@ import sys
 import click
 
 from ..actions.compare import Comparison, RowChange, compare_runs
+from ..report.compare_redact import redact_comparison
 from ..report.json_report import encode_document
+from ..report.redact import redactor_for
 from ..textsafe import one_line
 from .common import fail, load_project_config, resolve_root
 
@@ -40,7 +42,8 @@ def _split_args(args: tuple[str, ...]) -> tuple[str | None, list[str]]:
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 def compare_command(args: tuple[str, ...], as_json: bool) -> None:
     """Compare two recorded runs: rows fixed, newly failing, still failing, and rows whose output changed
-    while the verdict held (each with the diff of its output), and the files changed between them.
+    while the verdict held (each with the diff of its output), and the files changed between them. Secrets are
+    redacted, as in the shared reports.
 
     \b
     workbench compare             the iteration before the last with the last
@@ -51,7 +54,7 @@ def compare_command(args: tuple[str, ...], as_json: bool) -> None:
     """
     path, runs = _split_args(args)
     config = load_project_config(resolve_root(path))
-    comparison = compare_runs(config, *runs)
+    comparison = redact_comparison(compare_runs(config, *runs), redactor_for(config))
     if as_json:
         sys.stdout.buffer.write(encode_document(comparison.to_json()))
         return

@@ -11,9 +11,11 @@ from ..config import STATE_DIR
 from ..history import DB_NAME, HistoryError, HistoryStore, IterationInfo, compare_results
 from ..model import Result, ResultKey
 from ..report.json_report import encode_document
+from ..report.redact import Redactor, redactor_for
 from ..report.text import format_result
 from ..textsafe import counted, one_line
 from .common import EXIT_FAILED, fail, load_project_config, resolve_root
+from .share_output import REDACT_HELP
 
 
 def _when(info: IterationInfo) -> str:
@@ -51,7 +53,8 @@ def _split_args(args: tuple[str, ...]) -> tuple[str | None, int | None]:
 @click.option("--flaky", is_flag=True,
               help="List the rows found flaky in those iterations: their verdict changed with nothing they depend on "
                    "changed, or some of their samples ([runner] repeat) passed and some did not.")
-def history_command(args: tuple[str, ...], as_json: bool, limit: int, flaky: bool) -> None:
+@click.option("--redact", is_flag=True, help=REDACT_HELP)
+def history_command(args: tuple[str, ...], as_json: bool, limit: int, flaky: bool, redact: bool = False) -> None:
     """List recorded iterations, or show iteration N: its results and what flipped since the one before.
 
     \b
@@ -77,7 +80,7 @@ def history_command(args: tuple[str, ...], as_json: bool, limit: int, flaky: boo
             elif number is None:
                 _list(store, as_json, limit)
             else:
-                _show(store, number, as_json)
+                _show(store, number, as_json, redactor_for(config) if redact else None)
     except HistoryError as exc:
         fail(str(exc))
 
@@ -136,7 +139,8 @@ def _known_before(store: HistoryStore, number: int) -> tuple[int | None, list[Re
     return earlier[-1].number, list(known.values())
 
 
-def _show(store: HistoryStore, number: int, as_json: bool) -> None:
+def _show(store: HistoryStore, number: int, as_json: bool, redactor: Redactor | None = None) -> None:
+    """Iteration `number`: its results (redacted by `redactor`, when given) and its flips."""
     info = store.iteration(number)
     if info is None:
         latest = store.latest_number()
@@ -144,10 +148,11 @@ def _show(store: HistoryStore, number: int, as_json: bool) -> None:
     results = store.results(number)
     previous_number, previous = _known_before(store, number)
     flips = compare_results(previous, results, only_current=info.partial)
+    known = redactor.knowing(results) if redactor is not None else Redactor()
     if as_json:
         doc = info.to_json() | {"previous": previous_number, "results": [r.to_json() for r in results],
                                 "flips": flips.to_json()}
-        sys.stdout.buffer.write(encode_document(doc))
+        sys.stdout.buffer.write(encode_document(known.scrub(doc)))
         return
     click.echo(f"iteration {info.number} — {_when(info)} — {one_line(info.trigger.describe(), 80)}")
     click.echo(f"{info.passed} passed, {info.failed} failed, {counted(info.errors, 'error')} of {info.total} "
@@ -156,7 +161,7 @@ def _show(store: HistoryStore, number: int, as_json: bool) -> None:
         click.echo(one_line(f"{problem.severity}: {problem.file}: {problem.message}", 300))
     click.echo("")
     for result in results:
-        click.echo(format_result(result))
+        click.echo(known.text(format_result(result)))
     if previous_number is None:
         click.echo("\n(no earlier iteration to compare with)")
         return

@@ -62,7 +62,7 @@ def report_command(args: tuple[str, ...], html_path: str | None, md_path: str | 
     if md_path:
         from ..actions.share_run import from_history
 
-        write_markdown(from_history(config, number), md_path)
+        write_markdown(config, from_history(config, number), md_path)
         if not html_path:
             return
     if html_path is None:

@@ -18,6 +18,8 @@ from ..errors import WorkbenchError
 from ..gate import flaky_over_time
 from ..report.json_report import encode_document, report_document
 from ..report.junit import write_junit
+from ..report.redact import redactor_for
+from ..report.redacted_text import learning, redacted_stream
 from ..report.reuse_text import format_reuse_rows
 from ..report.text import TextReporter
 from ..textsafe import counted
@@ -32,7 +34,14 @@ from .common import (
     setting_options,
 )
 from .report import HTML_HELP, write_run_html
-from .share_output import ANNOTATION_FORMATS, ANNOTATIONS_HELP, MD_HELP, print_annotations, write_markdown
+from .share_output import (
+    ANNOTATION_FORMATS,
+    ANNOTATIONS_HELP,
+    MD_HELP,
+    REDACT_HELP,
+    print_annotations,
+    write_markdown,
+)
 
 RUN_HELP = """Run every row of every eval set once and score it.
 
@@ -65,6 +74,7 @@ def baseline_help() -> str:
                    "Repeatable.")
 @click.option("--row", "rows", multiple=True, metavar="ID_OR_NAME", help="Only this row (id or name). Repeatable.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
+@click.option("--redact", is_flag=True, help=REDACT_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="Print only what did not pass, and the summary.")
 @click.option("--brief", is_flag=True,
               help="Print a bounded digest for a coding agent instead: failing rows first (at most 20, about 4 KB), "
@@ -91,7 +101,7 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
                 junit_path: str | None, allow_empty: bool, min_pass_rate: float | None, max_slowdown: float | None,
                 max_token_increase: float | None, baseline_path: str | None,
                 update_baseline: bool, no_history: bool, reuse: bool, explain_reuse: bool, md_path: str | None = None,
-                annotations: str | None = None, html_path: str | None = None) -> None:
+                annotations: str | None = None, html_path: str | None = None, redact: bool = False) -> None:
     """One iteration judged as a CI gate (the help a user sees is `run_help()`, composed with the formats')."""
     config = load_project_config(resolve_root(path))
     request = gate_request(config, sets=sets, rows=rows, min_pass_rate=min_pass_rate, max_slowdown=max_slowdown,
@@ -102,9 +112,11 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
         fail("give --brief or --json, not both")
     if md_path == "-" and (brief or as_json):
         fail("--md - prints the digest where --brief or --json prints its own: give --md a FILE")
-    reporter = TextReporter(results=not as_json and not brief, quiet=quiet)
+    redactor = redactor_for(config) if redact else None
+    reporter = TextReporter(redacted_stream(sys.stdout, redactor) if redactor is not None else None,
+                            results=not as_json and not brief, quiet=quiet)
     try:
-        run = run_gate(config, request, reporter)
+        run = run_gate(config, request, learning(reporter, redactor) if redactor is not None else reporter)
     except Stopped:  # Ctrl-C: every result that finished, and what did not, before "interrupted" (exit 130)
         reporter.interrupted()
         raise
@@ -115,13 +127,16 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
         click.echo(f"workbench: {run.history_problem}", err=True)
     reporter.finish(run.report, run.elsewhere)
     explanation = explain_report(config, run.report) if explain_reuse else None
+    redactor = redactor.knowing(run.report.results) if redactor is not None else None
     if brief:
-        click.echo(brief_text(config, run.report))
+        text = brief_text(config, run.report)
+        click.echo(redactor.text(text) if redactor is not None else text)
         _print_gate(run)
     elif as_json:
         _print_baseline_update(run, quiet=True)
         extra = run.json_fields() | ({"reuse": explanation.to_json()} if explanation is not None else {})
-        sys.stdout.buffer.write(encode_document(report_document(run.report, extra)))
+        doc = report_document(run.report, extra)
+        sys.stdout.buffer.write(encode_document(redactor.scrub(doc) if redactor is not None else doc))
         sys.stdout.flush()
     else:
         _print_gate(run)
@@ -129,14 +144,14 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
         for line in format_reuse_rows(explanation) if explanation is not None else ():
             click.echo(line)
     if annotations:
-        print_annotations(run.report, to_stderr=as_json or brief)
+        print_annotations(config, run.report, to_stderr=as_json or brief)
     if md_path:
-        write_markdown(from_gate_run(config, run), md_path)
+        write_markdown(config, from_gate_run(config, run), md_path)
     if html_path:
         write_run_html(config, run, html_path, to_stderr=as_json or brief)
     if junit_path:
         try:
-            write_junit(run.report, Path(junit_path))
+            write_junit(run.report, Path(junit_path), redactor_for(config))
         except OSError as exc:
             fail(f"cannot write {junit_path}: {exc.strerror or exc}", EXIT_FAILED)
     sys.exit(EXIT_OK if run.passed else EXIT_FAILED)

@@ -1,5 +1,5 @@
 """The outputs that share a run: the Markdown digest written to a file (or stdout) and GitHub annotations
-printed — for `run --md/--annotations` and `workbench report --md`."""
+printed — for `run --md/--annotations` and `workbench report --md`; both redacted (`report/redact.py`)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ from pathlib import Path
 import click
 
 from ..actions.share_run import SharedRun
+from ..config import Config
 from ..events import IterationReport
 from ..report.annotations import github_annotations
 from ..report.markdown import markdown_digest
+from ..report.redact import redactor_for
 from ..writeback.atomic import write_atomically
 from .common import EXIT_FAILED, fail
 
@@ -27,10 +29,14 @@ ANNOTATIONS_HELP = ("Also print a GitHub Actions annotation (::error file=…,li
                     "at the line it starts on in its eval file, and per file problem (on stderr with --json "
                     "or --brief).")
 
+REDACT_HELP = ("Redact what is printed (the result lines, --json, --brief) as the shared reports always are: the "
+               "values of secret-named settings, environment and .env* entries, and of secret-named keys in the "
+               "outputs, wherever they occur. Without it, what is printed on the terminal is shown as it is.")
 
-def write_markdown(run: SharedRun, target: str) -> None:
-    """The digest to `target` ("-": stdout); a file that can't be written fails the command (exit 1)."""
-    text = markdown_digest(run)
+
+def write_markdown(config: Config, run: SharedRun, target: str) -> None:
+    """The digest to `target` ("-": stdout), redacted; a file that can't be written fails the command (exit 1)."""
+    text = markdown_digest(run, redactor_for(config))
     if target == "-":
         click.echo(text, nl=False)
         return
@@ -51,8 +57,8 @@ def write_markdown(run: SharedRun, target: str) -> None:
         fail(f"cannot write the Markdown digest to {target}: {exc.strerror or exc}", EXIT_FAILED)
 
 
-def print_annotations(report: IterationReport, *, to_stderr: bool = False) -> None:
-    """The run's workflow commands, one a line (GitHub reads them from either stream)."""
+def print_annotations(config: Config, report: IterationReport, *, to_stderr: bool = False) -> None:
+    """The run's workflow commands, one a line (GitHub reads them from either stream), redacted."""
     stream = sys.stderr if to_stderr else sys.stdout
-    for line in github_annotations(report.results, report.project, report.problems):
+    for line in github_annotations(report.results, report.project, report.problems, redactor=redactor_for(config)):
         click.echo(line, file=stream)

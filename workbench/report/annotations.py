@@ -5,7 +5,8 @@ and one per file problem; GitHub shows them on the pull request's diff and in th
 Escaping follows the runner's rules (actions/toolkit `command.ts`): in the message `%`, `\\r`, `\\n` become
 `%25`, `%0D`, `%0A`; in a property also `:` and `,` (`%3A`, `%2C`) — so a row name or an output can never end
 the command early or start another. The file is named relative to `$GITHUB_WORKSPACE` (the repository's
-root, where GitHub looks for it) when it is inside it, else to the current folder.
+root, where GitHub looks for it) when it is inside it, else to the current folder. A title or message is
+redacted (`redact.py`) before it is clipped or escaped: a job's log is often public.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..dialects import dialect_for
 from ..model import Problem, Project, Result, Severity
 from ..textsafe import one_line
 from .failing_rows import FailingRow, failing_rows
+from .redact import Redactor
 from .row_lines import RowLines
 
 MAX_ANNOTATIONS = 50  # GitHub shows 10 errors per step and 50 per job; more is noise
@@ -43,19 +45,22 @@ def command(kind: str, message: str, **properties: str | int | None) -> str:
 
 
 def github_annotations(results: Sequence[Result], project: Project | None, problems: Iterable[Problem] = (),
-                       *, root: Path | None = None, base: Path | None = None) -> list[str]:
+                       *, root: Path | None = None, base: Path | None = None,
+                       redactor: Redactor | None = None) -> list[str]:
     """The workflow commands for a run: its failing rows (ERROR first), then its file problems; at most
     MAX_ANNOTATIONS, then a notice counting the rest. `base`: what file names are relative to (default
-    `$GITHUB_WORKSPACE`, else the current folder)."""
+    `$GITHUB_WORKSPACE`, else the current folder). `redactor`: the project's secrets (`redact.redactor_for`),
+    to which those the results' outputs hold under secret-named keys are added."""
+    known = (redactor or Redactor()).knowing(results)
     base = base or Path(os.environ.get("GITHUB_WORKSPACE") or os.getcwd())
     root = root or (project.root if project is not None else Path.cwd())
     lines_of = RowLines()
     commands: list[str] = []
     rows = failing_rows(results, project)
     for row in rows:
-        commands.append(_row_command(row, lines_of, base))
+        commands.append(_row_command(row, lines_of, base, known))
     for problem in problems:
-        commands.append(_problem_command(problem, root, base))
+        commands.append(_problem_command(problem, root, base, known))
     if len(commands) <= MAX_ANNOTATIONS:
         return commands
     rest = len(commands) - MAX_ANNOTATIONS + 1
@@ -64,9 +69,9 @@ def github_annotations(results: Sequence[Result], project: Project | None, probl
                     title="workbench")]
 
 
-def _row_command(row: FailingRow, lines_of: RowLines, base: Path) -> str:
-    title = f"{row.verdict.value} {row.set_name} › {one_line(row.name, 120)}"
-    message = "\n".join(f"[{ref}] {text.strip()}" for ref, text in row.failures)
+def _row_command(row: FailingRow, lines_of: RowLines, base: Path, redactor: Redactor) -> str:
+    title = redactor.text(f"{row.verdict.value} {row.set_name} › {one_line(redactor.text(row.name), 120)}")
+    message = redactor.text("\n".join(f"[{ref}] {text.strip()}" for ref, text in row.failures))
     if len(message) > _MESSAGE_CHARS:
         message = message[:_MESSAGE_CHARS - 1] + "…"
     if row.eval_set is None or row.row is None:  # the row is gone from the project since it ran
@@ -85,11 +90,11 @@ def row_line(row: FailingRow, lines_of: RowLines) -> int | None:
     return line if line is not None else lines_of.line(row.eval_set, row.row)
 
 
-def _problem_command(problem: Problem, root: Path, base: Path) -> str:
+def _problem_command(problem: Problem, root: Path, base: Path, redactor: Redactor) -> str:
     kind = "error" if problem.severity is Severity.ERROR else "warning"
     found = _LINE_IN_MESSAGE.search(problem.message)
     path = Path(problem.file)
-    return command(kind, problem.message, file=_shown(path if path.is_absolute() else root / path, base),
+    return command(kind, redactor.text(problem.message), file=_shown(path if path.is_absolute() else root / path, base),
                    line=int(found.group(1)) if found else None, title="workbench: file problem")
 
 

@@ -1,4 +1,5 @@
-"""`--junit FILE`: JUnit XML, one testcase per result, for CI systems that show test reports."""
+"""`--junit FILE`: JUnit XML, one testcase per result, for CI systems that show test reports; redacted
+(`redact.py`), as every report meant to leave the terminal is."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 from ..events import IterationReport
 from ..model import Result, Verdict
+from .redact import Redactor
 
 # Characters XML 1.0 cannot carry at all (terminal escapes among them) are written as visible escapes.
 # XML 1.0 allows C1 controls (U+007F-U+009F), but a terminal or CI log viewer would act on them: they go too.
@@ -27,7 +29,13 @@ def _marks(result: Result) -> str:
     return f" ({' '.join(marks)})" if marks else ""
 
 
-def junit_xml(report: IterationReport) -> bytes:
+def junit_xml(report: IterationReport, redactor: Redactor | None = None) -> bytes:
+    """The XML; `redactor`: the project's secrets (`redact.redactor_for`), to which the outputs' are added."""
+    known = (redactor or Redactor()).knowing(report.results)
+
+    def _safe(text: str) -> str:
+        return _xml_text(known.text(text))
+
     root = ET.Element("testsuites", name="workbench")
     suites: dict[str, ET.Element] = {}
     counts: dict[str, dict[str, int]] = {}
@@ -35,13 +43,13 @@ def junit_xml(report: IterationReport) -> bytes:
     for result in report.results:
         suite_name = result.set_key.shown(with_scope=True)
         if suite_name not in suites:
-            suites[suite_name] = ET.SubElement(root, "testsuite", name=_xml_text(suite_name))
+            suites[suite_name] = ET.SubElement(root, "testsuite", name=_safe(suite_name))
             counts[suite_name] = {"tests": 0, "failures": 0, "errors": 0}
             milliseconds[suite_name] = 0.0
         case = ET.SubElement(
             suites[suite_name], "testcase",
-            classname=_xml_text(suite_name),
-            name=_xml_text(f"{result.label} [{result.evaluator}]{_marks(result)}"),
+            classname=_safe(suite_name),
+            name=_safe(f"{result.label} [{result.evaluator}]{_marks(result)}"),
             time=f"{result.duration_ms / 1000:.3f}",
         )
         count = counts[suite_name]
@@ -49,22 +57,22 @@ def junit_xml(report: IterationReport) -> bytes:
         milliseconds[suite_name] += result.duration_ms
         if result.verdict is Verdict.FAIL:
             count["failures"] += 1
-            failure = ET.SubElement(case, "failure", message=_xml_text(result.detail.splitlines()[0]
+            failure = ET.SubElement(case, "failure", message=_safe(result.detail.splitlines()[0]
                                                                         if result.detail else "FAIL"))
-            failure.text = _xml_text(result.detail)
+            failure.text = _safe(result.detail)
         elif result.verdict is Verdict.ERROR:
             count["errors"] += 1
-            error = ET.SubElement(case, "error", message=_xml_text(result.detail.splitlines()[0]
+            error = ET.SubElement(case, "error", message=_safe(result.detail.splitlines()[0]
                                                                     if result.detail else "ERROR"))
-            error.text = _xml_text(result.detail)
+            error.text = _safe(result.detail)
     problems = report.error_problems
     if problems:
         suite = ET.SubElement(root, "testsuite", name="workbench.problems")
         counts["workbench.problems"] = {"tests": len(problems), "failures": 0, "errors": len(problems)}
         suites["workbench.problems"] = suite
         for problem in problems:
-            case = ET.SubElement(suite, "testcase", classname="workbench.problems", name=_xml_text(problem.file))
-            ET.SubElement(case, "error", message=_xml_text(problem.message)).text = _xml_text(problem.message)
+            case = ET.SubElement(suite, "testcase", classname="workbench.problems", name=_safe(problem.file))
+            ET.SubElement(case, "error", message=_safe(problem.message)).text = _safe(problem.message)
     for name, suite in suites.items():
         count = counts[name]
         suite.set("tests", str(count["tests"]))
@@ -79,6 +87,6 @@ def junit_xml(report: IterationReport) -> bytes:
     return ET.tostring(root, encoding="utf-8", xml_declaration=True)
 
 
-def write_junit(report: IterationReport, path: Path) -> None:
+def write_junit(report: IterationReport, path: Path, redactor: Redactor | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(junit_xml(report))
+    path.write_bytes(junit_xml(report, redactor))

@@ -5,7 +5,9 @@ account, `Dialect.digest`), the flips since the previous iteration and the file 
 
 Everything that comes from the user's files or the target's output (row and set names, digests, problem
 messages) is escaped (`md_text`): a `|` can't break the table, a backtick can't open code, `<script>` is text,
-`@someone` mentions no one and `#12` links no issue.
+`@someone` mentions no one and `#12` links no issue. And every such text is redacted first (`redact.py`: the
+project's secrets, and what the outputs hold under secret-named keys), before it is clipped or escaped, so
+neither a clipped nor an escaped secret is left to be recognised.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from ..history import compare_results
 from ..model import Verdict, error_problems, results_by_row, row_verdict
 from ..textsafe import counted, one_line
 from .failing_rows import FailingRow, failing_rows
+from .redact import Redactor
 
 MAX_LINES = 60
 _CELL_CHARS = 200
@@ -46,20 +49,27 @@ def first_difference(text: str) -> str:
     return " · ".join(part.strip() for part in text.strip().splitlines() if part.strip())
 
 
-def markdown_digest(run: SharedRun) -> str:
-    """The digest, at most MAX_LINES lines."""
-    head = _head(run)
+def markdown_digest(run: SharedRun, redactor: Redactor | None = None) -> str:
+    """The digest, at most MAX_LINES lines, with `redactor`'s secrets (the project's: `redact.redactor_for`)
+    and those the run's outputs hold under secret-named keys redacted."""
+    known = (redactor or Redactor()).knowing([*run.results, *(run.previous or ())])
+    head = _head(run, known)
     failing = failing_rows(run.results, run.project)
-    tail = [*_flips(run), *_problems(run)]
+    tail = [*_flips(run, known), *_problems(run, known)]
     budget = MAX_LINES - len(head) - len(tail)
-    table = _table(failing, budget)
+    table = _table(failing, budget, known)
     lines = [*head, *table, *tail]
     if len(lines) > MAX_LINES:  # the head and the tail alone are over: keep their start and count the rest
         lines = [*lines[:MAX_LINES - 1], f"… {len(lines) - MAX_LINES + 1} more lines not shown"]
     return "\n".join(lines) + "\n"
 
 
-def _head(run: SharedRun) -> list[str]:
+def _md(redactor: Redactor, text: str, limit: int = _CELL_CHARS) -> str:
+    """`md_text` of `text` redacted."""
+    return md_text(redactor.text(text), limit)
+
+
+def _head(run: SharedRun, redactor: Redactor) -> list[str]:
     rows = results_by_row(run.results)
     verdicts = [row_verdict(r.verdict for r in group) for group in rows.values()]
     passing = verdicts.count(Verdict.PASS)
@@ -69,7 +79,7 @@ def _head(run: SharedRun) -> list[str]:
             else "❌ not green"
     else:
         state = "✅ gate passed" if run.gate_passed else "❌ gate failed"
-    lines = [f"## {md_text(run.title, 80)}: {state}{where}", ""]
+    lines = [f"## {_md(redactor, run.title, 80)}: {state}{where}", ""]
     passed_results = sum(r.passed for r in run.results)
     parts = [f"**{passing}/{len(rows)} rows pass**"]
     if verdicts.count(Verdict.FAIL):
@@ -88,16 +98,16 @@ def _head(run: SharedRun) -> list[str]:
     lines.append(" · ".join(parts))
     reasons = [*run.gate_reasons]
     if run.gate_passed is False and reasons:
-        lines += ["", "Gate failed: " + "; ".join(md_text(reason, 300) for reason in reasons[:4])
+        lines += ["", "Gate failed: " + "; ".join(_md(redactor, reason, 300) for reason in reasons[:4])
                   + (f"; and {len(reasons) - 4} more" if len(reasons) > 4 else "")]
     for line in [*run.gate_lines][:4]:
-        lines.append(f"- {md_text(line, 300)}")
+        lines.append(f"- {_md(redactor, line, 300)}")
     for warning in [*run.gate_warnings][:2]:
-        lines.append(f"- warning: {md_text(warning, 300)}")
+        lines.append(f"- warning: {_md(redactor, warning, 300)}")
     return lines
 
 
-def _table(failing: list[FailingRow], budget: int) -> list[str]:
+def _table(failing: list[FailingRow], budget: int, redactor: Redactor) -> list[str]:
     if not failing:
         return []
     header = ["", f"### Failing rows ({len(failing)})", "", "| | set | row | first difference |", "|---|---|---|---|"]
@@ -110,14 +120,14 @@ def _table(failing: list[FailingRow], budget: int) -> list[str]:
         mark = f"{_MARKS[row.verdict]} {row.verdict.value}"
         accounts = "; ".join(f"[{ref}] {first_difference(text)}" for ref, text in row.failures[:2])
         more = f" (+{len(row.failures) - 2} more evaluators)" if len(row.failures) > 2 else ""
-        lines.append(f"| {mark} | {md_text(row.set_name, _NAME_CHARS)} | {md_text(row.name, _NAME_CHARS)} "
-                     f"| {md_text(accounts)}{more} |")
+        lines.append(f"| {mark} | {_md(redactor, row.set_name, _NAME_CHARS)} | {_md(redactor, row.name, _NAME_CHARS)} "
+                     f"| {_md(redactor, accounts)}{more} |")
     if len(shown) < len(failing):
         lines += ["", f"… and {len(failing) - len(shown)} more failing rows (see the full report)"]
     return lines
 
 
-def _flips(run: SharedRun) -> list[str]:
+def _flips(run: SharedRun, redactor: Redactor) -> list[str]:
     if run.previous is None or run.previous_number is None:
         return []
     flips = compare_results(list(run.previous), list(run.results), only_current=True)
@@ -131,19 +141,19 @@ def _flips(run: SharedRun) -> list[str]:
         return [*lines, "No row flipped."]
     for title, names in (("fixed", fixed), ("newly failing", broke)):
         if names:
-            shown = ", ".join(md_text(name, 60) for name in names[:_FLIPS_NAMED])
+            shown = ", ".join(_md(redactor, name, 60) for name in names[:_FLIPS_NAMED])
             extra = f" and {len(names) - _FLIPS_NAMED} more" if len(names) > _FLIPS_NAMED else ""
             lines.append(f"- {title} ({len(names)}): {shown}{extra}")
     return lines
 
 
-def _problems(run: SharedRun) -> list[str]:
+def _problems(run: SharedRun, redactor: Redactor) -> list[str]:
     problems = error_problems(run.problems)
     if not problems:
         return []
     lines = ["", f"### File problems ({len(problems)})", ""]
     for problem in problems[:_PROBLEMS_SHOWN]:
-        lines.append(f"- {md_text(problem.file, 120)}: {md_text(problem.message, 240)}")
+        lines.append(f"- {_md(redactor, problem.file, 120)}: {_md(redactor, problem.message, 240)}")
     if len(problems) > _PROBLEMS_SHOWN:
         lines.append(f"- … and {len(problems) - _PROBLEMS_SHOWN} more (`workbench check` lists them all)")
     return lines

@@ -13,7 +13,7 @@ from helpers.html_report import embedded_data
 from helpers.paths import EXAMPLES
 
 from workbench.config import load_config
-from workbench.report.html.redact import REDACTED, redactor_for, secret_name
+from workbench.report.redact import REDACTED, redactor_for, secret_name
 
 RC_KEY = "sk-live-7f3a9c1e5b2d4f60"
 ENV_TOKEN = "tok-1234567890abcdef"

@@ -1,11 +1,11 @@
 """What the HTML report embeds: one JSON document built from an iteration — just run (`run --html`) or read
 back from history (`workbench report N --html`) — with the gate, the previous iteration and the baseline,
 the trend, the flips, every row with each result's detail as its format draws it (`Dialect.detail_blocks`),
-logs and traces, and the project's settings; secrets redacted (`redact.py`)."""
+logs and traces, and the project's settings; secrets redacted (`report/redact.py`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from ...events import IterationReport
 from ...gate import GateOutcome
 from ...history import DB_NAME, HistoryStore, IterationInfo, compare_results
 from ...model import EvaluatorDef, Problem, Project, Result, Row, RowKey, Verdict, results_by_row, row_verdict
-from .redact import Redactor, redactor_for, settings_of
+from ..redact import Redactor, redactor_for, settings_of
 
 FORMAT = 1
 TREND_ITERATIONS = 60
@@ -273,7 +273,11 @@ def _trend(source: ReportSource) -> list[dict[str, Any]]:
 
 def document(source: ReportSource, redactor: Redactor | None = None) -> dict[str, Any]:
     """The report's data: everything the page shows, secrets redacted."""
-    redactor = redactor if redactor is not None else redactor_for(source.config)
+    redactor = (redactor if redactor is not None else redactor_for(source.config)).knowing(
+        [*source.report.results, *(source.previous or ())])
+    # a log's tail and a detail are cut without a mark: redacted before, so no secret is cut in half unseen
+    results = [replace(r, log=redactor.text(r.log), detail=redactor.text(r.detail)) for r in source.report.results]
+    source = replace(source, report=replace(source.report, results=results))
     rows, flips = rows_doc(source)
     doc = {
         "format": FORMAT, "project": source.config.root.name,
