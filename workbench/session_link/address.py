@@ -5,10 +5,16 @@ nothing is written on disk, and the name is gone the moment the process holding 
 session never leaves a stale socket behind. Elsewhere a socket file `.workbench/session.sock`, inside the
 project and never outside it, in a `.workbench` that is a real folder (a link is refused, as everywhere);
 a stale file there is found by a refused connection and replaced.
+
+The abstract name is predictable and has no permissions: any local user can bind it first. The socket
+file is the fallback then (`fallback_address`): only the owner of a `.workbench` that no other user can
+write to can create a name in it, so nobody else can take it (`check_state_folder` refuses a folder that
+another user owns or may write to).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import sys
@@ -57,7 +63,28 @@ def link_address(root: Path, *, abstract: bool | None = None) -> LinkAddress | N
     return LinkAddress(path, real)
 
 
+def fallback_address(root: Path) -> LinkAddress | None:
+    """The socket file another user can't take, for when the abstract name is held by one; None when the
+    primary address is that file already (not Linux) or its path is too long for a socket."""
+    if not sys.platform.startswith("linux"):
+        return None
+    return link_address(root, abstract=False)
+
+
 def socket_folder(address: LinkAddress) -> None:
-    """Make sure a socket file's folder is the project's real `.workbench` (raises UnsafePath on a link)."""
+    """Make sure a socket file's folder is the project's real `.workbench` (raises UnsafePath on a link), and
+    that no other user can create or replace a name in it (OSError naming the folder and its mode)."""
     if not address.abstract:
-        real_folder(Path(address.project) / STATE_DIR)
+        check_state_folder(real_folder(Path(address.project) / STATE_DIR))
+
+
+def check_state_folder(folder: Path) -> None:
+    """The folder is this user's and only this user may write to it: else another user could put their own
+    socket where the session's should be."""
+    info = os.lstat(folder)
+    if info.st_uid != os.getuid():
+        raise OSError(errno.EPERM, f"{folder} belongs to another user (uid {info.st_uid}): agent requests are "
+                                   f"served only from a .workbench folder of your own")
+    if info.st_mode & 0o022:
+        raise OSError(errno.EPERM, f"{folder} can be written by other users (mode {info.st_mode & 0o777:04o}): "
+                                   f"another user could take the session's socket there; chmod 700 {folder}")

@@ -32,7 +32,8 @@ from ..events import Event, IterationReport, IterationStarted, ResultReady, Trig
 from ..project import load_project
 from ..session import Session
 from ..textsafe import one_line
-from .address import LinkAddress, link_address, socket_folder
+from .address import LinkAddress, fallback_address, link_address, socket_folder
+from .dial import dial
 from .peer import peer_allowed, peer_uid
 from .proof import answers_now
 from .protocol import (
@@ -46,7 +47,10 @@ from .protocol import (
     selection_from_json,
 )
 
-MAX_CLIENTS = 16
+MAX_CLIENTS = 16  # this user's requests at once (each holds a handler); more are declined
+BACKLOG = 1024  # connections the kernel queues before accept (the kernel caps it at net.core.somaxconn)
+ACCEPT_BATCH = 256  # connections taken per wake-up before the loop gets a turn
+ACCEPT_RETRY_S = 0.5  # accepting failed (no descriptors left): try again after this
 MAX_ROUNDS = 8  # iterations joined or started for one request before it gives up (the files keep changing)
 PROGRESS_EVERY_S = 0.05
 WATCHER_MARGIN_S = 0.5  # beyond [watch] debounce_ms: how long a watcher may take to see a save and start
@@ -90,7 +94,10 @@ class LinkServer:
         self.on_notice = on_notice or (lambda _text: None)
         self.address = address or link_address(session.config.root)
         self.own_uid = os.getuid()  # whom it serves (tests change it to see another user refused)
-        self._server: asyncio.AbstractServer | None = None
+        self._listener: socket.socket | None = None
+        self._retry: asyncio.TimerHandle | None = None  # accepting paused after an error, resumed by this
+        self.refused = 0  # connections from other users, closed unread
+        self._strangers: set[int | None] = set()  # their uids, each said once
         self._file: tuple[str, int] | None = None  # a socket file it made: (path, inode)
         self._waiters: set[_Waiter] = set()
         self._handlers: set[asyncio.Task[None]] = set()
@@ -100,28 +107,59 @@ class LinkServer:
 
     @property
     def serving(self) -> bool:
-        return self._server is not None
+        return self._listener is not None
 
     async def start(self) -> bool:
         """Listen; False (with a notice) when this session can't serve: another live session of the project
         holds the name, the socket's path is too long, `.workbench` is a link. A session that keeps no
-        history has no iteration numbers to answer with: it doesn't listen at all."""
+        history has no iteration numbers to answer with: it doesn't listen at all. When another user's
+        process holds the name, it says so and listens at the fallback socket file instead."""
         if self.session.history is None:
             return False
         if self.address is None:
             self.on_notice("agent requests are not served: the project's path is too long for a socket")
             return False
-        try:
-            sock = self._bind(self.address)
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                self.on_notice("agent requests are served by the other workbench session open on this project")
-            else:
-                self.on_notice(f"agent requests are not served: {exc}")
+        sock = await self._claim(self.address)
+        if sock is None:
             return False
-        self._server = await asyncio.start_unix_server(self._accept, sock=sock, limit=MAX_LINE)
+        self._listener = sock
+        loop = asyncio.get_running_loop()
+        loop.add_reader(sock.fileno(), self._on_connections)
         self.session.listeners.append(self._on_event)
         return True
+
+    async def _claim(self, address: LinkAddress, *, primary: bool = True) -> socket.socket | None:
+        """A listening socket at `address`, or at the fallback when another user holds it; None (said) when
+        neither can be had."""
+        for attempt in range(2):
+            try:
+                return self._bind(address)
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE:
+                    self.on_notice(f"agent requests are not served: {exc}")
+                    return None
+            dialed = await dial(address)
+            if dialed is None and attempt == 0:
+                continue  # the holder just went (a session closing): the name is free again
+            holder = None if dialed is None else dialed.uid
+            if dialed is not None:
+                dialed.close()
+                if peer_allowed(holder, self.own_uid):
+                    self.on_notice("agent requests are served by the other workbench session open on this project")
+                    return None
+            break
+        who = ("a process that does not answer" if dialed is None
+               else f"another user's process (uid {'unknown' if holder is None else holder})")
+        said = f"the session name {address.shown} is held by {who}"
+        fallback = fallback_address(self.session.config.root) if primary else None
+        if fallback is None or fallback == address:
+            self.on_notice(f"{said}: agent requests are not served")
+            return None
+        self.on_notice(f"{said}: agent requests are served at {fallback.shown} instead")
+        sock = await self._claim(fallback, primary=False)
+        if sock is not None:
+            self.address = fallback
+        return sock
 
     def _bind(self, address: LinkAddress) -> socket.socket:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -133,7 +171,7 @@ class LinkServer:
             if not address.abstract:
                 os.chmod(address.name, 0o600)
                 self._file = (str(address.name), os.lstat(address.name).st_ino)
-            sock.listen(MAX_CLIENTS)
+            sock.listen(BACKLOG)
             sock.setblocking(False)
         except BaseException:
             sock.close()
@@ -142,26 +180,72 @@ class LinkServer:
 
     async def aclose(self) -> None:
         """Stop listening and drop every connection (their clients then run themselves)."""
-        if self._server is None:
+        if self._listener is None:
             return
         with contextlib.suppress(ValueError):
             self.session.listeners.remove(self._on_event)
-        self._server.close()
+        self._stop_listening()
         handlers = list(self._handlers)
         for task in handlers:
             task.cancel()
         for task in handlers:
             with contextlib.suppress(BaseException):
                 await task
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._server.wait_closed(), 2.0)
-        self._server = None
         if self._file is not None:
             path, inode = self._file
             with contextlib.suppress(OSError):
                 if os.lstat(path).st_ino == inode:
                     os.unlink(path)
             self._file = None
+
+    def _stop_listening(self) -> None:
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+        if self._listener is not None:
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(self._listener.fileno())
+            self._listener.close()
+            self._listener = None
+
+    # -- accepting -----------------------------------------------------------------------------------
+
+    def _on_connections(self) -> None:
+        """The listener is readable: take what waits (a bounded batch, the loop stays responsive), each
+        checked with the kernel before anything else. Another user's connection is closed at once — it never
+        reaches a handler, is never read, never holds a slot; this user's get a handler each."""
+        listener = self._listener
+        if listener is None:
+            return
+        for _ in range(ACCEPT_BATCH):
+            try:
+                conn, _ = listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:  # out of descriptors, say: pause accepting rather than spin on it
+                loop = asyncio.get_running_loop()
+                loop.remove_reader(listener.fileno())
+                self._retry = loop.call_later(ACCEPT_RETRY_S, self._resume, listener)
+                self.on_notice(f"agent requests: accepting a connection failed ({exc}); trying again shortly")
+                return
+            uid = peer_uid(conn)
+            if not peer_allowed(uid, self.own_uid):
+                conn.close()
+                self.refused += 1
+                if uid not in self._strangers:
+                    self._strangers.add(uid)
+                    self.on_notice(f"agent requests: refused a connection from another user's process "
+                                   f"(uid {'unknown' if uid is None else uid})")
+                continue
+            conn.setblocking(False)
+            task = asyncio.ensure_future(self._connection(conn))
+            self._handlers.add(task)
+            task.add_done_callback(self._handlers.discard)
+
+    def _resume(self, listener: socket.socket) -> None:
+        self._retry = None
+        if self._listener is listener:
+            asyncio.get_running_loop().add_reader(listener.fileno(), self._on_connections)
 
     # -- progress ------------------------------------------------------------------------------------
 
@@ -181,10 +265,12 @@ class LinkServer:
 
     # -- one connection ------------------------------------------------------------------------------
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._handlers.add(task)
+    async def _connection(self, conn: socket.socket) -> None:
+        try:
+            reader, writer = await asyncio.open_unix_connection(sock=conn, limit=MAX_LINE)
+        except OSError:
+            conn.close()
+            return
         try:
             await self._serve(reader, writer)
         except (OSError, ProtocolError, TimeoutError):
@@ -192,14 +278,11 @@ class LinkServer:
         except Exception as exc:  # a bug here must not reach the loop's exception handler (the TUI's screen)
             self.on_notice(f"an agent request failed: {type(exc).__name__}: {one_line(str(exc), 200)}")
         finally:
-            self._handlers.discard(task)
             writer.close()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(writer.wait_closed(), 1.0)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if not peer_allowed(peer_uid(writer.get_extra_info("socket")), self.own_uid):
-            return  # another user: not a word
         if len(self._handlers) > MAX_CLIENTS:
             await _send(writer, {"type": "declined", "reason": "too many requests at once"})
             return
