@@ -100,6 +100,21 @@ async def test_a_stale_socket_file_is_no_session_and_a_new_session_replaces_it(t
     assert not os.path.exists(address.name)  # removed when the session closed
 
 
+async def test_a_socket_file_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
+    """A link where the session's socket file should be is never connected through, even to a live session."""
+    elsewhere = Counted(tmp_path / "elsewhere", name="e")
+    project = Counted(tmp_path / "here", name="p")
+    there = link_address(elsewhere.root, abstract=False)
+    here = link_address(project.root, abstract=False)
+    assert there is not None and here is not None
+    async with linked_session(elsewhere.root, address=there) as (session, _server, _asked):
+        await session.request(Trigger(TriggerKind.START))
+        assert await ask_live_session(elsewhere.root, address=there) is not None
+        (project.root / ".workbench").mkdir(exist_ok=True)
+        os.symlink(str(there.name), str(here.name))
+        assert await ask_live_session(project.root, address=here) is None
+
+
 async def test_a_state_folder_that_is_a_link_is_refused_not_followed(tmp_path: Path) -> None:
     project = Counted(tmp_path, name="p")
     outside = tmp_path / "outside"

@@ -14,7 +14,6 @@ another user owns or may write to).
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 import sys
@@ -22,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import STATE_DIR
-from ..safe_paths import real_folder
+from ..safe_paths import UnsafePath, real_folder
 
 SOCKET_FILE = "session.sock"
 _MAX_PATH = 108 if sys.platform.startswith("linux") else 104  # sun_path's size, with its NUL
@@ -73,18 +72,18 @@ def fallback_address(root: Path) -> LinkAddress | None:
 
 def socket_folder(address: LinkAddress) -> None:
     """Make sure a socket file's folder is the project's real `.workbench` (raises UnsafePath on a link), and
-    that no other user can create or replace a name in it (OSError naming the folder and its mode)."""
+    that no other user can create or replace a name in it (UnsafePath naming the folder and its mode)."""
     if not address.abstract:
         check_state_folder(real_folder(Path(address.project) / STATE_DIR))
 
 
 def check_state_folder(folder: Path) -> None:
     """The folder is this user's and only this user may write to it: else another user could put their own
-    socket where the session's should be."""
+    socket where the session's should be (UnsafePath, naming the folder and what is wrong)."""
     info = os.lstat(folder)
     if info.st_uid != os.getuid():
-        raise OSError(errno.EPERM, f"{folder} belongs to another user (uid {info.st_uid}): agent requests are "
-                                   f"served only from a .workbench folder of your own")
+        raise UnsafePath(f"{folder} belongs to another user (uid {info.st_uid}): agent requests are served only "
+                         f"from a .workbench folder of your own")
     if info.st_mode & 0o022:
-        raise OSError(errno.EPERM, f"{folder} can be written by other users (mode {info.st_mode & 0o777:04o}): "
-                                   f"another user could take the session's socket there; chmod 700 {folder}")
+        raise UnsafePath(f"{folder} can be written by other users (mode {info.st_mode & 0o777:04o}): another user "
+                         f"could take the session's socket there; chmod 700 {folder}")

@@ -23,7 +23,7 @@ import os
 import socket
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +68,18 @@ class AgentAsk:
     def line(self) -> str:
         """`iteration 12 · asked by agent` (what watch prints and the TUI shows), with how it was answered."""
         return f"iteration {self.number} · asked by {self.asked_by}{_HOW.get(self.how, '')}"
+
+
+class _Ours(Exception):
+    """The name is held by another session of this user: it serves the project."""
+
+
+class _Taken(Exception):
+    """The name is held by someone else (`who`, as said in the notice)."""
+
+    def __init__(self, who: str) -> None:
+        super().__init__(who)
+        self.who = who
 
 
 class Declined(Exception):
@@ -119,7 +131,7 @@ class LinkServer:
         if self.address is None:
             self.on_notice("agent requests are not served: the project's path is too long for a socket")
             return False
-        sock = await self._claim(self.address)
+        sock = await self._claim()
         if sock is None:
             return False
         self._listener = sock
@@ -128,38 +140,56 @@ class LinkServer:
         self.session.listeners.append(self._on_event)
         return True
 
-    async def _claim(self, address: LinkAddress, *, primary: bool = True) -> socket.socket | None:
-        """A listening socket at `address`, or at the fallback when another user holds it; None (said) when
-        neither can be had."""
-        for attempt in range(2):
-            try:
-                return self._bind(address)
-            except OSError as exc:
-                if exc.errno != errno.EADDRINUSE:
-                    self.on_notice(f"agent requests are not served: {exc}")
-                    return None
-            dialed = await dial(address)
-            if dialed is None and attempt == 0:
-                continue  # the holder just went (a session closing): the name is free again
-            holder = None if dialed is None else dialed.uid
-            if dialed is not None:
-                dialed.close()
-                if peer_allowed(holder, self.own_uid):
-                    self.on_notice("agent requests are served by the other workbench session open on this project")
-                    return None
-            break
-        who = ("a process that does not answer" if dialed is None
-               else f"another user's process (uid {'unknown' if holder is None else holder})")
-        said = f"the session name {address.shown} is held by {who}"
-        fallback = fallback_address(self.session.config.root) if primary else None
-        if fallback is None or fallback == address:
-            self.on_notice(f"{said}: agent requests are not served")
+    async def _claim(self) -> socket.socket | None:
+        """A listening socket at the name, or at the fallback when another user holds the name; None (said)
+        when neither can be had."""
+        assert self.address is not None
+        name = self.address
+        try:
+            return await self._listen_at(name)
+        except _Ours:
+            self.on_notice("agent requests are served by the other workbench session open on this project")
+            return None
+        except _Taken as taken:
+            said = f"the session name {name.shown} is held by {taken.who}"
+        except OSError as exc:
+            self.on_notice(f"agent requests are not served: {exc}")
+            return None
+        fallback = fallback_address(self.session.config.root)
+        if fallback is None or fallback == name:
+            why = "" if fallback == name else " (the project's path is too long for a socket file in .workbench)"
+            self.on_notice(f"{said}: agent requests are not served{why}")
+            return None
+        try:
+            sock = await self._listen_at(fallback)
+        except _Ours:
+            self.on_notice("agent requests are served by the other workbench session open on this project")
+            return None
+        except _Taken as taken:
+            self.on_notice(f"{said}, and {fallback.shown} by {taken.who}: agent requests are not served")
+            return None
+        except OSError as exc:
+            self.on_notice(f"{said}, and agent requests can't be served at {fallback.shown}: {exc}")
             return None
         self.on_notice(f"{said}: agent requests are served at {fallback.shown} instead")
-        sock = await self._claim(fallback, primary=False)
-        if sock is not None:
-            self.address = fallback
+        self.address = fallback
         return sock
+
+    async def _listen_at(self, address: LinkAddress) -> socket.socket:
+        """A listening socket bound to `address`. When the name is in use, its holder is asked who it is:
+        `_Ours` for this user's (another session of the project), `_Taken` for another user's or one that
+        does not answer; OSError for anything else."""
+        with _unless_in_use():
+            return self._bind(address)
+        dialed = await dial(address)
+        if dialed is None:  # the holder just went (a session closing), or it does not answer
+            with _unless_in_use():
+                return self._bind(address)
+            raise _Taken("a process that does not answer")
+        dialed.close()
+        if peer_allowed(dialed.uid, self.own_uid):
+            raise _Ours()
+        raise _Taken(f"another user's process (uid {'unknown' if dialed.uid is None else dialed.uid})")
 
     def _bind(self, address: LinkAddress) -> socket.socket:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -447,6 +477,16 @@ def _answer_message(answer: asyncio.Future[tuple[int, str, int]]) -> dict[str, A
 async def _send(writer: asyncio.StreamWriter, message: dict[str, Any]) -> None:
     writer.write(encode(message))
     await asyncio.wait_for(writer.drain(), REQUEST_S)
+
+
+@contextlib.contextmanager
+def _unless_in_use() -> Iterator[None]:
+    """Let EADDRINUSE pass (the caller goes on to ask the holder); every other OSError is raised."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno != errno.EADDRINUSE:
+            raise
 
 
 def _clear_stale(path: str) -> None:
