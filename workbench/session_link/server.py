@@ -12,6 +12,9 @@ the files as they are when it is answered:
 
 An AGENT iteration every waiter has given up on is cancelled (its processes killed); the person's
 iterations (start, change, R) are never cancelled for a client.
+
+Who may ask is decided at accept, before anything else: this user's processes only (see `session_link`
+for the name another user holds and the fallback socket file).
 """
 
 from __future__ import annotations
