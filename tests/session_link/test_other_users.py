@@ -23,6 +23,7 @@ from workbench.session_link.address import LinkAddress, check_state_folder, link
 __all__ = ["other_user"]  # the fixture, imported to be used here
 
 REQUESTS_UNDER_FLOOD = 10
+SERVED_BY_OTHER = "agent requests are served by the other workbench session open on this project"
 
 
 def primary(root: Path) -> LinkAddress:
@@ -31,8 +32,21 @@ def primary(root: Path) -> LinkAddress:
     return address
 
 
+async def second_server_notices(root: Path) -> list[str]:
+    """What a second session of this user on `root` says when it starts (it must not serve)."""
+    session = Session(load_config(root))
+    notices: list[str] = []
+    server = LinkServer(session, on_notice=notices.append)
+    try:
+        assert not await server.start()
+    finally:
+        await server.aclose()
+        await session.aclose()
+    return notices
+
+
 async def test_a_name_another_user_holds_is_said_and_the_link_moves_to_the_state_folder(
-        tmp_path: Path, other_user: OtherUser, caplog: pytest.LogCaptureFixture) -> None:
+        tmp_path: Path, other_user: OtherUser) -> None:
     project = Counted(tmp_path, name="p")  # the fallback socket file's path must fit in sun_path
     name = primary(project.root)
     squatter = other_user.start(SQUATTER, bytes(name.name).hex())
@@ -47,15 +61,14 @@ async def test_a_name_another_user_holds_is_said_and_the_link_moves_to_the_state
         assert stat.S_ISSOCK(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o600
 
         await session.request(Trigger(TriggerKind.START))
-        with caplog.at_level(logging.WARNING, logger="workbench.session_link"):
-            linked = await ask_live_session(project.root)  # the name first (theirs: not asked), then the file
+        linked = await ask_live_session(project.root)  # at the file (the name, theirs, is not even tried)
         assert linked is not None and linked.how == "recorded" and [a.number for a in asked] == [linked.number]
-        assert f"is held by another user's process (uid {other_user.uid}): not asking it" in caplog.text
         assert project.count() == 2  # the start iteration's two rows; the answer ran nothing
 
         squatter.finish()  # the name is free again: the session is still found at the file
         again = await ask_live_session(project.root)
         assert again is not None and again.number == linked.number
+        assert await second_server_notices(project.root) == [SERVED_BY_OTHER]  # not a second one on the free name
     assert not fallback.exists()  # removed when the session closed
 
 
@@ -101,14 +114,7 @@ async def test_no_fallback_in_a_state_folder_other_users_may_write(tmp_path: Pat
     squatter.expect("bound")
     (project.root / ".workbench").mkdir(exist_ok=True)
     (project.root / ".workbench").chmod(0o777)
-    session = Session(load_config(project.root))
-    notices: list[str] = []
-    server = LinkServer(session, on_notice=notices.append)
-    try:
-        assert not await server.start()
-    finally:
-        await server.aclose()
-        await session.aclose()
+    notices = await second_server_notices(project.root)
     fallback = project.root / ".workbench" / "session.sock"
     assert len(notices) == 1 and notices[0].startswith(
         f"the session name {name.shown} is held by another user's process (uid {other_user.uid}), and agent "

@@ -35,7 +35,8 @@ Both ends check the other's user id with the kernel (SO_PEERCRED):
   at …/.workbench/session.sock instead") and the session listens at that socket file, in a `.workbench`
   that is this user's and writable by nobody else (else it refuses to), so no other user can take it. A
   stale file there is found by a refused connection and replaced; a link is never followed;
-* a client asks at the name, then at the socket file, and never a listener of another user.
+* a client asks at the socket file when there is one, then at the name, and never a listener of another
+  user; a session starting while another one of this user serves at the file leaves the serving to it.
 
 Messages: newline-delimited JSON, at most `protocol.MAX_LINE` bytes each (`protocol.py`). Whether an
 iteration answers is a proof with the re-scoring machinery (`proof.py`), never a guess.

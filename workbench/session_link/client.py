@@ -1,6 +1,6 @@
 """The asking side: find the project's live session, check it is this user's, ask, follow, and fall back
-(None) on anything short of an answer. The session is looked for at its name, then at the fallback socket
-file (where it listens when another user holds the name); a listener of another user is never asked.
+(None) on anything short of an answer. The session is looked for at the fallback socket file (where it
+listens when another user holds the name), then at its name; a listener of another user is never asked.
 Every wait has a deadline: the connect, and each message (the session says it is alive at least every
 HEARTBEAT_S while it works, so STALL_S of silence is a dead or frozen session, not a slow iteration)."""
 
@@ -57,8 +57,9 @@ async def _connect(addresses: list[LinkAddress]
 
 
 def _addresses(root: Path) -> list[LinkAddress]:
-    """Where the session may listen: its name, then the fallback socket file."""
-    return [address for address in (link_address(root), fallback_address(root)) if address is not None]
+    """Where the session may listen: the fallback socket file when there is one (it is looked at first: a
+    process of another user on the name could make every request wait out its full backlog), then its name."""
+    return [address for address in (fallback_address(root), link_address(root)) if address is not None]
 
 
 async def ask_live_session(root: Path, selection: RowFilter | None = None, *, asked_by: str = "agent",

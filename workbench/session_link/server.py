@@ -54,6 +54,7 @@ MAX_CLIENTS = 16  # this user's requests at once (each holds a handler); more ar
 BACKLOG = 1024  # connections the kernel queues before accept (the kernel caps it at net.core.somaxconn)
 ACCEPT_BATCH = 256  # connections taken per wake-up before the loop gets a turn
 ACCEPT_RETRY_S = 0.5  # accepting failed (no descriptors left): try again after this
+_OUT_OF_RESOURCES = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
 MAX_ROUNDS = 8  # iterations joined or started for one request before it gives up (the files keep changing)
 PROGRESS_EVERY_S = 0.05
 WATCHER_MARGIN_S = 0.5  # beyond [watch] debounce_ms: how long a watcher may take to see a save and start
@@ -148,6 +149,10 @@ class LinkServer:
         when neither can be had."""
         assert self.address is not None
         name = self.address
+        fallback = fallback_address(self.session.config.root)
+        if fallback is not None and fallback != name and await self._ours_at(fallback):
+            self.on_notice("agent requests are served by the other workbench session open on this project")
+            return None  # it listens at the file (another user held the name when it started)
         try:
             return await self._listen_at(name)
         except _Ours:
@@ -158,7 +163,6 @@ class LinkServer:
         except OSError as exc:
             self.on_notice(f"agent requests are not served: {exc}")
             return None
-        fallback = fallback_address(self.session.config.root)
         if fallback is None or fallback == name:
             why = "" if fallback == name else " (the project's path is too long for a socket file in .workbench)"
             self.on_notice(f"{said}: agent requests are not served{why}")
@@ -177,6 +181,14 @@ class LinkServer:
         self.on_notice(f"{said}: agent requests are served at {fallback.shown} instead")
         self.address = fallback
         return sock
+
+    async def _ours_at(self, address: LinkAddress) -> bool:
+        """A process of this user listens at `address` (a socket file that is there)."""
+        dialed = await dial(address)
+        if dialed is None:
+            return False
+        dialed.close()
+        return peer_allowed(dialed.uid, self.own_uid)
 
     async def _listen_at(self, address: LinkAddress) -> socket.socket:
         """A listening socket bound to `address`. When the name is in use, its holder is asked who it is:
@@ -255,8 +267,10 @@ class LinkServer:
                 conn, _ = listener.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError as exc:  # out of descriptors, say: pause accepting rather than spin on it
-                loop = asyncio.get_running_loop()
+            except OSError as exc:
+                if exc.errno not in _OUT_OF_RESOURCES:
+                    continue  # that connection went wrong on the way in; the next may not
+                loop = asyncio.get_running_loop()  # out of descriptors: pause accepting rather than spin on it
                 loop.remove_reader(listener.fileno())
                 self._retry = loop.call_later(ACCEPT_RETRY_S, self._resume, listener)
                 self.on_notice(f"agent requests: accepting a connection failed ({exc}); trying again shortly")
