@@ -315,9 +315,11 @@ class LinkServer:
     async def _connection(self, conn: socket.socket) -> None:
         try:
             reader, writer = await asyncio.open_unix_connection(sock=conn, limit=MAX_LINE)
-        except OSError:
+        except BaseException as exc:  # the session closing meanwhile (cancelled), or the client gone
             conn.close()
-            return
+            if isinstance(exc, OSError):
+                return
+            raise
         try:
             await self._serve(reader, writer)
         except (OSError, ProtocolError, TimeoutError):
