@@ -18,6 +18,7 @@ from workbench.events import Trigger, TriggerKind
 from workbench.session import Session
 from workbench.session_link import LinkServer, ask_live_session, protocol
 from workbench.session_link.address import link_address
+from workbench.session_link.dial import dial
 from workbench.session_link.peer import peer_allowed, peer_uid
 from workbench.session_link.protocol import MAX_LINE, ProtocolError, read_message, selection_from_json
 
@@ -46,6 +47,20 @@ async def test_a_session_refuses_a_connection_from_another_user(tmp_path: Path) 
         assert await ask_live_session(project.root) is None
         server.own_uid = os.getuid()
         assert await ask_live_session(project.root) is not None
+
+
+async def test_a_second_session_of_the_project_leaves_the_serving_to_the_first(tmp_path: Path) -> None:
+    project = Counted(tmp_path)
+    async with linked_session(project.root):
+        session = Session(load_config(project.root))
+        notices: list[str] = []
+        second = LinkServer(session, on_notice=notices.append)
+        try:
+            assert not await second.start()
+        finally:
+            await second.aclose()
+            await session.aclose()
+    assert notices == ["agent requests are served by the other workbench session open on this project"]
 
 
 def test_the_name_is_the_users_and_the_projects_real_path(tmp_path: Path) -> None:
@@ -100,6 +115,21 @@ async def test_a_stale_socket_file_is_no_session_and_a_new_session_replaces_it(t
     assert not os.path.exists(address.name)  # removed when the session closed
 
 
+async def test_a_socket_file_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
+    """A link where the session's socket file should be is never connected through, even to a live session."""
+    elsewhere = Counted(tmp_path / "elsewhere", name="e")
+    project = Counted(tmp_path / "here", name="p")
+    there = link_address(elsewhere.root, abstract=False)
+    here = link_address(project.root, abstract=False)
+    assert there is not None and here is not None
+    async with linked_session(elsewhere.root, address=there) as (session, _server, _asked):
+        await session.request(Trigger(TriggerKind.START))
+        assert await ask_live_session(elsewhere.root, address=there) is not None
+        (project.root / ".workbench").mkdir(exist_ok=True)
+        os.symlink(str(there.name), str(here.name))
+        assert await ask_live_session(project.root, address=here) is None
+
+
 async def test_a_state_folder_that_is_a_link_is_refused_not_followed(tmp_path: Path) -> None:
     project = Counted(tmp_path, name="p")
     outside = tmp_path / "outside"
@@ -141,3 +171,33 @@ def test_a_selection_is_checked_field_by_field() -> None:
     for bad in ({"rows": "a"}, {"sets": [1]}, {"row_keys": [["only two", "parts"]]}, {"tags": ["t"] * 5000}, []):
         with pytest.raises(ProtocolError):
             selection_from_json(bad)
+
+
+async def test_a_full_backlog_is_waited_out_in_the_kernels_queue_not_given_up(tmp_path: Path) -> None:
+    """Connect/close loops fill any backlog (a closed connection keeps its place until accepted): a client
+    that finds it full waits for a place, and has one as soon as the session accepts."""
+    address = link_address(tmp_path, abstract=True)
+    assert address is not None
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+        listener.bind(address.name)
+        listener.listen(0)
+        queued = []
+        while True:  # fill it: the kernel says EAGAIN when it is full
+            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            probe.setblocking(False)
+            queued.append(probe)
+            try:
+                probe.connect(address.name)
+            except BlockingIOError:
+                break
+            assert len(queued) < 100, "the backlog never filled"
+        waiting = asyncio.ensure_future(dial(address, timeout=60))
+        await asyncio.sleep(0)  # let it try (and find the backlog full) before a place frees: order, not time
+        assert not waiting.done()
+        conn, _ = listener.accept()
+        dialed = await asyncio.wait_for(waiting, 60)
+        assert dialed is not None and dialed.uid == os.getuid()
+        dialed.close()
+        conn.close()
+        for probe in queued:
+            probe.close()

@@ -24,9 +24,22 @@ The session's side is `LinkServer(session, on_asked=...)` (`await start()`, `awa
 `actions.watch_loop.WatchLoop` and the TUI (`tui/engine_link.py`); `on_asked(AgentAsk)` is where they say
 `iteration 12 · asked by agent`. Transport: a Unix socket, on Linux in the abstract namespace (nothing on
 disk), named from the user id and a digest of the project's real path; elsewhere `.workbench/session.sock`.
-Both ends check the other's user id with the kernel (SO_PEERCRED). Messages: newline-delimited JSON,
-at most `protocol.MAX_LINE` bytes each (`protocol.py`). Whether an iteration answers is a proof with the
-re-scoring machinery (`proof.py`), never a guess.
+Both ends check the other's user id with the kernel (SO_PEERCRED):
+
+* the session accepts in its own loop (`LinkServer._on_connections`) and closes another user's connection
+  at once, before reading a byte or starting a handler, so a flood of them never takes a request's place;
+  its backlog is 1024, and a client that finds it full waits in the kernel's queue (`dial.py`);
+* the abstract name is predictable and any local user can bind it first. A session that finds it taken
+  asks the holder who it is: this user's other session serves the project; another user's process is said
+  ("the session name @workbench-… is held by another user's process (uid 1001): agent requests are served
+  at …/.workbench/session.sock instead") and the session listens at that socket file, in a `.workbench`
+  that is this user's and writable by nobody else (else it refuses to), so no other user can take it. A
+  stale file there is found by a refused connection and replaced; a link is never followed;
+* a client asks at the socket file when there is one, then at the name, and never a listener of another
+  user; a session starting while another one of this user serves at the file leaves the serving to it.
+
+Messages: newline-delimited JSON, at most `protocol.MAX_LINE` bytes each (`protocol.py`). Whether an
+iteration answers is a proof with the re-scoring machinery (`proof.py`), never a guess.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The asking side: find the project's live session, check it is this user's, ask, follow, and fall back
-(None) on anything short of an answer. Every wait has a deadline: the connect, and each message (the
-session says it is alive at least every HEARTBEAT_S while it works, so STALL_S of silence is a dead or
-frozen session, not a slow iteration)."""
+(None) on anything short of an answer. The session is looked for at the fallback socket file (where it
+listens when another user holds the name), then at its name; a listener of another user is never asked.
+Every wait has a deadline: the connect, and each message (the session says it is alive at least every
+HEARTBEAT_S while it works, so STALL_S of silence is a dead or frozen session, not a slow iteration)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,15 @@ import asyncio
 import contextlib
 import logging
 import os
-import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine import RowFilter
 from . import protocol
-from .address import LinkAddress, link_address
-from .peer import peer_allowed, peer_uid
+from .address import LinkAddress, fallback_address, link_address
+from .dial import dial
+from .peer import peer_allowed
 from .protocol import VERSION, ProtocolError, encode, read_message, selection_to_json
 
 log = logging.getLogger("workbench.session_link")
@@ -34,33 +35,43 @@ class LinkedIteration:
     rows: int = 0  # rows in that iteration
 
 
-async def _connect(address: LinkAddress) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.setblocking(False)
-    try:
-        await asyncio.wait_for(asyncio.get_running_loop().sock_connect(sock, address.name), protocol.CONNECT_S)
-    except (OSError, TimeoutError):
-        sock.close()
-        return None  # nobody listens (no session, or it died): the usual case, said by a refused connect
-    if not peer_allowed(peer_uid(sock), os.getuid()):
-        log.warning("%s is held by another user's process: not asking it", address.shown)
-        sock.close()
-        return None
-    return await asyncio.open_unix_connection(sock=sock, limit=protocol.MAX_LINE)
+async def _connect(addresses: list[LinkAddress]
+                   ) -> tuple[LinkAddress, asyncio.StreamReader, asyncio.StreamWriter] | None:
+    """The first address where a process of this user listens, connected; None when there is none."""
+    for address in addresses:
+        dialed = await dial(address)
+        if dialed is None:
+            continue  # nobody listens (no session, or it died): the usual case, said by a refused connect
+        if not peer_allowed(dialed.uid, os.getuid()):
+            log.warning("%s is held by another user's process (uid %s): not asking it", address.shown,
+                        "unknown" if dialed.uid is None else dialed.uid)
+            dialed.close()
+            continue
+        try:
+            reader, writer = await asyncio.open_unix_connection(sock=dialed.sock, limit=protocol.MAX_LINE)
+        except BaseException:
+            dialed.close()
+            raise
+        return address, reader, writer
+    return None
+
+
+def _addresses(root: Path) -> list[LinkAddress]:
+    """Where the session may listen: the fallback socket file when there is one (it is looked at first: a
+    process of another user on the name could make every request wait out its full backlog), then its name."""
+    return [address for address in (fallback_address(root), link_address(root)) if address is not None]
 
 
 async def ask_live_session(root: Path, selection: RowFilter | None = None, *, asked_by: str = "agent",
                            on_progress: ProgressSink | None = None,
                            address: LinkAddress | None = None) -> LinkedIteration | None:
     """Ask the TUI or `watch` session running on `root` for the iteration that answers `selection`;
-    None when there is none, or it can't or won't answer (then run it yourself). See `session_link`."""
-    address = address or link_address(root)
-    if address is None:
+    None when there is none, or it can't or won't answer (then run it yourself). See `session_link`.
+    `address` asks there only (tests)."""
+    found = await _connect([address] if address is not None else _addresses(root))
+    if found is None:
         return None
-    streams = await _connect(address)
-    if streams is None:
-        return None
-    reader, writer = streams
+    address, reader, writer = found
     try:
         writer.write(encode({"type": "ask", "version": VERSION, "project": address.project,
                              "selection": selection_to_json(selection), "asked_by": asked_by}))

@@ -12,6 +12,9 @@ the files as they are when it is answered:
 
 An AGENT iteration every waiter has given up on is cancelled (its processes killed); the person's
 iterations (start, change, R) are never cancelled for a client.
+
+Who may ask is decided at accept, before anything else: this user's processes only (see `session_link`
+for the name another user holds and the fallback socket file).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import os
 import socket
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +35,8 @@ from ..events import Event, IterationReport, IterationStarted, ResultReady, Trig
 from ..project import load_project
 from ..session import Session
 from ..textsafe import one_line
-from .address import LinkAddress, link_address, socket_folder
+from .address import LinkAddress, fallback_address, link_address, socket_folder
+from .dial import dial
 from .peer import peer_allowed, peer_uid
 from .proof import answers_now
 from .protocol import (
@@ -46,7 +50,11 @@ from .protocol import (
     selection_from_json,
 )
 
-MAX_CLIENTS = 16
+MAX_CLIENTS = 16  # this user's requests at once (each holds a handler); more are declined
+BACKLOG = 1024  # connections the kernel queues before accept (the kernel caps it at net.core.somaxconn)
+ACCEPT_BATCH = 256  # connections taken per wake-up before the loop gets a turn
+ACCEPT_RETRY_S = 0.5  # accepting failed (no descriptors left): try again after this
+_OUT_OF_RESOURCES = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
 MAX_ROUNDS = 8  # iterations joined or started for one request before it gives up (the files keep changing)
 PROGRESS_EVERY_S = 0.05
 WATCHER_MARGIN_S = 0.5  # beyond [watch] debounce_ms: how long a watcher may take to see a save and start
@@ -64,6 +72,18 @@ class AgentAsk:
     def line(self) -> str:
         """`iteration 12 · asked by agent` (what watch prints and the TUI shows), with how it was answered."""
         return f"iteration {self.number} · asked by {self.asked_by}{_HOW.get(self.how, '')}"
+
+
+class _Ours(Exception):
+    """The name is held by another session of this user: it serves the project."""
+
+
+class _Taken(Exception):
+    """The name is held by someone else (`who`, as said in the notice)."""
+
+    def __init__(self, who: str) -> None:
+        super().__init__(who)
+        self.who = who
 
 
 class Declined(Exception):
@@ -90,7 +110,10 @@ class LinkServer:
         self.on_notice = on_notice or (lambda _text: None)
         self.address = address or link_address(session.config.root)
         self.own_uid = os.getuid()  # whom it serves (tests change it to see another user refused)
-        self._server: asyncio.AbstractServer | None = None
+        self._listener: socket.socket | None = None
+        self._retry: asyncio.TimerHandle | None = None  # accepting paused after an error, resumed by this
+        self.refused = 0  # connections from other users, closed unread
+        self._strangers: set[int | None] = set()  # their uids, each said once
         self._file: tuple[str, int] | None = None  # a socket file it made: (path, inode)
         self._waiters: set[_Waiter] = set()
         self._handlers: set[asyncio.Task[None]] = set()
@@ -100,28 +123,88 @@ class LinkServer:
 
     @property
     def serving(self) -> bool:
-        return self._server is not None
+        return self._listener is not None
 
     async def start(self) -> bool:
         """Listen; False (with a notice) when this session can't serve: another live session of the project
         holds the name, the socket's path is too long, `.workbench` is a link. A session that keeps no
-        history has no iteration numbers to answer with: it doesn't listen at all."""
+        history has no iteration numbers to answer with: it doesn't listen at all. When another user's
+        process holds the name, it says so and listens at the fallback socket file instead."""
         if self.session.history is None:
             return False
         if self.address is None:
             self.on_notice("agent requests are not served: the project's path is too long for a socket")
             return False
-        try:
-            sock = self._bind(self.address)
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                self.on_notice("agent requests are served by the other workbench session open on this project")
-            else:
-                self.on_notice(f"agent requests are not served: {exc}")
+        sock = await self._claim()
+        if sock is None:
             return False
-        self._server = await asyncio.start_unix_server(self._accept, sock=sock, limit=MAX_LINE)
+        self._listener = sock
+        loop = asyncio.get_running_loop()
+        loop.add_reader(sock.fileno(), self._on_connections)
         self.session.listeners.append(self._on_event)
         return True
+
+    async def _claim(self) -> socket.socket | None:
+        """A listening socket at the name, or at the fallback when another user holds the name; None (said)
+        when neither can be had."""
+        assert self.address is not None
+        name = self.address
+        fallback = fallback_address(self.session.config.root)
+        if fallback is not None and fallback != name and await self._ours_at(fallback):
+            self.on_notice("agent requests are served by the other workbench session open on this project")
+            return None  # it listens at the file (another user held the name when it started)
+        try:
+            return await self._listen_at(name)
+        except _Ours:
+            self.on_notice("agent requests are served by the other workbench session open on this project")
+            return None
+        except _Taken as taken:
+            said = f"the session name {name.shown} is held by {taken.who}"
+        except OSError as exc:
+            self.on_notice(f"agent requests are not served: {exc}")
+            return None
+        if fallback is None or fallback == name:
+            why = "" if fallback == name else " (the project's path is too long for a socket file in .workbench)"
+            self.on_notice(f"{said}: agent requests are not served{why}")
+            return None
+        try:
+            sock = await self._listen_at(fallback)
+        except _Ours:
+            self.on_notice("agent requests are served by the other workbench session open on this project")
+            return None
+        except _Taken as taken:
+            self.on_notice(f"{said}, and {fallback.shown} by {taken.who}: agent requests are not served")
+            return None
+        except OSError as exc:
+            self.on_notice(f"{said}, and agent requests can't be served at {fallback.shown}: {exc}")
+            return None
+        self.on_notice(f"{said}: agent requests are served at {fallback.shown} instead")
+        self.address = fallback
+        return sock
+
+    async def _ours_at(self, address: LinkAddress) -> bool:
+        """A process of this user listens at `address` (a socket file that is there)."""
+        dialed = await dial(address)
+        if dialed is None:
+            return False
+        dialed.close()
+        return peer_allowed(dialed.uid, self.own_uid)
+
+    async def _listen_at(self, address: LinkAddress) -> socket.socket:
+        """A listening socket bound to `address`. When the name is in use, its holder is asked who it is:
+        `_Ours` for this user's (another session of the project), `_Taken` for another user's or one that
+        does not answer; OSError for anything else."""
+        with _unless_in_use():
+            return self._bind(address)
+        dialed = await dial(address)
+        if dialed is None:  # the holder just went (a session closing), or it does not answer
+            with _unless_in_use():
+                return self._bind(address)
+            raise _Taken("a process that does not answer")
+        dialed.close()
+        if peer_allowed(dialed.uid, self.own_uid):
+            raise _Ours()
+        raise _Taken(f"another user's process (uid {'unknown' if dialed.uid is None else dialed.uid})")
 
     def _bind(self, address: LinkAddress) -> socket.socket:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -133,7 +216,7 @@ class LinkServer:
             if not address.abstract:
                 os.chmod(address.name, 0o600)
                 self._file = (str(address.name), os.lstat(address.name).st_ino)
-            sock.listen(MAX_CLIENTS)
+            sock.listen(BACKLOG)
             sock.setblocking(False)
         except BaseException:
             sock.close()
@@ -142,26 +225,74 @@ class LinkServer:
 
     async def aclose(self) -> None:
         """Stop listening and drop every connection (their clients then run themselves)."""
-        if self._server is None:
+        if self._listener is None:
             return
         with contextlib.suppress(ValueError):
             self.session.listeners.remove(self._on_event)
-        self._server.close()
+        self._stop_listening()
         handlers = list(self._handlers)
         for task in handlers:
             task.cancel()
         for task in handlers:
             with contextlib.suppress(BaseException):
                 await task
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._server.wait_closed(), 2.0)
-        self._server = None
         if self._file is not None:
             path, inode = self._file
             with contextlib.suppress(OSError):
                 if os.lstat(path).st_ino == inode:
                     os.unlink(path)
             self._file = None
+
+    def _stop_listening(self) -> None:
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+        if self._listener is not None:
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(self._listener.fileno())
+            self._listener.close()
+            self._listener = None
+
+    # -- accepting -----------------------------------------------------------------------------------
+
+    def _on_connections(self) -> None:
+        """The listener is readable: take what waits (a bounded batch, the loop stays responsive), each
+        checked with the kernel before anything else. Another user's connection is closed at once — it never
+        reaches a handler, is never read, never holds a slot; this user's get a handler each."""
+        listener = self._listener
+        if listener is None:
+            return
+        for _ in range(ACCEPT_BATCH):
+            try:
+                conn, _ = listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                if exc.errno not in _OUT_OF_RESOURCES:
+                    continue  # that connection went wrong on the way in; the next may not
+                loop = asyncio.get_running_loop()  # out of descriptors: pause accepting rather than spin on it
+                loop.remove_reader(listener.fileno())
+                self._retry = loop.call_later(ACCEPT_RETRY_S, self._resume, listener)
+                self.on_notice(f"agent requests: accepting a connection failed ({exc}); trying again shortly")
+                return
+            uid = peer_uid(conn)
+            if not peer_allowed(uid, self.own_uid):
+                conn.close()
+                self.refused += 1
+                if uid not in self._strangers:
+                    self._strangers.add(uid)
+                    self.on_notice(f"agent requests: refused a connection from another user's process "
+                                   f"(uid {'unknown' if uid is None else uid})")
+                continue
+            conn.setblocking(False)
+            task = asyncio.ensure_future(self._connection(conn))
+            self._handlers.add(task)
+            task.add_done_callback(self._handlers.discard)
+
+    def _resume(self, listener: socket.socket) -> None:
+        self._retry = None
+        if self._listener is listener:
+            asyncio.get_running_loop().add_reader(listener.fileno(), self._on_connections)
 
     # -- progress ------------------------------------------------------------------------------------
 
@@ -181,10 +312,14 @@ class LinkServer:
 
     # -- one connection ------------------------------------------------------------------------------
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._handlers.add(task)
+    async def _connection(self, conn: socket.socket) -> None:
+        try:
+            reader, writer = await asyncio.open_unix_connection(sock=conn, limit=MAX_LINE)
+        except BaseException as exc:  # the session closing meanwhile (cancelled), or the client gone
+            conn.close()
+            if isinstance(exc, OSError):
+                return
+            raise
         try:
             await self._serve(reader, writer)
         except (OSError, ProtocolError, TimeoutError):
@@ -192,14 +327,11 @@ class LinkServer:
         except Exception as exc:  # a bug here must not reach the loop's exception handler (the TUI's screen)
             self.on_notice(f"an agent request failed: {type(exc).__name__}: {one_line(str(exc), 200)}")
         finally:
-            self._handlers.discard(task)
             writer.close()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(writer.wait_closed(), 1.0)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if not peer_allowed(peer_uid(writer.get_extra_info("socket")), self.own_uid):
-            return  # another user: not a word
         if len(self._handlers) > MAX_CLIENTS:
             await _send(writer, {"type": "declined", "reason": "too many requests at once"})
             return
@@ -364,6 +496,16 @@ def _answer_message(answer: asyncio.Future[tuple[int, str, int]]) -> dict[str, A
 async def _send(writer: asyncio.StreamWriter, message: dict[str, Any]) -> None:
     writer.write(encode(message))
     await asyncio.wait_for(writer.drain(), REQUEST_S)
+
+
+@contextlib.contextmanager
+def _unless_in_use() -> Iterator[None]:
+    """Let EADDRINUSE pass (the caller goes on to ask the holder); every other OSError is raised."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno != errno.EADDRINUSE:
+            raise
 
 
 def _clear_stale(path: str) -> None:
