@@ -9,15 +9,11 @@ from pathlib import Path
 import click
 
 from ..actions.gate import GateRun, gate_request, run_gate
-from ..actions.reuse_explain import explain_report
-from ..actions.share_run import from_gate_run
 from ..actions.signals import Stopped
-from ..agent.brief import brief_text
 from ..dialects import all_dialects
 from ..errors import WorkbenchError
 from ..gate import flaky_over_time
 from ..report.json_report import encode_document, report_document
-from ..report.junit import write_junit
 from ..report.reuse_text import format_reuse_rows
 from ..report.text import TextReporter
 from ..textsafe import counted
@@ -114,8 +110,14 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
     if run.history_problem:
         click.echo(f"workbench: {run.history_problem}", err=True)
     reporter.finish(run.report, run.elsewhere)
-    explanation = explain_report(config, run.report) if explain_reuse else None
+    explanation = None
+    if explain_reuse:
+        from ..actions.reuse_explain import explain_report  # each output's code is imported when it is asked for
+
+        explanation = explain_report(config, run.report)
     if brief:
+        from ..agent.brief import brief_text
+
         click.echo(brief_text(config, run.report))
         _print_gate(run)
     elif as_json:
@@ -131,10 +133,14 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
     if annotations:
         print_annotations(run.report, to_stderr=as_json or brief)
     if md_path:
+        from ..actions.share_run import from_gate_run
+
         write_markdown(from_gate_run(config, run), md_path)
     if html_path:
         write_run_html(config, run, html_path, to_stderr=as_json or brief)
     if junit_path:
+        from ..report.junit import write_junit
+
         try:
             write_junit(run.report, Path(junit_path))
         except OSError as exc:

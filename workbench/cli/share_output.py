@@ -7,15 +7,16 @@ import os
 import stat
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ..actions.share_run import SharedRun
 from ..events import IterationReport
-from ..report.annotations import github_annotations
-from ..report.markdown import markdown_digest
 from ..writeback.atomic import write_atomically
 from .common import EXIT_FAILED, fail
+
+if TYPE_CHECKING:
+    from ..actions.share_run import SharedRun
 
 ANNOTATION_FORMATS = ("github",)
 MD_HELP = ("Also write a Markdown digest (counts, the gate, failing rows with their first differences, flips; at "
@@ -30,6 +31,8 @@ ANNOTATIONS_HELP = ("Also print a GitHub Actions annotation (::error file=…,li
 
 def write_markdown(run: SharedRun, target: str) -> None:
     """The digest to `target` ("-": stdout); a file that can't be written fails the command (exit 1)."""
+    from ..report.markdown import markdown_digest  # the digest and annotations: only when asked for
+
     text = markdown_digest(run)
     if target == "-":
         click.echo(text, nl=False)
@@ -53,6 +56,8 @@ def write_markdown(run: SharedRun, target: str) -> None:
 
 def print_annotations(report: IterationReport, *, to_stderr: bool = False) -> None:
     """The run's workflow commands, one a line (GitHub reads them from either stream)."""
+    from ..report.annotations import github_annotations
+
     stream = sys.stderr if to_stderr else sys.stdout
     for line in github_annotations(report.results, report.project, report.problems):
         click.echo(line, file=stream)

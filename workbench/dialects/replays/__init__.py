@@ -109,7 +109,7 @@ class ReplaysDialect(Dialect):
     def present(self, root: Path, config: Config | None) -> bool:
         if script_files(root):
             return True
-        from .tools import tools_path
+        from .settings import tools_path
 
         return tools_path(root, config).is_file()
 
