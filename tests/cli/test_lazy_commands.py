@@ -44,7 +44,8 @@ def test_help_lists_every_command_and_exits_0():
     result = invoke_workbench("--help")
     assert result.returncode == 0, result.stderr
     listing = result.stdout.split("Commands:", 1)[1].splitlines()
-    assert [line.split()[0] for line in listing if line.startswith("  ") and not line.startswith("   ")] == list(COMMANDS)
+    names = [line.split()[0] for line in listing if line.startswith("  ") and not line.startswith("   ")]
+    assert names == list(COMMANDS)
 
 
 def test_a_command_still_loads_when_run_and_unknown_words_still_open():
