@@ -10,6 +10,7 @@ import click
 
 from ..actions.gate import GateRun, gate_request, run_gate
 from ..actions.signals import Stopped
+from ..config import Config
 from ..dialects import all_dialects
 from ..errors import WorkbenchError
 from ..gate import flaky_over_time
@@ -112,7 +113,7 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
     reporter.finish(run.report, run.elsewhere)
     explanation = None
     if explain_reuse:
-        from ..actions.reuse_explain import explain_report  # each output's code is imported when it is asked for
+        from ..actions.reuse_explain import explain_report  # imported only when asked for
 
         explanation = explain_report(config, run.report)
     if brief:
@@ -130,14 +131,23 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
         _print_baseline_update(run, quiet=False)
         for line in format_reuse_rows(explanation) if explanation is not None else ():
             click.echo(line)
+    _share(config, run, annotations=annotations, md_path=md_path, html_path=html_path, junit_path=junit_path,
+           to_stderr=as_json or brief)
+    sys.exit(EXIT_OK if run.passed else EXIT_FAILED)
+
+
+def _share(config: Config, run: GateRun, *, annotations: str | None, md_path: str | None, html_path: str | None,
+           junit_path: str | None, to_stderr: bool) -> None:
+    """The outputs asked for beside the run's own: annotations, the Markdown digest, the HTML report, JUnit XML
+    (each one's code imported only when it is asked for)."""
     if annotations:
-        print_annotations(run.report, to_stderr=as_json or brief)
+        print_annotations(run.report, to_stderr=to_stderr)
     if md_path:
         from ..actions.share_run import from_gate_run
 
         write_markdown(from_gate_run(config, run), md_path)
     if html_path:
-        write_run_html(config, run, html_path, to_stderr=as_json or brief)
+        write_run_html(config, run, html_path, to_stderr=to_stderr)
     if junit_path:
         from ..report.junit import write_junit
 
@@ -145,7 +155,6 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
             write_junit(run.report, Path(junit_path))
         except OSError as exc:
             fail(f"cannot write {junit_path}: {exc.strerror or exc}", EXIT_FAILED)
-    sys.exit(EXIT_OK if run.passed else EXIT_FAILED)
 
 
 def _print_gate(run: GateRun) -> None:
