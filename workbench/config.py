@@ -117,16 +117,16 @@ class Config:
     root: Path
     source: Path | None = None
     overrides: Overrides = field(default_factory=Overrides)
-    runner: RunnerConfig = field(default_factory=RunnerConfig)
-    watch: WatchConfig = field(default_factory=WatchConfig)
-    history: HistoryConfig = field(default_factory=HistoryConfig)
-    baseline: BaselineConfig = field(default_factory=BaselineConfig)
-    gate: GateConfig = field(default_factory=GateConfig)
-    scoring: ScoringConfig = field(default_factory=ScoringConfig)
-    judge: JudgeConfig = field(default_factory=JudgeConfig)
-    cache: CacheConfig = field(default_factory=CacheConfig)
-    cluster: ClusterConfig = field(default_factory=ClusterConfig)
-    agent: AgentConfig = field(default_factory=AgentConfig)
+    runner: RunnerConfig = field(default_factory=RunnerConfig.defaults)
+    watch: WatchConfig = field(default_factory=WatchConfig.defaults)
+    history: HistoryConfig = field(default_factory=HistoryConfig.defaults)
+    baseline: BaselineConfig = field(default_factory=BaselineConfig.defaults)
+    gate: GateConfig = field(default_factory=GateConfig.defaults)
+    scoring: ScoringConfig = field(default_factory=ScoringConfig.defaults)
+    judge: JudgeConfig = field(default_factory=JudgeConfig.defaults)
+    cache: CacheConfig = field(default_factory=CacheConfig.defaults)
+    cluster: ClusterConfig = field(default_factory=ClusterConfig.defaults)
+    agent: AgentConfig = field(default_factory=AgentConfig.defaults)
     dialect_sections: dict[str, Section] = field(default_factory=dict)
 
     @property
@@ -148,7 +148,7 @@ class Config:
             core: Section = getattr(self, name)
             return core
         if name not in self.dialect_sections:
-            self.dialect_sections[name] = declared().section_class(name)()
+            self.dialect_sections[name] = declared().section_class(name).defaults()
         return self.dialect_sections[name]
 
     def set_section(self, name: str, value: Section) -> None:

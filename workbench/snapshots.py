@@ -34,7 +34,6 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from . import jsonio
-from .cluster.package import PackingError, shipped_entries
 from .config import Config
 from .file_digests import FileDigests
 from .model import Project
@@ -96,6 +95,8 @@ def _excluded_folders(project: Project) -> list[str]:
 
 def scan(config: Config, project: Project, digests: FileDigests) -> Scan:
     """The project's snapshotted files now (digests by stat, so an unchanged file is not read again)."""
+    from .cluster.package import PackingError, shipped_entries  # not needed to read history
+
     result = Scan()
     secrets = secret_files_of(config)
     try:

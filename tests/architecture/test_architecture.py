@@ -26,13 +26,17 @@ ROOT = "workbench"
 # new format's sits in the settings layer without this file naming it.
 FORMAT_SETTINGS: tuple[str, ...] = tuple(f"{ROOT}.dialects.{path.parent.name}.settings"
                                          for path in sorted(PACKAGE.glob("dialects/*/settings.py")))
+# A format's `names.py`: plain constants its settings and its `Dialect` share (so naming a format, as `--help`
+# does, imports no settings machinery); vocabulary, below both.
+FORMAT_NAMES: tuple[str, ...] = tuple(f"{ROOT}.dialects.{path.parent.name}.names"
+                                      for path in sorted(PACKAGE.glob("dialects/*/names.py")))
 
 # (layer name, modules or packages in it), lowest first.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("vocabulary", ("workbench", "workbench.errors", "workbench.jsonio", "workbench.output_paths",
                     "workbench.textsafe", "workbench.model", "workbench.events", "workbench.compare",
                     "workbench.trace", "workbench.regular_files", "workbench.safe_paths",
-                    "workbench.secret_files", "workbench.patterns")),
+                    "workbench.secret_files", "workbench.patterns", *FORMAT_NAMES)),
     # A format's own section sits with the settings (its package's settings.py), found by settings/discovery.py.
     ("settings", ("workbench.config", "workbench.options", "workbench.settings", *FORMAT_SETTINGS)),
     # baseline.py reads and writes the committed baseline files (its own and a format's gate's), below the gate.

@@ -8,7 +8,6 @@ from ..dialects import runner_needed
 from ..model import Project
 from ..project import load_project
 from ..runners.startable import startup_problem
-from ..watching import watch_paths
 
 
 def check_runnable(config: Config, *, watching: bool) -> Project:
@@ -24,5 +23,7 @@ def check_runnable(config: Config, *, watching: bool) -> Project:
             raise ConfigError(problem)
         check_cluster(config)  # Ray installed, when the rows run on a cluster
     if watching:
+        from ..watching import watch_paths  # watchfiles: only for the commands that watch
+
         watch_paths(config)
     return project

@@ -1,30 +1,53 @@
-"""The `workbench` command line. Commands are imported when used, so `--version`, `--help` and quick
-commands don't pay for the whole engine."""
+"""The `workbench` command line. A command's module is imported only when that command runs (click's lazy
+group): `--help` lists the commands from the table below without importing any of them, so `--version`,
+`--help` and quick commands don't pay for the whole engine."""
 
 from __future__ import annotations
 
 import importlib
 
 import click
+from click.utils import make_default_short_help
 
 from .. import __version__
 from ..errors import WorkbenchError
 
-# name -> (module in this package, click command attribute), in the order `--help` lists them
-COMMANDS: dict[str, tuple[str, str]] = {
-    "open": ("open", "open_command"),
-    "demo": ("demo", "demo_command"),
-    "run": ("run", "run_command"),
-    "check": ("check", "check_command"),
-    "watch": ("watch", "watch_command"),
-    "history": ("history", "history_command"),
-    "compare": ("compare", "compare_command"),
-    "report": ("report", "report_command"),
-    "accept": ("accept", "accept_command"),
-    "add-row": ("add_row", "add_row_command"),
-    "init": ("init", "init_command"),
-    "mcp": ("mcp", "mcp_command"),
+# name -> (module in this package, click command attribute, its short help), in the order `--help` lists them.
+# The short help is the command's own first sentence, kept here so `--help` needn't import the command;
+# tests/cli/test_lazy_commands.py fails when one drifts from the command's real help.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "open": ("open", "open_command", "Open the TUI on the project (the default when no command is given)."),
+    "demo": ("demo", "demo_command", "Open workbench on a fresh copy of the bundled example project."),
+    "run": ("run", "run_command", "Run every row of every eval set once and score it."),
+    "check": ("check", "check_command", "Check every eval file, the settings and, when the project has a "
+            "Workflow.json, every row's inputs and expectedOutput against its input.schema / output.schema — without "
+            "running anything."),
+    "watch": ("watch", "watch_command", "Run every row now and again whenever a file in the project changes, until "
+            "Ctrl-C (or, with --plain, until a stop rule ends the loop)."),
+    "history": ("history", "history_command", "List recorded iterations, or show iteration N: its results and what "
+            "flipped since the one before."),
+    "compare": ("compare", "compare_command", "Compare two recorded runs: rows fixed, newly failing, still failing, "
+            "and rows whose output changed while the verdict held (each with the diff of its output), and the files "
+            "changed between them."),
+    "report": ("report", "report_command", "Write a recorded iteration (default the newest) as a report to share."),
+    "accept": ("accept", "accept_command", "Write rows' recorded actual outputs into their "
+            "evaluationCriterias[REF].expectedOutput."),
+    "add-row": ("add_row", "add_row_command", "Run the target once on --inputs, print its output, and append a row "
+            "to the eval set."),
+    "init": ("init", "init_command", "Create evals/<scope>/evaluators/exact-match-evaluator.json and "
+            "evals/<scope>/eval-sets/evaluation-set.json (the scope the project uses, else default); in a project "
+            "without a target yet (no Workflow.json, no workbench.toml, no eval files) also a starter agent.py, the "
+            "workbench.toml that runs it and one row, so `workbench run` passes at once."),
+    "mcp": ("mcp", "mcp_command", "Serve this project to a coding agent: a Model Context Protocol server on "
+            "stdin/stdout."),
 }
+
+
+def load_command(name: str) -> click.Command:
+    """The click command called `name`, its module imported now."""
+    module, attribute, _ = COMMANDS[name]
+    command: click.Command = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
+    return command
 
 
 class WorkbenchGroup(click.Group):
@@ -34,11 +57,14 @@ class WorkbenchGroup(click.Group):
         return list(COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in COMMANDS:
-            return None
-        module, attribute = COMMANDS[cmd_name]
-        command: click.Command = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
-        return command
+        return load_command(cmd_name) if cmd_name in COMMANDS else None
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands and their short help, from `COMMANDS` (shortened as click shortens a command's own)."""
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [(name, make_default_short_help(short, limit)) for name, (_, _, short) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> object:
         """Run the command; a WorkbenchError from anywhere in it is printed once and sets the exit code."""

@@ -12,7 +12,6 @@ from ..config import STATE_DIR, Config
 from ..errors import WorkbenchError
 from ..history import DB_NAME, HistoryStore
 from ..project import load_project
-from ..report.html import write_gate_run_report, write_history_report
 from .common import EXIT_FAILED, fail, load_project_config, resolve_root
 from .share_output import REPORT_MD_HELP, write_markdown
 
@@ -68,6 +67,8 @@ def report_command(args: tuple[str, ...], html_path: str | None, md_path: str | 
     if html_path is None:
         return
     target = Path(html_path)
+    from ..report.html import write_history_report
+
     try:
         project = load_project(config.root, config)
     except WorkbenchError:
@@ -87,6 +88,8 @@ def report_command(args: tuple[str, ...], html_path: str | None, md_path: str | 
 
 def write_run_html(config: Config, run: GateRun, target: str, *, to_stderr: bool = False) -> None:
     """`run --html FILE`: the run just judged; a file that can't be written fails the command (exit 1)."""
+    from ..report.html import write_gate_run_report  # the page's builder: only when a report is written
+
     try:
         size = write_gate_run_report(config, run, Path(target))
     except OSError as exc:

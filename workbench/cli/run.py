@@ -9,15 +9,12 @@ from pathlib import Path
 import click
 
 from ..actions.gate import GateRun, gate_request, run_gate
-from ..actions.reuse_explain import explain_report
-from ..actions.share_run import from_gate_run
 from ..actions.signals import Stopped
-from ..agent.brief import brief_text
+from ..config import Config
 from ..dialects import all_dialects
 from ..errors import WorkbenchError
 from ..gate import flaky_over_time
 from ..report.json_report import encode_document, report_document
-from ..report.junit import write_junit
 from ..report.redact import redactor_for
 from ..report.redacted_text import learning, redacted_stream
 from ..report.reuse_text import format_reuse_rows
@@ -126,9 +123,15 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
     if run.history_problem:
         click.echo(f"workbench: {run.history_problem}", err=True)
     reporter.finish(run.report, run.elsewhere)
-    explanation = explain_report(config, run.report) if explain_reuse else None
+    explanation = None
+    if explain_reuse:
+        from ..actions.reuse_explain import explain_report  # imported only when asked for
+
+        explanation = explain_report(config, run.report)
     redactor = redactor.knowing(run.report.results) if redactor is not None else None
     if brief:
+        from ..agent.brief import brief_text
+
         text = brief_text(config, run.report)
         click.echo(redactor.text(text) if redactor is not None else text)
         _print_gate(run)
@@ -143,18 +146,30 @@ def run_command(path: str | None, sets: tuple[str, ...], rows: tuple[str, ...], 
         _print_baseline_update(run, quiet=False)
         for line in format_reuse_rows(explanation) if explanation is not None else ():
             click.echo(line)
+    _share(config, run, annotations=annotations, md_path=md_path, html_path=html_path, junit_path=junit_path,
+           to_stderr=as_json or brief)
+    sys.exit(EXIT_OK if run.passed else EXIT_FAILED)
+
+
+def _share(config: Config, run: GateRun, *, annotations: str | None, md_path: str | None, html_path: str | None,
+           junit_path: str | None, to_stderr: bool) -> None:
+    """The outputs asked for beside the run's own: annotations, the Markdown digest, the HTML report, JUnit XML
+    (each one's code imported only when it is asked for)."""
     if annotations:
-        print_annotations(config, run.report, to_stderr=as_json or brief)
+        print_annotations(config, run.report, to_stderr=to_stderr)
     if md_path:
+        from ..actions.share_run import from_gate_run
+
         write_markdown(config, from_gate_run(config, run), md_path)
     if html_path:
-        write_run_html(config, run, html_path, to_stderr=as_json or brief)
+        write_run_html(config, run, html_path, to_stderr=to_stderr)
     if junit_path:
+        from ..report.junit import write_junit
+
         try:
             write_junit(run.report, Path(junit_path), redactor_for(config))
         except OSError as exc:
             fail(f"cannot write {junit_path}: {exc.strerror or exc}", EXIT_FAILED)
-    sys.exit(EXIT_OK if run.passed else EXIT_FAILED)
 
 
 def _print_gate(run: GateRun) -> None:

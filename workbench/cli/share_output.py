@@ -7,17 +7,18 @@ import os
 import stat
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ..actions.share_run import SharedRun
 from ..config import Config
 from ..events import IterationReport
-from ..report.annotations import github_annotations
-from ..report.markdown import markdown_digest
 from ..report.redact import redactor_for
 from ..writeback.atomic import write_atomically
 from .common import EXIT_FAILED, fail
+
+if TYPE_CHECKING:
+    from ..actions.share_run import SharedRun
 
 ANNOTATION_FORMATS = ("github",)
 MD_HELP = ("Also write a Markdown digest (counts, the gate, failing rows with their first differences, flips; at "
@@ -36,6 +37,8 @@ REDACT_HELP = ("Redact what is printed (the result lines, --json, --brief) as th
 
 def write_markdown(config: Config, run: SharedRun, target: str) -> None:
     """The digest to `target` ("-": stdout), redacted; a file that can't be written fails the command (exit 1)."""
+    from ..report.markdown import markdown_digest  # the digest and annotations: only when asked for
+
     text = markdown_digest(run, redactor_for(config))
     if target == "-":
         click.echo(text, nl=False)
@@ -59,6 +62,8 @@ def write_markdown(config: Config, run: SharedRun, target: str) -> None:
 
 def print_annotations(config: Config, report: IterationReport, *, to_stderr: bool = False) -> None:
     """The run's workflow commands, one a line (GitHub reads them from either stream), redacted."""
+    from ..report.annotations import github_annotations
+
     stream = sys.stderr if to_stderr else sys.stdout
     for line in github_annotations(report.results, report.project, report.problems, redactor=redactor_for(config)):
         click.echo(line, file=stream)

@@ -3,23 +3,19 @@ with each row's target run on the cluster's workers instead of this machine.
 
 Only the running of targets moves (`ray_runner.RayRunner`, chosen by `runners.make_runner`); loading,
 scoring, history, reports and write-back stay in this process. Nothing here imports Ray until a
-cluster is used, so the core install doesn't need it.
+cluster is used, so the core install doesn't need it; the connection (`connection.py`: threads, asyncio, the
+stray finder) is imported only when the config uses a cluster, or its names are asked for.
 """
 
 from __future__ import annotations
 
-from ..config import Config
+from typing import TYPE_CHECKING, Any
+
 from ..runners.concurrency import concurrency_of
-from .connection import (
-    INSTALL_HINT,
-    ClusterError,
-    ClusterStatus,
-    connect,
-    current_status,
-    in_background,
-    in_flight_limit,
-    require_ray,
-)
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from .connection import ClusterStatus
 
 
 def uses_cluster(config: Config) -> bool:
@@ -29,6 +25,8 @@ def uses_cluster(config: Config) -> bool:
 def check_cluster(config: Config) -> None:
     """Before anything runs: a configured cluster needs Ray installed (ClusterError saying how)."""
     if uses_cluster(config):
+        from .connection import require_ray
+
         require_ray()
 
 
@@ -38,6 +36,8 @@ async def rows_in_flight(config: Config) -> int:
     iteration (ClusterError naming the address) before any row runs."""
     if not uses_cluster(config):
         return concurrency_of(config)  # [runner] concurrency, or the default for the target's kind
+    from .connection import connect, in_background, in_flight_limit
+
     status = await in_background(connect, config)
     return in_flight_limit(status, config.cluster)
 
@@ -45,7 +45,20 @@ async def rows_in_flight(config: Config) -> int:
 def cluster_status(config: Config) -> ClusterStatus | None:
     """What the status line shows about the cluster while `config` uses one (None otherwise, or
     before the first iteration has connected)."""
-    return current_status() if uses_cluster(config) else None
+    if not uses_cluster(config):
+        return None
+    from .connection import current_status
+
+    return current_status()
+
+
+def __getattr__(name: str) -> Any:
+    """`INSTALL_HINT`, `ClusterError` and `ClusterStatus`, from `connection.py` when first asked for."""
+    if name in ("INSTALL_HINT", "ClusterError", "ClusterStatus"):
+        from . import connection
+
+        return getattr(connection, name)
+    raise AttributeError(name)
 
 
 __all__ = ["INSTALL_HINT", "ClusterError", "ClusterStatus", "check_cluster", "cluster_status", "rows_in_flight",

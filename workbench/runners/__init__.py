@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from ..config import Config, resolve_runner_kind
+from typing import TYPE_CHECKING
+
 from .base import RUNNER_FAULTS, LogSink, Runner, RunOutcome, RunRequest, outcome_from_exception
 from .concurrency import concurrency_of, default_concurrency
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 
 def make_runner(config: Config) -> Runner:
     """The runner the config asks for; raises ConfigError when it can't tell."""
+    from ..config import resolve_runner_kind
+
     kind = resolve_runner_kind(config)
     if config.cluster.engine == "ray":  # the same kind, run on the cluster's workers (workbench/cluster/)
         from ..cluster.ray_runner import RayRunner

@@ -9,9 +9,11 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..config import Config
+if TYPE_CHECKING:
+    from ..config import Config
+
 
 LogSink = Callable[[str], None]
 PYTHON_TOKEN = "{python}"

@@ -13,8 +13,10 @@ waits (Node's start-up I/O, the workflow's HTTP activities), so many more runs t
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-from ..config import Config, ConfigError, resolve_runner_kind
+if TYPE_CHECKING:
+    from ..config import Config
 
 PROCESS_FLOOR = 4
 UIP_PER_CORE, UIP_FLOOR, UIP_CAP = 8, 16, 32
@@ -38,6 +40,8 @@ def default_concurrency(kind: str, cpus: int | None = None) -> int:
 
 def concurrency_of(config: Config) -> int:
     """`[runner] concurrency` (or --concurrency) when set, else the default for the project's runner kind."""
+    from ..config import ConfigError, resolve_runner_kind
+
     if config.runner.concurrency is not None:
         return config.runner.concurrency
     try:

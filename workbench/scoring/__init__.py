@@ -2,33 +2,55 @@
 
 from __future__ import annotations
 
-from ..model import EvaluatorDef
-from .assertions import Assertions
-from .base import CriterionError, Score, ScoreInput, Scorer
-from .classification import BinaryClassification, MulticlassClassification
-from .contains import Contains
-from .exact_match import ExactMatch
-from .json_similarity import JsonSimilarity
-from .llm_judge import SemanticSimilarityJudge, StrictJsonSimilarityJudge
-from .tool_calls import ToolCallArgs, ToolCallCount, ToolCallOrder, ToolCallOutput
+import importlib
+from collections.abc import Iterator, Mapping
 
-SCORERS: dict[str, Scorer] = {
-    scorer.type_id: scorer
-    for scorer in (
-        ExactMatch(),
-        Contains(),
-        JsonSimilarity(),
-        BinaryClassification(),
-        MulticlassClassification(),
-        ToolCallOrder(),
-        ToolCallCount(),
-        ToolCallArgs(),
-        ToolCallOutput(),
-        SemanticSimilarityJudge(),
-        StrictJsonSimilarityJudge(),
-        Assertions(),
-    )
+from ..model import EvaluatorDef
+from .base import CriterionError, Score, ScoreInput, Scorer
+
+# type id -> "module:Class" of the core's scorers. A scorer's module is imported when its type is first asked
+# for, so a run whose evaluators are all exact match never imports the LLM judge and its HTTP client
+# (tests/scoring/test_scorer_registry.py checks each class's `type_id` against its key here).
+CORE_SCORERS: dict[str, str] = {
+    "uipath-exact-match": "workbench.scoring.exact_match:ExactMatch",
+    "uipath-contains": "workbench.scoring.contains:Contains",
+    "uipath-json-similarity": "workbench.scoring.json_similarity:JsonSimilarity",
+    "uipath-binary-classification": "workbench.scoring.classification:BinaryClassification",
+    "uipath-multiclass-classification": "workbench.scoring.classification:MulticlassClassification",
+    "uipath-tool-call-order": "workbench.scoring.tool_calls:ToolCallOrder",
+    "uipath-tool-call-count": "workbench.scoring.tool_calls:ToolCallCount",
+    "uipath-tool-call-args": "workbench.scoring.tool_calls:ToolCallArgs",
+    "uipath-tool-call-output": "workbench.scoring.tool_calls:ToolCallOutput",
+    "uipath-llm-judge-output-semantic-similarity": "workbench.scoring.llm_judge:SemanticSimilarityJudge",
+    "uipath-llm-judge-output-strict-json-similarity": "workbench.scoring.llm_judge:StrictJsonSimilarityJudge",
+    "workbench-assertions": "workbench.scoring.assertions:Assertions",
 }
+
+
+class _LazyScorers(Mapping[str, Scorer]):
+    """The core's scorers by type id, each made (its module imported) on first use and kept."""
+
+    def __init__(self, entries: dict[str, str]) -> None:
+        self._entries = entries
+        self._made: dict[str, Scorer] = {}
+
+    def __getitem__(self, type_id: str) -> Scorer:
+        if type_id not in self._made:
+            module, _, name = self._entries[type_id].partition(":")
+            self._made[type_id] = getattr(importlib.import_module(module), name)()
+        return self._made[type_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, type_id: object) -> bool:
+        return type_id in self._entries
+
+
+SCORERS: Mapping[str, Scorer] = _LazyScorers(CORE_SCORERS)
 
 
 def _dialect_scorers(name: str = "") -> dict[str, Scorer]:
@@ -79,5 +101,5 @@ def unsupported_message(type_id: str, dialect: str = "") -> str:
     return f"{lead}; supported types: {', '.join(accepted_types(dialect))}"
 
 
-__all__ = ["CriterionError", "Score", "ScoreInput", "Scorer", "accepted_types", "scorer_for", "scorer_of",
-           "supported_types", "unsupported_message"]
+__all__ = ["CORE_SCORERS", "SCORERS", "CriterionError", "Score", "ScoreInput", "Scorer", "accepted_types", "scorer_for",
+           "scorer_of", "supported_types", "unsupported_message"]

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..config import Config
 from ..model import EvaluatorDef, Result, Verdict
 from ..output_paths import split_path
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 
 @dataclass(slots=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Self
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
@@ -38,9 +38,18 @@ class Kind:
 
 class Section(BaseModel):
     """One `[section]` of workbench.toml. Values are taken as TOML types them (no "5" for 5, no true
-    for 1); an unknown key is refused; assignment after loading (command-line overrides) is allowed."""
+    for 1); an unknown key is refused; assignment after loading (command-line overrides) is allowed.
 
-    model_config = ConfigDict(strict=True, extra="forbid")
+    A section's validator is built when it first checks something (`defer_build`): a start reads one or two
+    sections from a file, and the rest are their defaults (`defaults()`), which need no validator."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", defer_build=True)
+
+    @classmethod
+    def defaults(cls) -> Self:
+        """The section with every field at its declared default: what `cls()` gives, without building the
+        validator (tests/settings/test_section_defaults.py holds the two equal for every section)."""
+        return cls.model_construct()
 
 
 def refuse(phrase: str) -> PydanticCustomError:

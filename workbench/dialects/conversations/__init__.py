@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING
 
 from ...runners.base import RunOutcome
 from ..base import EVALS_DIR, Dialect, LoadContext, RowRun, Scaffolded
-from .files import DIALECT, SUFFIX, TS_SUFFIX, ConversationLoader, eval_files
-from .player import play
-from .scorer import ConversationScorer
-from .sources import ts_row_line
+from .layout import DIALECT, SUFFIX, TS_SUFFIX, eval_files
 
 if TYPE_CHECKING:
     from ...config import Config
     from ...model import EvalSet, Row
     from ...scoring.base import Scorer
+
+# The reader, the player and the scorer are imported by the methods that use them: a project without
+# conversation evals never loads them.
 
 
 class ConversationsDialect(Dialect):
@@ -46,19 +46,27 @@ class ConversationsDialect(Dialect):
                       "(workbench never writes into a .eval.ts file)")
 
     def scorers(self) -> tuple[Scorer, ...]:
+        from .scorer import ConversationScorer
+
         return (ConversationScorer(),)
 
     def present(self, root: Path, config: Config | None) -> bool:
         return next(eval_files(root / EVALS_DIR), None) is not None
 
     def load(self, ctx: LoadContext) -> None:
+        from .files import ConversationLoader
+
         ConversationLoader(ctx).load()
 
     def row_line(self, eval_set: EvalSet, row: Row) -> int | None:
         """An `.eval.ts` row's line: where its `new Eval(` is (the `.eval.json` ones are found as JSON)."""
+        from .sources import ts_row_line
+
         return ts_row_line(eval_set.path, row.index, row.raw) if eval_set.path.name.endswith(TS_SUFFIX) else None
 
     async def execute(self, run: RowRun) -> RunOutcome:
+        from .player import play
+
         return await play(run)
 
     def run_error(self, outcome: RunOutcome) -> str | None:

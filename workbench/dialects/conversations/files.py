@@ -7,42 +7,21 @@ file it came from (same id, inputs, criteria: the same fingerprints and verdicts
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ...compare import type_name
 from ...model import EvalSet, EvaluatorDef, EvaluatorKey, Row, unique_ids
-from .. import all_dialects
 from ..base import UNREADABLE, LoadContext, relative
 from .agent_config import read_agent_defaults
 from .defaults import AGENT_KEY, idle_timeout
+from .layout import DIALECT, SUFFIXES, TS_SUFFIX, eval_files
 from .rules import EVAL_TYPES, eval_problems
 from .scorer import CONVERSATION_TYPE
 from .sources import read_source
 from .ts_literals import LITERAL_HINT, FoundLiteral, read_evals_cached
 
-SUFFIX = ".eval.json"
-TS_SUFFIX = ".eval.ts"
-SUFFIXES = (SUFFIX, TS_SUFFIX)
 EVALUATOR_REF = "conversation"
-DIALECT = "conversations"
-
-
-def _not_ours() -> set[str]:
-    """The folders other formats keep their files in: not walked into."""
-    return {folder for dialect in all_dialects() if dialect.name != DIALECT for folder in dialect.folders}
-
-
-def eval_files(evals: Path, on_error: Any = None) -> Iterator[Path]:
-    """The conversation files under `evals/`, in a stable order; links to folders are not followed."""
-    not_ours = _not_ours()
-    for folder, dirs, files in os.walk(evals, onerror=on_error):
-        dirs[:] = sorted(d for d in dirs if d not in not_ours and not d.startswith("."))
-        for name in sorted(files):
-            if name.endswith(SUFFIXES) and not name.startswith("."):
-                yield Path(folder) / name
 
 
 def short_name(path: Path) -> str:

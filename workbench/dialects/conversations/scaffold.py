@@ -7,7 +7,7 @@ from typing import Any
 
 from ...scaffold import SETTINGS_FILE, create_file, create_json, settings_source
 from ..base import EVALS_DIR
-from .files import eval_files
+from .layout import eval_files
 
 EXAMPLE = "greeting.eval.json"
 

@@ -34,7 +34,6 @@ from ...output_paths import MISSING
 from ...scoring.base import CriterionError, Score, ScoreInput, Scorer
 from ...trace import ToolCall, ToolCalls
 from .checks import SILENCE, Check, Observed, compile_eval
-from .judge import judge_reply
 
 CONVERSATION_TYPE = "workbench-conversation"
 
@@ -139,6 +138,8 @@ class ConversationScorer(Scorer):
         if isinstance(cut, dict) and "reply_chars" in cut:
             return Checked(turn, check, Verdict.ERROR, f"the reply has {cut['reply_chars']:,} characters, more than a "
                                                        "transcript keeps, so it is not sent to the judge")
+        from .judge import judge_reply  # the judge's client is imported only when an assertion asks it
+
         verdict, message = await judge_reply(check.judge, turns[:turn], judge_threshold(data.criterion, data),
                                              data.config)
         return Checked(turn, check, verdict, message)

@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING, Any
 from ...model import EvalSet, EvaluatorDef, EvaluatorKey, Project, Result, Row
 from ...runners.base import RunOutcome
 from ..base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, NewCase, RowRun, Scaffolded
-from .executor import LIVE_FAILED, RUN_STATUS, replay_case
-from .expect import EXPECT_TYPE, ReplayExpect
-from .from_run import new_case
 from .script import SUFFIX, Case, StepError, case_name, parse_case
-from .tools import Toolbox, load_toolbox, tools_path
 
 if TYPE_CHECKING:
     from ...config import Config
     from ...scoring.base import Scorer
+    from .tools import Toolbox
+
+# The replayer (executor.py, its live handlers and their processes), the expect scorer and the tools file's
+# reader are imported by the methods that use them: a project without replays never loads them.
 
 SCOPE = "scripts"
 SET_NAME = "scripts"
@@ -96,16 +96,27 @@ class ReplaysDialect(Dialect):
                       "into a new case")
 
     def scorers(self) -> tuple[Scorer, ...]:
+        from .expect import ReplayExpect
+
         return (ReplayExpect(),)
 
     def case_from_run(self, project: Project, config: Config, result: Result, name: str, where: str) -> NewCase:
         """`evals/<name>.script.json`: the run's tool calls, approvals and outputs as steps (`from_run.py`)."""
+        from .from_run import new_case
+
         return new_case(project, config, result, name, where, self.name)
 
     def present(self, root: Path, config: Config | None) -> bool:
-        return bool(script_files(root)) or tools_path(root, config).is_file()
+        if script_files(root):
+            return True
+        from .settings import tools_path
+
+        return tools_path(root, config).is_file()
 
     def load(self, ctx: LoadContext) -> None:
+        from .expect import EXPECT_TYPE
+        from .tools import load_toolbox
+
         toolbox = load_toolbox(ctx)
         rows: list[Row] = []
         names: dict[str, str] = {}
@@ -152,6 +163,8 @@ class ReplaysDialect(Dialect):
     def run_error(self, outcome: RunOutcome) -> str | None:
         """A case stopped by a live handler that timed out, crashed, gave no answer, could not be loaded or
         raised failed as a run, not as a case: it runs again next time, as a target's ERROR does."""
+        from .executor import LIVE_FAILED, RUN_STATUS
+
         status = outcome.trace[-1] if outcome.trace and isinstance(outcome.trace[-1], dict) else {}
         if status.get("type") == RUN_STATUS and status.get(LIVE_FAILED):
             lines = str(status.get("detail") or "").strip().splitlines()
@@ -162,6 +175,8 @@ class ReplaysDialect(Dialect):
         replay = run.row.raw
         if not isinstance(replay, ReplayRow):
             return RunOutcome(error=f"row {run.row.label!r} is not a scripted case")
+        from .executor import replay_case
+
         return await replay_case(replay.case, replay.toolbox, config=run.config,
                                  scratch=scratch_dir(run.config, run.row.id), row_id=run.row.id, on_log=run.on_log)
 

@@ -12,18 +12,15 @@ too. A broken entry is a file problem naming it; the other tools still load.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...compare import type_name
 from .schema import schema_mistakes, unchecked_keywords
-from .settings import ReplayConfig
+from .settings import DEFAULT_TOOLS_FILE, tools_path
 
 if TYPE_CHECKING:
-    from ...config import Config
     from ..base import LoadContext
 
-DEFAULT_TOOLS_FILE = "tools.json"
 APPROVALS = ("required", "never")
 
 
@@ -57,10 +54,6 @@ class Toolbox:
             return f"there is no tool {name!r}: the project has no {self.source}"
         known = ", ".join(sorted(self.tools)) or "none"
         return f"there is no tool {name!r} in {self.source} (tools: {known})"
-
-
-def tools_path(root: Path, config: Config | None) -> Path:
-    return root / (config.section(ReplayConfig).tools if config is not None else DEFAULT_TOOLS_FILE)
 
 
 def valid_handler(spec: str) -> bool:

@@ -14,84 +14,44 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ... import jsonio
 from ...compare import type_name
 from ...model import EvalSet, EvaluatorDef, EvaluatorKey, Row
-from ..base import MAX_FILE_BYTES, Dialect, DialectGate, GateAsk, LoadContext, Scaffolded, relative
-from .expect import SCENARIO_EXPECT, ScenarioExpect
-from .settings import APPILOTS_DIR, DEFAULT_MIN_PASS_RATE, DIALECT, RC_FILE, ScenarioSettings, resolve_settings
+from ..base import MAX_FILE_BYTES, LoadContext, relative
+from .expect import SCENARIO_EXPECT
+from .names import DIALECT, EXPECT_REF, RC_FILE, SCOPE
+from .settings import ScenarioSettings, resolve_settings
 from .spec import ExpectError, parse_expect
 
-if TYPE_CHECKING:
-    from ...config import Config
-    from ...model import Project
-    from ...scoring.base import Scorer
-
-SCOPE = "scenarios"
-EXPECT_REF = "expect"
 KIND = "scenario"
 FIELDS = ("name", "description", "given", "when", "modelOverride", "expect")
 
 
-class ScenariosDialect(Dialect):
-    name = DIALECT
-    title = "scenarios"
-    expects = f"{APPILOTS_DIR}/scenarios/*.json"
-    markers = (APPILOTS_DIR, RC_FILE)
-    view = "workbench.tui.detail_views.scenario:ScenarioView"
-    html_detail = "workbench.dialects.scenarios.html:detail_blocks"
-    init_name = "appilots"
-    init_help = (f"{APPILOTS_DIR}/scenarios/example.json (one scenario: given a screen, when the user says X), in a "
-                 "folder without a target also a starter agent.py and the workbench.toml that runs it")
-    gate_help = (f"Scenarios ({APPILOTS_DIR}/scenarios/*.json) have a gate of their own: at least "
-                 f"{DEFAULT_MIN_PASS_RATE:.0%} of them pass, none that passed on {APPILOTS_DIR}/eval-baseline.json "
-                 "fails now, and none costs more tokens than the baseline allows (--max-token-regression).")
-    baseline_help = f"in a project with scenarios, the scenario baseline, default {APPILOTS_DIR}/eval-baseline.json"
-
-    def scorers(self) -> tuple[Scorer, ...]:
-        return (ScenarioExpect(),)
-
-    def gate(self, project: Project, config: Config, ask: GateAsk) -> DialectGate | None:
-        """The scenario gate (pass-rate minimum, newly failing, token regressions against the scenario
-        baseline), when the project has scenarios."""
-        from .gate_run import prepare_scenarios
-
-        return prepare_scenarios(project, ask)
-
-    def scaffold(self, root: Path) -> Scaffolded:
-        from . import scaffold
-
-        created, kept, skipped = scaffold.init_scenarios(root)
-        return Scaffolded(created, kept, skipped, scaffold.next_steps(created))
-
-    def present(self, root: Path, config: Config | None) -> bool:
-        settings, _ = resolve_settings(root, config)
-        return settings.dir.is_dir() or settings.dir_named or (root / APPILOTS_DIR).is_dir()
-
-    def load(self, ctx: LoadContext) -> None:
-        settings, rc = resolve_settings(ctx.root, ctx.config)
-        for message, severity in rc.problems:
-            ctx.problem(RC_FILE, message, severity)
-        ctx.project.extras[DIALECT] = settings
-        folder = settings.dir
-        if not folder.is_dir():
-            named = settings.dir_named
-            ctx.problem(folder, "is not a folder of scenarios" + (
-                "" if named else "; put one *.json file per scenario there (`workbench init --format appilots` "
-                                 "writes an example)"), "error" if named else "warning")
-            return
-        rows = [scenario_row(ctx, path, index, settings) for index, path
-                in enumerate(ctx.json_files(folder, inside=folder))]
-        _mark_duplicates(ctx, rows)
-        if not rows:
-            ctx.problem(folder, "has no scenarios yet (*.json files, one scenario each)", "warning")
-        ctx.project.sets.append(EvalSet(scope=SCOPE, path=folder, id=None, name=folder.name,
-                                        evaluator_refs=[EXPECT_REF], rows=rows, dialect=DIALECT))
-        ctx.project.evaluators[EvaluatorKey(SCOPE, EXPECT_REF)] = EvaluatorDef(
-            scope=SCOPE, ref=EXPECT_REF, path=folder, id=None, name="expect", type_id=SCENARIO_EXPECT,
-            config={}, raw={})
+def load_scenarios(ctx: LoadContext) -> None:
+    """The scenarios folder as one eval set, each file a row scored by the synthetic `expect` evaluator."""
+    settings, rc = resolve_settings(ctx.root, ctx.config)
+    for message, severity in rc.problems:
+        ctx.problem(RC_FILE, message, severity)
+    ctx.project.extras[DIALECT] = settings
+    folder = settings.dir
+    if not folder.is_dir():
+        named = settings.dir_named
+        ctx.problem(folder, "is not a folder of scenarios" + (
+            "" if named else "; put one *.json file per scenario there (`workbench init --format appilots` "
+                             "writes an example)"), "error" if named else "warning")
+        return
+    rows = [scenario_row(ctx, path, index, settings) for index, path
+            in enumerate(ctx.json_files(folder, inside=folder))]
+    _mark_duplicates(ctx, rows)
+    if not rows:
+        ctx.problem(folder, "has no scenarios yet (*.json files, one scenario each)", "warning")
+    ctx.project.sets.append(EvalSet(scope=SCOPE, path=folder, id=None, name=folder.name,
+                                    evaluator_refs=[EXPECT_REF], rows=rows, dialect=DIALECT))
+    ctx.project.evaluators[EvaluatorKey(SCOPE, EXPECT_REF)] = EvaluatorDef(
+        scope=SCOPE, ref=EXPECT_REF, path=folder, id=None, name="expect", type_id=SCENARIO_EXPECT,
+        config={}, raw={})
 
 
 def scenario_row(ctx: LoadContext, path: Path, index: int, settings: ScenarioSettings) -> Row:
@@ -205,4 +165,4 @@ def _mark_duplicates(ctx: LoadContext, rows: list[Row]) -> None:
         row.id = f"{row.id} ({row.source.name if row.source else row.index})"
 
 
-__all__ = ["DIALECT", "EXPECT_REF", "SCOPE", "ScenariosDialect", "scenario_row"]
+__all__ = ["DIALECT", "EXPECT_REF", "SCOPE", "load_scenarios", "scenario_row"]

@@ -26,14 +26,11 @@ from ...options import Option
 from ...safe_paths import outside_reason
 from ...settings.base import Note, PathText, Rate, Section, Text
 from ...settings.fields import did_you_mean, field_of
+from .names import APPILOTS_DIR, DEFAULT_MIN_PASS_RATE, DIALECT, RC_FILE
 
 if TYPE_CHECKING:
     from ...config import Config
 
-DIALECT = "appilots"  # the format's name (`EvalSet.dialect`), also its key in `Project.extras`
-APPILOTS_DIR = ".appilots"
-RC_FILE = ".appilotsrc"
-DEFAULT_MIN_PASS_RATE = 0.95
 DEFAULT_MAX_TOKEN_REGRESSION = 0.25
 _RC_LIMIT = 1024 * 1024
 SECTION = "scenarios"

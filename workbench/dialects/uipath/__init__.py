@@ -16,8 +16,8 @@ from ...compare import type_name
 from ...model import EvalSet, EvaluatorDef, EvaluatorKey, Project, Row, unique_ids
 from ..base import EVALS_DIR, UNREADABLE, Checked, Dialect, LoadContext, Scaffolded
 from .check import missing_inputs, workflow_check
-from .contract import as_warnings, contract_warnings
-from .layout import EVAL_FILES_DIR, EVALUATORS_DIR, SETS_DIR
+from .layout import EVAL_FILES_DIR, EVALUATORS_DIR, SETS_DIR, workflow_path
+from .target_paths import as_warnings
 
 if TYPE_CHECKING:
     from ...config import Config
@@ -131,7 +131,10 @@ class UiPathDialect(Dialect):
                 loader.load_set(scope_dir.name, path)
         # Rows that don't fit Workflow.json's declared schemas: warnings beside the row, never a verdict.
         workflow = ctx.config.runner.workflow if ctx.config is not None else None
-        ctx.project.problems.extend(contract_warnings(ctx.project, ctx.root, workflow))
+        if workflow_path(ctx.root, workflow).exists():  # without one there is no contract: its checker isn't imported
+            from .contract import contract_warnings
+
+            ctx.project.problems.extend(contract_warnings(ctx.project, ctx.root, workflow))
         # A row without "inputs" runs on {} (as the seed's scorer does): run says why beside the row's ERROR
         ctx.project.problems.extend(as_warnings(missing_inputs(ctx.project)))
 

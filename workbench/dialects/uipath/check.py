@@ -4,15 +4,25 @@ these findings as warnings beside the rows; `check` makes them errors, because s
 
 from __future__ import annotations
 
-from ...config import Config
+from typing import TYPE_CHECKING
+
 from ...model import Problem, Project, Severity
 from ..base import Checked, relative
-from .contract import as_warnings, contract_problems, read_contract, target_path_problems
+from .layout import workflow_path
+from .target_paths import as_warnings, target_path_problems
+
+if TYPE_CHECKING:
+    from ...config import Config
 
 
 def workflow_check(project: Project, config: Config) -> Checked:
     """The rows against the workflow's contract, when the project has one (and what is wrong with it);
     without a declared output schema, still the rows that lack a path their targetOutputKey compares."""
+    if not workflow_path(project.root, config.runner.workflow).exists():  # no contract: its checker isn't imported
+        return Checked([], [*missing_inputs(project), *target_path_problems(project)],
+                       as_warnings(missing_inputs(project)))
+    from .contract import contract_problems, read_contract
+
     contract, file_problems = read_contract(project.root, config.runner.workflow)
     if contract is None:
         return Checked(file_problems, [*missing_inputs(project), *target_path_problems(project)],

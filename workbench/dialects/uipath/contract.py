@@ -17,27 +17,20 @@ parts of JSON Schema are judged (`type`, `properties`, `required`, `additionalPr
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ... import jsonio
 from ...compare import fits_schema_type, strict_equal, type_name
-from ...model import EvalSet, EvaluatorDef, Problem, Project, Row, Severity
+from ...model import EvaluatorDef, Problem, Project, Row, Severity
 from ...output_paths import MISSING, WHOLE, select, split_path
 from ...regular_files import read_regular_file
-from ...scoring import scorer_of
 from ..base import relative
+from .layout import workflow_path
+from .target_paths import as_warnings, expected_output, missing_path, structural_evaluators
 
-DEFAULT_WORKFLOW = "Workflow.json"
 MAX_WORKFLOW_BYTES = 16 * 1024 * 1024
-
-
-def structural(evaluator: EvaluatorDef) -> bool:
-    """Whether the evaluator compares `expectedOutput` key by key (so its keys must be the output's keys):
-    a capability of its scorer."""
-    scorer = scorer_of(evaluator)
-    return scorer is not None and scorer.structural
 
 _COMBINATORS = ("$ref", "anyOf", "oneOf", "allOf", "not", "if")
 _MAX_DEPTH = 32
@@ -46,6 +39,8 @@ _MAX_PER_ROW = 10  # findings kept per row and side; the rest are counted
 
 
 @dataclass(frozen=True, slots=True)
+
+
 class WorkflowContract:
     """What `Workflow.json` declares. `output` is the schema of the output as evaluators see it: a
     declared non-object output is wrapped as {"result": ...} the way outputs are (seed 003 rule 5)."""
@@ -53,10 +48,6 @@ class WorkflowContract:
     file: str
     input: dict[str, Any] | None
     output: dict[str, Any] | None
-
-
-def workflow_path(root: Path, workflow: str | None) -> Path:
-    return root / (workflow or DEFAULT_WORKFLOW)
 
 
 def read_contract(root: Path, workflow: str | None = None) -> tuple[WorkflowContract | None, list[Problem]]:
@@ -118,6 +109,8 @@ def _fits(value: Any, types: tuple[str, ...]) -> bool:
 
 
 @dataclass(slots=True, eq=False)
+
+
 class _Node:
     """One schema node, read once per check (rows are many, schemas few): what a value must be."""
 
@@ -174,6 +167,8 @@ def casing_hint(key: str, declared: list[str], *, output: bool = True) -> str:
 
 
 @dataclass(slots=True)
+
+
 class _Checker:
     """Collects what doesn't fit one schema (`side` names it in messages: "input.schema"). Places are
     kept as tuples of keys and spelled out only for a finding: most values fit."""
@@ -248,26 +243,9 @@ def schema_at(schema: dict[str, Any], path: str) -> tuple[dict[str, Any] | None,
 # -- rows and evaluators against the contract ---------------------------------------------------------
 
 
-def _expected(criterion: Any) -> Any:
-    """The row's `expectedOutput` as scorers see it (a JSON string is parsed), or MISSING."""
-    if not isinstance(criterion, dict) or "expectedOutput" not in criterion:
-        return MISSING
-    expected = criterion["expectedOutput"]
-    if isinstance(expected, str):
-        try:
-            return jsonio.loads(expected)
-        except jsonio.JsonError:
-            return expected
-    return expected
-
-
-def _structural(project: Project, eval_set: EvalSet) -> list[EvaluatorDef]:
-    evaluators = project.evaluators_of(eval_set.scope)
-    found = [evaluators.get(ref) for ref in eval_set.evaluator_refs]
-    return [e for e in found if e is not None and structural(e) and not e.target_error]
-
-
 @dataclass(slots=True)
+
+
 class _Compiled:
     """The contract's schemas read once for a whole check, with the schema under each target path."""
 
@@ -296,7 +274,7 @@ def _row_findings(row: Row, evaluators: list[EvaluatorDef], compiled: _Compiled)
     if compiled.output is None:
         return found
     for evaluator in evaluators:
-        expected = _expected(row.criteria.get(evaluator.ref))
+        expected = expected_output(row.criteria.get(evaluator.ref))
         if expected is MISSING:
             continue
         checker = _Checker("output.schema")
@@ -316,65 +294,6 @@ def _row_findings(row: Row, evaluators: list[EvaluatorDef], compiled: _Compiled)
     return found
 
 
-def missing_path(label: str, evaluator: EvaluatorDef, path: str, expected: Any) -> str:
-    """`expectedOutput has no "sum", which ...'s targetOutputKey compares`, with how `expected` spells
-    the path in another casing or nearly (`"Sum" — did you mean "sum"?`) when it does."""
-    text = (f"{label} has no {jsonio.dumps(path)}, which {evaluator.ref}'s targetOutputKey compares "
-            "(a missing path fails)")
-    spelled = _spelled(expected, split_path(path))
-    if spelled is None:
-        return text
-    hint = f": {jsonio.dumps('.'.join(spelled))} — did you mean {jsonio.dumps(path)}?"
-    if [s.lower() for s in spelled] == [s.lower() for s in split_path(path)]:
-        hint += " Keys are case-sensitive"
-    return text + hint
-
-
-def _spelled(value: Any, segments: list[str]) -> list[str] | None:
-    """The keys of `value` that spell the path `segments` in another casing (or one typo off), level by
-    level; None when some level has no such key."""
-    spelled: list[str] = []
-    for segment in segments:
-        if not isinstance(value, dict):
-            return None
-        if segment in value:
-            key = segment
-        else:
-            keys = [k for k in value if isinstance(k, str)]
-            near = ([k for k in keys if k.lower() == segment.lower()]
-                    or difflib.get_close_matches(segment, keys, n=1, cutoff=0.75))
-            if not near:
-                return None
-            key = near[0]
-        spelled.append(key)
-        value = value[key]
-    return spelled
-
-
-def target_path_problems(project: Project) -> list[Problem]:
-    """Rows whose `expectedOutput` lacks a path their structural evaluator's targetOutputKey compares —
-    rows that can only FAIL — said without a Workflow.json schema (with one, `contract_problems` says it)."""
-    problems: list[Problem] = []
-    for eval_set in project.sets:
-        if eval_set.dialect != "uipath":
-            continue
-        evaluators = [e for e in _structural(project, eval_set) if WHOLE not in e.target_paths]
-        file = relative(project.root, eval_set.path)
-        for row in eval_set.rows:
-            if row.problem is not None:
-                continue
-            where = f"evaluations[{row.index}]" + (f" ({row.name!r})" if row.name else "")
-            for evaluator in evaluators:
-                expected = _expected(row.criteria.get(evaluator.ref))
-                if expected is MISSING:
-                    continue
-                label = "expectedOutput" + (f" ({evaluator.ref})" if len(eval_set.evaluator_refs) > 1 else "")
-                problems.extend(Problem(file, f"{where}: {missing_path(label, evaluator, path, expected)}",
-                                        Severity.ERROR, eval_set.key_of(row))
-                                for path in evaluator.target_paths if select(expected, path) is MISSING)
-    return problems
-
-
 def _capped(found: list[str]) -> list[str]:
     if len(found) <= _MAX_PER_ROW:
         return found
@@ -390,7 +309,7 @@ def contract_problems(project: Project, contract: WorkflowContract) -> list[Prob
     for eval_set in project.sets:
         if eval_set.dialect != "uipath":
             continue
-        evaluators = _structural(project, eval_set)
+        evaluators = structural_evaluators(project, eval_set)
         for evaluator in evaluators:
             if (evaluator.scope, evaluator.ref) not in targeted and contract.output is not None:
                 targeted.add((evaluator.scope, evaluator.ref))
@@ -416,10 +335,6 @@ def _target_problems(project: Project, evaluator: EvaluatorDef, contract: Workfl
         if why:
             problems.append(Problem(file, f"targetOutputKey {jsonio.dumps(path)}: {why}"))
     return problems
-
-
-def as_warnings(problems: list[Problem]) -> list[Problem]:
-    return [replace(p, severity=Severity.WARNING) for p in problems]
 
 
 def contract_warnings(project: Project, root: Path, workflow: str | None) -> list[Problem]:

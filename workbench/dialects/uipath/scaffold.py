@@ -19,8 +19,7 @@ from ...scaffold import (
     settings_source,
 )
 from ..base import EVALS_DIR, Scaffolded
-from .contract import DEFAULT_WORKFLOW
-from .layout import EVAL_FILES_DIR, EVALUATORS_DIR, SETS_DIR
+from .layout import DEFAULT_WORKFLOW, EVAL_FILES_DIR, EVALUATORS_DIR, SETS_DIR
 
 EVALUATOR_FILE = "exact-match-evaluator"
 SET_FILE = "evaluation-set"

@@ -15,26 +15,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...model import EvalSet, EvaluatorDef, Problem, Project, Result, Row, Severity, Verdict
-from ...settings.fields import did_you_mean
 from ..base import Checked, Dialect, LoadContext, Scaffolded
 from . import criteria
-from .layout import DIALECT, EVALUATIONS_DIR, EVALUATORS_DIR, PROJECT_FILE, SCOPE, SDK_TYPES, SETS_DIR
-from .loader import load_coded, row_ids
-from .project_file import entry_file_problem, entry_name_problem
-from .sdk_check import sdk_problem
-from .settings import (
-    CHILD_ARG,
+from .layout import (
+    DIALECT,
+    EVALUATIONS_DIR,
+    EVALUATORS_DIR,
+    PROJECT_FILE,
+    SCOPE,
+    SDK_TYPES,
     SECTION,
-    CodedConfig,
-    ProjectFileError,
-    choose_entry,
-    is_coded_project,
-    read_project_file,
+    SETS_DIR,
 )
 
 if TYPE_CHECKING:
     from ...config import Config
     from ...scoring.base import Scorer
+
+# The loader, the settings (pydantic) and the checks of uipath.json, the entry point and the SDK are imported by
+# the methods that use them: a project that is not a coded agent's never loads them.
 
 __all__ = ["UiPathCodedDialect"]
 
@@ -54,9 +53,13 @@ class UiPathCodedDialect(Dialect):
     folders = (SETS_DIR, EVALUATORS_DIR)
 
     def present(self, root: Path, config: Config | None) -> bool:
+        from .settings import is_coded_project
+
         return is_coded_project(root)
 
     def load(self, ctx: LoadContext) -> None:
+        from .loader import load_coded
+
         load_coded(ctx)
 
     def unsupported_type(self, type_id: str) -> str | None:
@@ -111,9 +114,13 @@ class UiPathCodedDialect(Dialect):
         return real.suffix == ".json" and real.parent.name == SETS_DIR and real.parent.parent == evaluations
 
     def row_ids(self, entries: list[Any]) -> list[str | None]:
+        from .loader import row_ids
+
         return row_ids(entries)
 
     def check(self, project: Project, config: Config) -> Checked:
+        from .settings import is_coded_project
+
         if not is_coded_project(project.root):  # `check` asks every format: a project without one has none
             return Checked()
         return Checked(_entry_problems(project.root, config), [*_unknown_types(project),
@@ -139,6 +146,10 @@ class UiPathCodedDialect(Dialect):
 
 def _entry_problems(root: Path, config: Config) -> list[Problem]:
     """What stops rows from running at all: uipath.json itself, and the entry point's file."""
+    from .project_file import entry_file_problem, entry_name_problem
+    from .sdk_check import sdk_problem
+    from .settings import CHILD_ARG, CodedConfig, ProjectFileError, choose_entry, read_project_file
+
     try:
         project_file = read_project_file(root)
         entry = choose_entry(project_file, config.section(CodedConfig).entrypoint)
@@ -171,6 +182,9 @@ def _unknown_thresholds(project: Project, config: Config) -> list[Problem]:
     """`[uipath-coded] thresholds` keys that are no evaluator's id: a typo there leaves that evaluator at
     pass_threshold without a word, so each is a warning naming the ids there are (an evaluator's id, else
     its ref, as scorer_base.evaluator_id keys them)."""
+    from ...settings.fields import did_you_mean
+    from .settings import CodedConfig
+
     wanted = config.section(CodedConfig).thresholds
     if not wanted:
         return []

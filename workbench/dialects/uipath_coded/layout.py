@@ -2,7 +2,7 @@
 names the entry points, `evaluations/eval-sets/*.json` hold the rows and `evaluations/evaluators/*.json` the
 evaluators they refer to by id."""
 
-from .settings import DEFAULT_ENTRY, EVALUATIONS_DIR, PROJECT_FILE, SECTION
+from .names import DEFAULT_ENTRY, EVALUATIONS_DIR, PROJECT_FILE, SECTION
 
 SETS_DIR = "eval-sets"
 EVALUATORS_DIR = "evaluators"
@@ -20,6 +20,7 @@ SDK_TYPES = frozenset({
     "uipath-tool-call-args", "uipath-tool-call-count", "uipath-tool-call-order", "uipath-tool-call-output",
     "uipath-binary-classification", "uipath-multiclass-classification",
 })
+
 
 __all__ = ["DEFAULT_ENTRY", "DIALECT", "EVALUATIONS_DIR", "EVALUATORS_DIR", "PROJECT_FILE", "SCOPE", "SDK_TYPES",
            "SECTION", "SETS_DIR", "VERSION"]

@@ -35,14 +35,11 @@ from ...config import ConfigError
 from ...regular_files import read_regular_file
 from ...settings.base import Kind, Rate, Section, Text
 from ...settings.sections import RunnerConfig
+from .names import DEFAULT_ENTRY, EVALUATIONS_DIR, PROJECT_FILE, SECTION
 
 if TYPE_CHECKING:
     from ...config import Config
 
-SECTION = "uipath-coded"
-PROJECT_FILE = "uipath.json"
-EVALUATIONS_DIR = "evaluations"
-DEFAULT_ENTRY = "main"
 CHILD_MAIN = Path(__file__).resolve().with_name("child_main.py")
 # The child as the runner's command names it: found where the command starts, so a Ray worker runs its own copy
 CHILD_ARG = "{workbench}/dialects/uipath_coded/child_main.py"
