@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from helpers.agent import copy_example, mcp_session, text_of
 from helpers.cli import invoke_workbench
 from helpers.project import COMMAND_CONFIG, EXACT, eval_set, evaluator, make_project, row
@@ -19,6 +20,7 @@ BOUNDARY = "score 50 passes (boundary)"
 SET_FILE = Path("evals/default/eval-sets/grading.json")
 
 
+@pytest.mark.process("the MCP server on stdio, started as a coding agent starts it")
 async def test_accept_and_row_refuse_a_name_that_is_no_rows_alike(tmp_path: Path) -> None:
     root = copy_example("grading", tmp_path)
     async with mcp_session(root) as session:

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers.agent import copy_example, mcp_session, text_of
 from helpers.project import COMMAND_CONFIG, EXACT, evaluator, make_project, row
+
+pytestmark = pytest.mark.process("the MCP server on stdio, started as a coding agent starts it")
 
 
 async def test_a_conversation_digest_names_the_turn_and_the_assertion(tmp_path: Path) -> None:

@@ -9,9 +9,12 @@ import importlib.util
 import json
 from pathlib import Path
 
+import pytest
 from helpers.agent import copy_example, mcp_session, text_of
 from helpers.checks import tree_digest
 from helpers.cli import invoke_workbench
+
+pytestmark = pytest.mark.process("the MCP server on stdio, started as a coding agent starts it")
 
 BOUNDARY = "score 50 passes (boundary)"
 

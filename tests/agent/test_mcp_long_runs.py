@@ -15,10 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from helpers.agent import mcp_session, server_command, text_of
 from helpers.agent_targets import HELD, NOISY, TEE
 from helpers.checks import process_alive
 from helpers.project import COMMAND_CONFIG, make_project, row
+
+pytestmark = pytest.mark.process("the MCP server on stdio, started as a coding agent starts it")
 
 
 def held_project(tmp_path: Path) -> tuple[Path, Path]:

@@ -8,9 +8,12 @@ import difflib
 import json
 from pathlib import Path
 
+import pytest
 from helpers.agent import copy_example, mcp_session, text_of
 
 from workbench.agent.loop import AGENT_KIND
+
+pytestmark = pytest.mark.process("the MCP server on stdio, started as a coding agent starts it")
 
 BOUNDARY = "score 50 passes (boundary)"
 SET_FILE = Path("evals/default/eval-sets/grading.json")

@@ -133,6 +133,7 @@ def scored(python_path: Path, project: Path) -> tuple[list[str], dict[tuple[str,
     return names.split(), {(r["row_id"], r["evaluator"]): r["verdict"] for r in doc["results"]}
 
 
+@pytest.mark.process("workbench from a tree without the format, in an interpreter of its own")
 def test_workbench_without_a_format_added_after_the_seam_still_works_the_same(tmp_path: Path) -> None:
     history_or_skip()
     added = [fmt for fmt in formats() if added_after_the_seam(fmt)]

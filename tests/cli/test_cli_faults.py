@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from helpers.checks import wait_until
-from helpers.cli import cli_env, run_workbench
+from helpers.cli import cli_env, invoke_workbench
 from helpers.project import COMMAND_CONFIG, make_project, row
 
 from workbench.actions import signals as signals_module
@@ -35,16 +35,16 @@ def _alive(pid: int) -> bool:
 def recorded(tmp_path: Path) -> Path:
     root = make_project(tmp_path, sets={"s": [row("a", {"output": {"x": 1}}, {"x": 2}),
                                               row("b", {"output": {"x": 3}}, {"x": 4})]}, config=COMMAND_CONFIG)
-    run_workbench("run", str(root), env=cli_env())
+    invoke_workbench("run", str(root), env=cli_env())
     return root
 
 
 def test_iteration_numbers_too_large_for_sqlite_are_answered_not_a_traceback(recorded: Path) -> None:
-    shown = run_workbench("history", str(recorded), HUGE, env=cli_env())
+    shown = invoke_workbench("history", str(recorded), HUGE, env=cli_env())
     assert shown.returncode == 1 and f"no iteration {HUGE}" in shown.stderr, shown.stderr
-    listed = run_workbench("history", str(recorded), "--limit", HUGE, env=cli_env())
+    listed = invoke_workbench("history", str(recorded), "--limit", HUGE, env=cli_env())
     assert listed.returncode == 0 and "workbench run" in listed.stdout, listed.stderr
-    accepted = run_workbench("accept", str(recorded), "--set", "s", "--row", "a", "--iteration", HUGE, env=cli_env())
+    accepted = invoke_workbench("accept", str(recorded), "--set", "s", "--row", "a", "--iteration", HUGE, env=cli_env())
     assert accepted.returncode == 1 and f"iteration {HUGE} did not run row" in accepted.stderr, accepted.stderr
     for proc in (shown, listed, accepted):
         assert "Traceback" not in proc.stderr and "OverflowError" not in proc.stderr
@@ -56,13 +56,14 @@ def test_accept_and_add_row_on_a_broken_set_file_say_the_file_is_broken(recorded
     set_file.write_text(content)
     for args in (["accept", str(recorded), "--set", "s", "--row", "a"],
                  ["add-row", str(recorded), "--set", "s", "--name", "new", "--inputs", "{}"]):
-        proc = run_workbench(*args, env=cli_env())
+        proc = invoke_workbench(*args, env=cli_env())
         assert proc.returncode == 1, proc.stderr
         assert "eval set 's' can't be read: evals/default/eval-sets/s.json: is not valid JSON" in proc.stderr
         assert "no eval set" not in proc.stderr
     assert set_file.read_text() == content
 
 
+@pytest.mark.process("Ctrl-C (SIGINT) at the real process's question, and its exit code")
 def test_ctrl_c_at_the_accept_question_exits_130_and_writes_nothing(recorded: Path) -> None:
     set_file = recorded / "evals" / "default" / "eval-sets" / "s.json"
     before = set_file.read_bytes()
@@ -108,6 +109,7 @@ time.sleep(600)
 """
 
 
+@pytest.mark.process("Ctrl-C (SIGINT) sent to the real process, and what outlives it")
 def test_after_ctrl_c_a_child_that_left_its_process_group_is_stopped_too(tmp_path: Path) -> None:
     pidfile = tmp_path / "escaped.pid"
     root = make_project(tmp_path / "p", sets={"s": [row("a", {"pidfile": str(pidfile)}, {"x": 1})]},

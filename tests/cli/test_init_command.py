@@ -7,7 +7,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from helpers.cli import run_json, run_workbench
+from helpers.cli import invoke_json, invoke_workbench
 from helpers.project import COMMAND_CONFIG, EXACT, make_project, toml_text
 
 from workbench.cli import main
@@ -30,7 +30,7 @@ EVAL_SET = "evals/default/eval-sets/evaluation-set.json"
 
 
 def test_init_creates_the_seeded_files_and_a_starter(tmp_path):
-    proc = run_workbench("init", str(tmp_path))  # once as a real subprocess, like a user
+    proc = invoke_workbench("init", str(tmp_path))  # once as a real subprocess, like a user
     assert proc.returncode == 0, proc.stderr
     assert f"created {EVALUATOR}" in proc.stdout and f"created {EVAL_SET}" in proc.stdout
     evaluator = json.loads((tmp_path / EVALUATOR).read_text())
@@ -96,7 +96,7 @@ def test_an_initialised_project_loads_cleanly_and_runs(tmp_path):
     doc["evaluations"] = [{"id": "r1", "name": "first row", "inputs": {"output": {"grade": "PASS"}},
                            "evaluationCriterias": {EXACT: {"expectedOutput": {"grade": "PASS"}}}}]
     path.write_text(json.dumps(doc, indent=2))
-    proc, report = run_json("run", str(tmp_path))
+    proc, report = invoke_json("run", str(tmp_path))
     assert proc.returncode == 0, report
     assert [(r["row_name"], r["verdict"]) for r in report["results"]] == [("first row", "PASS")]
 
@@ -107,8 +107,8 @@ def test_a_workflow_project_gets_the_empty_set_studio_web_seeds_and_runs_with_al
     assert json.loads((tmp_path / EVAL_SET).read_text())["evaluations"] == []
     (tmp_path / "workbench.toml").write_text(toml_text(COMMAND_CONFIG))
     # Empty, as Studio Web seeds it: nothing ran, which is fine with --allow-empty (and fails without).
-    assert run_workbench("run", str(tmp_path), "--allow-empty").returncode == 0
-    assert run_workbench("run", str(tmp_path)).returncode == 1
+    assert invoke_workbench("run", str(tmp_path), "--allow-empty").returncode == 0
+    assert invoke_workbench("run", str(tmp_path)).returncode == 1
 
 
 def test_init_in_a_project_with_eval_sets_adds_no_empty_set(tmp_path):

@@ -12,7 +12,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from helpers.cli import cli_env, invoke_workbench, run_workbench
+from helpers.cli import cli_env, invoke_workbench
 from helpers.project import EXACT, make_project, row
 
 from workbench.config import load_config
@@ -32,16 +32,16 @@ def _files(root: Path) -> list[str]:
 def test_init_then_run_is_green_in_an_empty_folder(tmp_path):
     """As a user types it: `workbench init && workbench run`, in the folder, real processes."""
     env = cli_env(PYTHONPATH=str(REPO))  # this checkout's workbench, run from another folder
-    made = run_workbench("init", cwd=tmp_path, env=env)
+    made = invoke_workbench("init", cwd=tmp_path, env=env)
     assert made.returncode == 0, made.stderr
     for name in (EVALUATOR, EVAL_SET, *STARTER):
         assert f"created {name}" in made.stdout
     assert "workbench run" in made.stdout, "it says what to do next"
-    ran = run_workbench("run", cwd=tmp_path, env=env)
+    ran = invoke_workbench("run", cwd=tmp_path, env=env)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert re.search(r"^PASS  evaluation-set\.json › .+ \[exact-match-evaluator\]", ran.stdout, re.M), ran.stdout
     assert "1 passed, 0 failed, 0 errors" in ran.stdout
-    checked = run_workbench("check", cwd=tmp_path, env=env)
+    checked = invoke_workbench("check", cwd=tmp_path, env=env)
     assert checked.returncode == 0 and "warning:" not in checked.stdout, checked.stdout + checked.stderr
 
 

@@ -1,4 +1,5 @@
-"""`workbench run` end to end, as a user runs it: a subprocess on fixture projects, for both runners.
+"""`workbench run` end to end, as a user runs it: in this process on fixture projects, for both runners (a real
+process where signals are the point).
 Asserts what a user sees: verdicts, the text report, the --json document, JUnit XML and exit codes."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from helpers.checks import process_alive, tree_digest
-from helpers.cli import cli_env, result_for, run_json, run_workbench, verdicts
+from helpers.cli import cli_env, invoke_json, invoke_workbench, result_for, verdicts
 from helpers.project import COMMAND_CONFIG, EXACT, TARGET, UIP_CONFIG, WORKFLOW_JSON, make_project, row
 
 from workbench.project import load_project
@@ -47,8 +48,8 @@ def mixed(tmp_path_factory):
     })
     before = tree_digest(root / "evals")
     junit = root / "reports" / "junit.xml"
-    text = run_workbench("run", str(root), "--junit", str(junit))
-    proc, doc = run_json("run", str(root))
+    text = invoke_workbench("run", str(root), "--junit", str(junit))
+    proc, doc = invoke_json("run", str(root))
     return {"root": root, "text": text, "json": (proc, doc), "junit": junit, "evals_before": before}
 
 
@@ -145,31 +146,31 @@ def test_nothing_under_evals_was_written(mixed):
 
 def test_all_passing_exits_0(tmp_path):
     root = make_project(tmp_path, config=COMMAND_CONFIG, sets={"s": [row("a", {"output": {"x": 1}}, {"x": 1.0})]})
-    proc = run_workbench("run", str(root))
+    proc = invoke_workbench("run", str(root))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.splitlines()[-1].startswith("1 passed, 0 failed, 0 errors (1 result in ")
 
 
 def test_nothing_ran_exits_1_and_says_why_unless_allow_empty(tmp_path):
     root = make_project(tmp_path, config=COMMAND_CONFIG, sets={"evaluation-set": []})
-    proc = run_workbench("run", str(root))
+    proc = invoke_workbench("run", str(root))
     assert proc.returncode == 1
     assert "nothing ran" in proc.stdout + proc.stderr and "--allow-empty" in proc.stdout + proc.stderr
-    proc = run_workbench("run", str(root), "--allow-empty")
+    proc = invoke_workbench("run", str(root), "--allow-empty")
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_a_file_problem_alone_fails_the_run_even_when_every_result_passed(tmp_path):
     root = make_project(tmp_path, config=COMMAND_CONFIG,
                         sets={"good": [row("a", {"output": {}}, {})], "broken": BROKEN_SET})
-    proc = run_workbench("run", str(root))
+    proc = invoke_workbench("run", str(root))
     assert proc.returncode == 1
     assert "1 passed, 0 failed, 0 errors, 1 file problem" in proc.stdout
 
 
 def test_no_config_and_no_workflow_json_exits_2_showing_the_config_to_add(tmp_path):
     root = make_project(tmp_path, sets={"s": [row("a", {}, {})]})
-    proc = run_workbench("run", str(root))
+    proc = invoke_workbench("run", str(root))
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert f"Add this to {root / 'workbench.toml'}" in proc.stderr
@@ -177,19 +178,19 @@ def test_no_config_and_no_workflow_json_exits_2_showing_the_config_to_add(tmp_pa
 
 
 def test_a_folder_without_evals_exits_2_and_says_so(tmp_path):
-    proc = run_workbench("run", str(tmp_path))
+    proc = invoke_workbench("run", str(tmp_path))
     assert proc.returncode == 2
     assert "no eval files in" in proc.stderr and "workbench init" in proc.stderr
 
 
 def test_a_missing_folder_exits_2(tmp_path):
-    proc = run_workbench("run", str(tmp_path / "nope"))
+    proc = invoke_workbench("run", str(tmp_path / "nope"))
     assert proc.returncode == 2 and "no such folder" in proc.stderr
 
 
 def test_a_bad_config_exits_2_naming_the_key(tmp_path):
     root = make_project(tmp_path, config={**COMMAND_CONFIG, "concurency": 4}, sets={"s": [row("a", {}, {})]})
-    proc = run_workbench("run", str(root))
+    proc = invoke_workbench("run", str(root))
     assert proc.returncode == 2
     assert "unknown key 'concurency'" in proc.stderr and "workbench.toml" in proc.stderr
 
@@ -207,24 +208,24 @@ def two_sets(tmp_path_factory):
 
 
 def test_set_and_row_filters(two_sets):
-    _, doc = run_json("run", str(two_sets), "--set", "bands")
+    _, doc = invoke_json("run", str(two_sets), "--set", "bands")
     assert [r["row_name"] for r in doc["results"]] == ["gamma"]
-    _, doc = run_json("run", str(two_sets), "--set", "grading.json", "--row", "id-b")
+    _, doc = invoke_json("run", str(two_sets), "--set", "grading.json", "--row", "id-b")
     assert [r["row_name"] for r in doc["results"]] == ["beta"]
-    proc, doc = run_json("run", str(two_sets), "--row", "alpha", "--row", "gamma")
+    proc, doc = invoke_json("run", str(two_sets), "--row", "alpha", "--row", "gamma")
     assert sorted(r["row_name"] for r in doc["results"]) == ["alpha", "gamma"]
     assert proc.returncode == 0
 
 
 def test_a_set_typo_exits_2_listing_the_sets(two_sets):
-    proc = run_workbench("run", str(two_sets), "--set", "gradng")
+    proc = invoke_workbench("run", str(two_sets), "--set", "gradng")
     assert proc.returncode == 2
     assert "nothing matches eval set 'gradng'" in proc.stderr
     assert "bands, grading" in proc.stderr
 
 
 def test_a_row_typo_exits_2_listing_the_rows(two_sets):
-    proc = run_workbench("run", str(two_sets), "--set", "grading", "--row", "alpah")
+    proc = invoke_workbench("run", str(two_sets), "--set", "grading", "--row", "alpah")
     assert proc.returncode == 2
     assert "nothing matches row 'alpah'" in proc.stderr
     assert "'alpha', 'beta'" in proc.stderr
@@ -237,7 +238,7 @@ def test_command_and_timeout_on_the_command_line_override_the_file(tmp_path):
     root = make_project(tmp_path, config={"kind": "command", "command": ["/no/such/program"], "timeout": 60},
                         sets={"s": [row("a", {"output": {"via": "cli"}}, {"via": "cli"})]})
     command = f"{shlex.quote(sys.executable)} {shlex.quote(str(TARGET))}"
-    proc, doc = run_json("run", str(root), "--command", command, "--timeout", "5", "--concurrency", "1")
+    proc, doc = invoke_json("run", str(root), "--command", command, "--timeout", "5", "--concurrency", "1")
     assert proc.returncode == 0, doc
     assert verdicts(doc) == {f"a [{EXACT}]": "PASS"}
 
@@ -245,19 +246,19 @@ def test_command_and_timeout_on_the_command_line_override_the_file(tmp_path):
 def test_the_command_option_works_without_any_config(tmp_path):
     root = make_project(tmp_path, sets={"s": [row("a", {"output": {}}, {})]})
     command = f"{shlex.quote(sys.executable)} {shlex.quote(str(TARGET))}"
-    assert run_workbench("run", str(root), "--command", command).returncode == 0
+    assert invoke_workbench("run", str(root), "--command", command).returncode == 0
 
 
 def test_awkward_output_still_gets_a_report_and_never_a_traceback(tmp_path):
     odd = {"lone surrogate": "\ud800", "big": 2**70 + 1, "escape": "\x1b[2J"}
     root = make_project(tmp_path, config=COMMAND_CONFIG, sets={"s": [row("odd", {"output": odd}, odd),
                                                                       row("odd fail", {"output": odd}, {})]})
-    text = run_workbench("run", str(root))
+    text = invoke_workbench("run", str(root))
     assert "Traceback" not in text.stderr, text.stderr
     assert text.returncode == 1
     assert "PASS  s.json › odd [exact-match-evaluator]" in text.stdout
     assert "\x1b[2J" not in text.stdout, "terminal escapes from a target are shown, not executed"
-    proc, doc = run_json("run", str(root))
+    proc, doc = invoke_json("run", str(root))
     assert "Traceback" not in proc.stderr, proc.stderr
     assert result_for(doc, "odd")["actual"] == odd
 
@@ -279,7 +280,7 @@ def test_a_hanging_target_times_out_as_an_error_and_leaves_no_processes(tmp_path
     root = make_project(tmp_path / "project", config=config, files={"Workflow.json": WORKFLOW_JSON}, sets={
         "s": [row("hangs", {"hang": str(pidfile)}, {}), row("quick", {"output": {}}, {})]})
     started = time.monotonic()
-    proc, doc = run_json("run", str(root), "--timeout", HANG_TIMEOUT_S)
+    proc, doc = invoke_json("run", str(root), "--timeout", HANG_TIMEOUT_S)
     assert time.monotonic() - started < 100, "the run waited for the target's 120 s sleep"  # a hang guard only
     assert proc.returncode == 1
     assert verdicts(doc) == {f"hangs [{EXACT}]": "ERROR", f"quick [{EXACT}]": "PASS"}
@@ -302,7 +303,7 @@ def test_the_uip_runner_end_to_end(tmp_path):
         row("env row", {"env": True}, ENV_EXPECTED, id="env-row"),
     ]})
     before = tree_digest(root / "evals")
-    proc, doc = run_json("run", str(root))
+    proc, doc = invoke_json("run", str(root))
     assert proc.returncode == 1
     assert verdicts(doc) == {
         f"raw keys pass [{EXACT}]": "PASS",
@@ -315,7 +316,7 @@ def test_the_uip_runner_end_to_end(tmp_path):
     assert "case-sensitive" in result_for(doc, "copied from Data")["detail"]
     assert "Http activity returned 500" in result_for(doc, "run fails")["detail"]
     assert "no 'Response task evaluated successfully' line" in result_for(doc, "no response")["detail"]
-    text = run_workbench("run", str(root))
+    text = invoke_workbench("run", str(root))
     assert "ERROR grading.json › run fails [exact-match-evaluator]" in text.stdout
     assert "the run's Result is 'Failure', not 'Success': Http activity returned 500" in text.stdout
     assert tree_digest(root / "evals") == before
@@ -325,12 +326,13 @@ def test_with_no_config_a_workflow_json_means_the_uip_runner(tmp_path):
     root = make_project(tmp_path, files={"Workflow.json": WORKFLOW_JSON}, sets={"s": [row("a", {}, {})]})
     # no `uip` anywhere on PATH: the run stops before any row, saying uip can't start (issue 22 point 6;
     # before, every row was an ERROR saying so)
-    proc = run_workbench("run", str(root), env=cli_env(PATH="/nonexistent-bin"))
+    proc = invoke_workbench("run", str(root), env=cli_env(PATH="/nonexistent-bin"))
     assert proc.returncode == 2 and proc.stdout == ""
     assert "[runner] uip (its default) can't start: 'uip' is not on PATH" in proc.stderr
     assert "UiPath CLI installed" in proc.stderr and "[runner] uip = " in proc.stderr
 
 
+@pytest.mark.process("a signal sent to the real process, and its exit code")
 @pytest.mark.parametrize(("signum", "code", "word"), [(signal.SIGINT, 130, "interrupted"),
                                                        (signal.SIGTERM, 143, "terminated")])
 def test_stopping_workbench_stops_every_target_and_grandchild(tmp_path, signum, code, word):
@@ -356,6 +358,7 @@ def test_stopping_workbench_stops_every_target_and_grandchild(tmp_path, signum, 
     assert _gone(pids), f"orphans left running: {[p for p in pids if process_alive(p)]}"
 
 
+@pytest.mark.process("Ctrl-C (SIGINT) sent to the real process, and its exit code")
 def test_ctrl_c_prints_every_finished_result_and_names_the_rows_that_did_not_finish(tmp_path):
     """Results print in file order, so the rows that finished behind a hung one wait for it; Ctrl-C printed
     only those already out and dropped the rest. Two at a time: `a` hangs, `b` and `c` finish on the other

@@ -1,4 +1,5 @@
-"""`workbench watch --plain` and `workbench history` as a user runs them: real processes, real files.
+"""`workbench watch --plain` and `workbench history` as a user runs them: a live watch is a real process (read
+while it runs, stopped by signals), the rest run in this process; real files.
 
 The watch process is read line by line. It prints nothing when its watcher goes live, so an edit
 that is not answered within a few seconds is saved again (same content) before the test gives up;
@@ -21,7 +22,7 @@ from typing import Any
 
 import pytest
 from helpers.checks import process_alive, tree_digest
-from helpers.cli import cli_env, closing_fixture, run_workbench
+from helpers.cli import Invoked, cli_env, closing_fixture, invoke_workbench
 from helpers.project import make_project, row
 
 WAIT_S = 60.0
@@ -133,7 +134,7 @@ watch = closing_fixture(WatchProcess)
 
 
 def history_json(root: Path, *args: str) -> Any:
-    proc = run_workbench("history", str(root), *args, "--json")
+    proc = invoke_workbench("history", str(root), *args, "--json")
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -141,6 +142,7 @@ def history_json(root: Path, *args: str) -> Any:
 # -- watch --plain ---------------------------------------------------------------------------------
 
 
+@pytest.mark.process("a live watch loop, edited under it and stopped, read line by line")
 def test_watch_plain_prints_one_line_per_iteration_and_reruns_on_save(tmp_path: Path, watch: Any) -> None:
     root = qa_project(tmp_path, {"a": "A", "b": "wrong"})
     loop = watch(root)
@@ -162,6 +164,7 @@ def test_watch_plain_prints_one_line_per_iteration_and_reruns_on_save(tmp_path: 
                                                                                   ("change", ["target.py"])]
 
 
+@pytest.mark.process("a live watch loop, edited under it and stopped, read line by line")
 def test_watch_plain_reports_a_malformed_save_and_recovers_on_the_next(tmp_path: Path, watch: Any) -> None:
     root = qa_project(tmp_path, {"a": "A", "b": "B"})
     set_file = root / "evals" / "default" / "eval-sets" / "qa.json"
@@ -180,6 +183,7 @@ def test_watch_plain_reports_a_malformed_save_and_recovers_on_the_next(tmp_path:
     assert loop.stop()[0] == 0
 
 
+@pytest.mark.process("a live watch loop, edited under it and stopped, read line by line")
 def test_watch_plain_says_when_the_loop_is_stalled(tmp_path: Path, watch: Any) -> None:
     root = qa_project(tmp_path, {"a": "A", "b": "wrong"}, extra={"watch": {"stall_after": 1}})
     loop = watch(root)
@@ -210,6 +214,7 @@ def assert_all_gone(pids: list[int]) -> None:
     assert not alive, f"still running after workbench exited: {alive}"
 
 
+@pytest.mark.process("a signal sent to a live watch process, and its exit code")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["ctrl-c", "term", "hup"])
 def test_stopping_watch_mid_iteration_exits_cleanly_and_leaves_no_process(tmp_path: Path, watch: Any,
                                                                           sig: int) -> None:
@@ -223,6 +228,7 @@ def test_stopping_watch_mid_iteration_exits_cleanly_and_leaves_no_process(tmp_pa
     assert history_json(root) == []  # the interrupted iteration was not recorded
 
 
+@pytest.mark.process("a live watch loop, edited under it and stopped, read line by line")
 def test_a_save_during_a_slow_iteration_cancels_it_and_runs_the_new_files(tmp_path: Path, watch: Any) -> None:
     root, loop, pids = start_slow(tmp_path, watch)
     line = loop.save_until(lambda: (root / "slow.flag").unlink(missing_ok=True), r"^iteration ")
@@ -234,19 +240,19 @@ def test_a_save_during_a_slow_iteration_cancels_it_and_runs_the_new_files(tmp_pa
 
 def test_watch_refuses_a_project_it_cannot_run(tmp_path: Path) -> None:
     root = make_project(tmp_path, sets={"qa": [row("question a", {"q": "a"}, {"answer": "A"})]})  # no config
-    proc = run_workbench("watch", str(root), "--plain", timeout=60)
+    proc = invoke_workbench("watch", str(root), "--plain")
     assert proc.returncode == 2 and "no way to run the target" in proc.stderr
     runner = {"kind": "command", "command": ["{python}", "-c", "0"]}  # a target that starts
     bad_paths = make_project(tmp_path / "other", config={"runner": runner, "watch": {"paths": ["missing"]}})
-    proc = run_workbench("watch", str(bad_paths), "--plain", timeout=60)
+    proc = invoke_workbench("watch", str(bad_paths), "--plain")
     assert proc.returncode == 2 and "[watch] paths lists 'missing', which does not exist" in proc.stderr
 
 
 # -- history ----------------------------------------------------------------------------------------
 
 
-def run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return run_workbench("run", str(root), *args)
+def run(root: Path, *args: str) -> Invoked:
+    return invoke_workbench("run", str(root), *args)
 
 
 def test_history_lists_iterations_recorded_by_separate_runs(tmp_path: Path) -> None:
@@ -256,7 +262,7 @@ def test_history_lists_iterations_recorded_by_separate_runs(tmp_path: Path) -> N
     write_target(root, {"a": "A", "b": "B"})
     assert run(root).returncode == 0
 
-    text = run_workbench("history", str(root))
+    text = invoke_workbench("history", str(root))
     assert text.returncode == 0, text.stderr
     header, first, second = text.stdout.splitlines()
     assert header.split()[:2] == ["#", "when"] and header.split()[-3:] == ["change", "time", "trigger"]
@@ -277,7 +283,7 @@ def test_history_n_shows_the_results_and_what_flipped(tmp_path: Path) -> None:
     write_target(root, {"a": "wrong", "b": "B"})
     run(root)
 
-    shown = run_workbench("history", str(root), "2")
+    shown = invoke_workbench("history", str(root), "2")
     assert shown.returncode == 0, shown.stderr
     out = shown.stdout
     assert out.startswith("iteration 2 — ") and "workbench run" in out.splitlines()[0]
@@ -295,16 +301,16 @@ def test_history_n_shows_the_results_and_what_flipped(tmp_path: Path) -> None:
     assert {r["row_name"]: r["verdict"] for r in doc["results"]} == {"question a": "FAIL", "question b": "PASS"}
     assert {r["row_name"]: r["actual"] for r in doc["results"]}["question a"] == {"answer": "wrong"}
 
-    first = run_workbench("history", str(root), "1")
+    first = invoke_workbench("history", str(root), "1")
     assert "(no earlier iteration to compare with)" in first.stdout
-    missing = run_workbench("history", str(root), "9")
+    missing = invoke_workbench("history", str(root), "9")
     assert missing.returncode == 1 and "no iteration 9 in history (the newest is 2)" in missing.stderr
 
 
 def test_history_from_inside_the_project_folder(tmp_path: Path) -> None:
     root = qa_project(tmp_path, {"a": "A", "b": "B"})
     run(root)
-    proc = run_workbench("history", "1", "--json", cwd=root)
+    proc = invoke_workbench("history", "1", "--json", cwd=root)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["number"] == 1
 
@@ -314,7 +320,7 @@ def test_history_retention_keeps_the_newest_iterations(tmp_path: Path) -> None:
     for _ in range(5):
         assert run(root).returncode == 0
     assert [i["number"] for i in history_json(root)] == [3, 4, 5]
-    assert run_workbench("history", str(root), "2").returncode == 1
+    assert invoke_workbench("history", str(root), "2").returncode == 1
 
 
 def test_a_partial_run_is_marked_partial(tmp_path: Path) -> None:
@@ -325,7 +331,7 @@ def test_a_partial_run_is_marked_partial(tmp_path: Path) -> None:
     listed = history_json(root)
     assert [(i["partial"], i["total"]) for i in listed] == [(False, 2), (True, 1)]
     assert listed[1]["change"] is None
-    assert "(partial)" in run_workbench("history", str(root)).stdout.splitlines()[2]
+    assert "(partial)" in invoke_workbench("history", str(root)).stdout.splitlines()[2]
     doc = history_json(root, "2")
     assert [r["row_name"] for r in doc["flips"]["newly_passing"]] == ["question b"]
     assert doc["flips"]["removed"] == []  # question a did not run; it did not go away
@@ -336,14 +342,14 @@ def test_a_partial_run_is_marked_partial(tmp_path: Path) -> None:
     assert doc["previous"] == 2
     assert {kind: len(items) for kind, items in doc["flips"].items()} == {
         "newly_passing": 0, "newly_failing": 0, "still_failing": 0, "added": 0, "removed": 0}
-    assert run_workbench("history", str(root), "3").stdout.endswith("since iteration 2:\n  nothing flipped\n")
+    assert invoke_workbench("history", str(root), "3").stdout.endswith("since iteration 2:\n  nothing flipped\n")
 
 
 def test_no_history_flag_and_an_empty_history(tmp_path: Path) -> None:
     root = qa_project(tmp_path, {"a": "A", "b": "B"})
-    empty = run_workbench("history", str(root))
+    empty = invoke_workbench("history", str(root))
     assert empty.returncode == 0 and "no history yet" in empty.stdout
     assert history_json(root) == []
     assert run(root, "--no-history").returncode == 0
     assert not (root / ".workbench").exists()
-    assert run_workbench("history", str(root), "1").returncode == 1
+    assert invoke_workbench("history", str(root), "1").returncode == 1

@@ -134,6 +134,7 @@ def project(root: Path, rows: list[dict], files: dict[str, str] | None = None) -
 # -- the tests -------------------------------------------------------------------------------------------
 
 
+@pytest.mark.process("stdout purity of the real process while a Ray worker dies")
 def test_json_stays_valid_when_a_ray_worker_dies(tmp_path: Path) -> None:
     before = ship_folders()
     root = project(tmp_path / "p", [row("worker killed", {"n": 1, "kill_worker": True}, {"n": 1}),
@@ -151,6 +152,7 @@ def test_json_stays_valid_when_a_ray_worker_dies(tmp_path: Path) -> None:
     assert ship_folders() <= before
 
 
+@pytest.mark.process("a stop signal sent to the real process, and what Ray started outliving it")
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_a_stop_signal_exits_as_locally_and_nothing_ray_started_outlives_workbench(tmp_path: Path, signum) -> None:
     before = ship_folders()
@@ -171,6 +173,7 @@ def test_a_stop_signal_exits_as_locally_and_nothing_ray_started_outlives_workben
     assert ship_folders() <= before
 
 
+@pytest.mark.process("a stop signal sent to the real process, and what Ray started outliving it")
 def test_a_fifo_in_the_project_blocks_neither_shipping_nor_ctrl_c(tmp_path: Path) -> None:
     before = ship_folders()
     started = tmp_path / "started.pid"

@@ -8,14 +8,14 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers.cli import cli_env, run_workbench
+from helpers.cli import cli_env, invoke_workbench
 from helpers.project import COMMAND_CONFIG, make_project, row
 
 from workbench.config import load_config
 from workbench.regular_files import UnreadableFile, read_regular_file
 from workbench.runners import RunRequest, make_runner
 
-GUARD_S = 60  # a hang fails here instead of forever
+GUARD_S = 60  # a hang fails here instead of forever (pytest-timeout, the run being in this process)
 
 
 def test_only_a_regular_file_is_read_and_only_up_to_the_limit(tmp_path: Path) -> None:
@@ -54,6 +54,7 @@ def _project(root: Path) -> Path:
     return make_project(root, sets={"s": [row("a", {"output": {"x": 1}}, {"x": 1})]}, config=COMMAND_CONFIG)
 
 
+@pytest.mark.timeout(GUARD_S)
 @pytest.mark.parametrize("kind", ["link to /dev/zero", "fifo"])
 def test_a_baseline_that_is_not_a_regular_file_is_a_clear_error(tmp_path: Path, kind: str) -> None:
     root = _project(tmp_path)
@@ -62,14 +63,14 @@ def test_a_baseline_that_is_not_a_regular_file_is_a_clear_error(tmp_path: Path, 
         os.mkfifo(baseline)
     else:
         baseline.symlink_to("/dev/zero")
-    proc = run_workbench("run", str(root), env=cli_env(), timeout=GUARD_S)
+    proc = invoke_workbench("run", str(root), env=cli_env())
     assert proc.returncode != 0
     assert "workbench-baseline.json" in proc.stderr and "Traceback" not in proc.stderr
     # A link is refused before it is opened (it leads out of the project); a FIFO is opened without blocking
     # and refused as not a regular file.
     assert ("--baseline PATH" if kind != "fifo" else "not a regular file") in proc.stderr
     # Named on the command line, the link is the user's explicit choice: still never read as a baseline.
-    proc = run_workbench("run", str(root), "--baseline", str(baseline), env=cli_env(), timeout=GUARD_S)
+    proc = invoke_workbench("run", str(root), "--baseline", str(baseline), env=cli_env())
     assert proc.returncode != 0 and "not a regular file" in proc.stderr and "Traceback" not in proc.stderr
 
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from helpers.cli import cli_env, run_json, run_workbench
+from helpers.cli import cli_env, invoke_json, invoke_workbench
 from helpers.project import make_project, row
 
 from workbench.baseline import Baseline, BaselineEntry, compare_with_baseline
@@ -47,11 +47,11 @@ def project(tmp_path: Path, answers: dict[str, str], questions: str = "ab",
 
 
 def run(root: Path, *args: str, **env: str) -> Any:
-    return run_workbench("run", str(root), *args, env=cli_env(**env))
+    return invoke_workbench("run", str(root), *args, env=cli_env(**env))
 
 
 def run_doc(root: Path, *args: str, **env: str) -> tuple[Any, dict[str, Any]]:
-    return run_json("run", str(root), *args, env=cli_env(**env))
+    return invoke_json("run", str(root), *args, env=cli_env(**env))
 
 
 def regressions(doc: dict[str, Any], kind: str) -> list[str]:

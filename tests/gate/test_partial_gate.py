@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import invoke_json, invoke_workbench, run_workbench
+from helpers.cli import invoke_json, invoke_workbench
 from helpers.paths import EXAMPLES
 from helpers.project import COMMAND_CONFIG, make_project, row
 
@@ -126,9 +126,9 @@ def test_history_records_a_tag_run_as_partial_like_a_set_run(bot: Path) -> None:
 def test_a_watch_loop_filtered_by_tag_records_its_iterations_as_partial(bot: Path) -> None:
     """`watch --tag` runs some rows every iteration: none of its iterations may stand as the previous full
     one (the TUI's and `history`'s flips compare with that)."""
-    watched = run_workbench("watch", "--plain", "--max-iterations", "1", "--tag", "smoke", str(bot))
+    watched = invoke_workbench("watch", "--plain", "--max-iterations", "1", "--tag", "smoke", str(bot))
     assert watched.returncode == 0 and "1/1 rows pass" in watched.stdout, watched.stderr
-    assert run_workbench("watch", "--plain", "--max-iterations", "1", str(bot)).returncode == 1
+    assert invoke_workbench("watch", "--plain", "--max-iterations", "1", str(bot)).returncode == 1
     proc, doc = invoke_json("history", str(bot))
     assert proc.returncode == 0, proc.stderr
     iterations = doc["iterations"] if isinstance(doc, dict) else doc

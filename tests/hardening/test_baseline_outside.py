@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import run_workbench
+from helpers.cli import invoke_workbench
 from helpers.project import COMMAND_CONFIG, make_project, row
 
 pytestmark = pytest.mark.hardening
@@ -72,7 +72,7 @@ def test_a_baseline_path_in_workbench_toml_outside_the_project_is_refused(tmp_pa
     (root / "workbench.toml").write_text((root / "workbench.toml").read_text()
                                          + f"\n[baseline]\npath = {json.dumps(value)}\n")
     before = snapshot(folder)
-    proc = run_workbench("run", str(root), *(["--update-baseline"] if update else []))
+    proc = invoke_workbench("run", str(root), *(["--update-baseline"] if update else []))
     assert snapshot(folder) == before
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert f"workbench.toml: [baseline] path = {value!r}" in proc.stderr
@@ -84,10 +84,10 @@ def test_the_same_file_given_with_baseline_on_the_command_line_is_read_and_writt
     folder = outside(tmp_path, "b.json", WORKBENCH_BASELINE)
     root = plain_project(tmp_path, None)
     chosen = folder / "b.json"
-    proc = run_workbench("run", str(root), "--update-baseline", "--baseline", str(chosen))
+    proc = invoke_workbench("run", str(root), "--update-baseline", "--baseline", str(chosen))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert [r["row_name"] for r in json.loads(chosen.read_text())["results"]] == ["r"]
-    assert run_workbench("run", str(root), "--baseline", str(chosen)).returncode == 0
+    assert invoke_workbench("run", str(root), "--baseline", str(chosen)).returncode == 0
 
 
 ECHO = 'f"Thanks, I noted the card ending in {digits[-4:]}."'
@@ -131,7 +131,7 @@ def test_a_scenario_baseline_a_settings_file_puts_outside_the_project_is_refused
         root = form_agent(tmp_path, toml=f"\n[scenarios]\nbaseline = {json.dumps(file)}\n")
         named = f"workbench.toml: [scenarios] baseline = {file!r}"
     before = snapshot(folder)
-    proc = run_workbench("run", str(root), *(["--update-baseline"] if update else []))
+    proc = invoke_workbench("run", str(root), *(["--update-baseline"] if update else []))
     assert snapshot(folder) == before
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert named in proc.stderr
@@ -143,7 +143,7 @@ def test_a_scenario_baseline_outside_given_on_the_command_line_wins_over_the_ref
     folder = outside(tmp_path, "eval-baseline.json", SCENARIO_BASELINE)
     root = form_agent(tmp_path, {"eval": {**EVAL, "baselinePath": "../outside/eval-baseline.json"}})
     chosen = folder / "chosen.json"
-    proc = run_workbench("run", str(root), "--baseline", str(chosen))
+    proc = invoke_workbench("run", str(root), "--baseline", str(chosen))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "eval.baselinePath" not in proc.stderr
     assert os.listdir(folder) == ["eval-baseline.json"]  # nothing written without --update-baseline

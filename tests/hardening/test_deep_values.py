@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import run_workbench
+from helpers.cli import invoke_workbench
 from helpers.hardening import RUNNER_KINDS, FixedRunner, assert_polite, deep, deep_text, faulty_project, run_iteration
 from helpers.project import EXACT, make_project, row
 from helpers.tui import screen_text, settle, static_text, wait_idle
@@ -134,7 +134,7 @@ def test_the_history_records_and_reads_back_a_deep_iteration(deep_report, tmp_pa
         [info] = store.iterations()
     assert len(results) == len(deep_report.results) and info.total == len(deep_report.results)
     for args in (("history", str(tmp_path)), ("history", str(tmp_path), "1"), ("history", str(tmp_path), "--json")):
-        proc = run_workbench(*args)
+        proc = invoke_workbench(*args)
         assert_polite(proc)
         assert proc.returncode == 0, proc.stderr
 
@@ -182,7 +182,7 @@ def test_accept_refuses_an_output_too_deep_to_read_back_and_writes_nothing(tmp_p
     report = asyncio.run(engine.run_iteration(Trigger("run")))
     with HistoryStore.open(load_config(tmp_path)) as store:
         store.record(report)
-    proc = run_workbench("accept", str(tmp_path), "--set", "deep", "--row", "deep")
+    proc = invoke_workbench("accept", str(tmp_path), "--set", "deep", "--row", "deep")
     assert_polite(proc)
     assert proc.returncode == 1 and "not written" in proc.stderr
     assert "too deep" in proc.stderr or "nested" in proc.stderr, proc.stderr
@@ -196,13 +196,13 @@ def test_accept_of_a_deep_but_readable_output_writes_a_file_that_loads_and_passe
     make_project(tmp_path, sets={"deep": rows},
                  config={"kind": "command", "command": ["{python}", str(Path(__file__).parent.parent / "fixtures"
                                                                          / "target.py")]})
-    first = run_workbench("run", str(tmp_path))
+    first = invoke_workbench("run", str(tmp_path))
     assert_polite(first)
     assert first.returncode == 1 and "FAIL" in first.stdout
-    accepted = run_workbench("accept", str(tmp_path), "--set", "deep", "--row", "deep")
+    accepted = invoke_workbench("accept", str(tmp_path), "--set", "deep", "--row", "deep")
     assert_polite(accepted)
     assert accepted.returncode == 0, accepted.stderr
-    again = run_workbench("run", str(tmp_path))
+    again = invoke_workbench("run", str(tmp_path))
     assert_polite(again)
     assert again.returncode == 0, again.stdout
     assert EXACT in (tmp_path / "evals/default/eval-sets/deep.json").read_text()
@@ -216,6 +216,6 @@ def test_inputs_as_deep_as_a_file_can_hold_reach_the_target_exactly(tmp_path):
            '{"raw": ' + inputs_text + "}}}}]}")
     echo_raw = "import sys; sys.stdout.write('{\"raw\": ' + sys.stdin.read() + '}')"
     make_project(tmp_path, sets={"s": doc}, config={"kind": "command", "command": ["{python}", "-c", echo_raw]})
-    proc = run_workbench("run", str(tmp_path))
+    proc = invoke_workbench("run", str(tmp_path))
     assert_polite(proc)
     assert proc.returncode == 0, proc.stdout  # the target got the real inputs, not a placeholder

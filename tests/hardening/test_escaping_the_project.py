@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from helpers.checks import tree_digest
-from helpers.cli import run_json, run_workbench
+from helpers.cli import invoke_json, invoke_workbench
 from helpers.hardening import assert_polite
 from helpers.project import COMMAND_CONFIG, EXACT, evaluator, make_project, row
 
@@ -48,7 +48,7 @@ def test_a_ref_that_leaves_the_evaluators_folder_is_an_error_and_reads_nothing(t
     doc = {"version": "1.0", "evaluatorRefs": [ref],
            "evaluations": [row("r", {"output": PASSING}, PASSING, ref=ref)]}
     make_project(root, sets={"grading": doc}, config=COMMAND_CONFIG)
-    proc, result_doc = run_json("run", str(root))
+    proc, result_doc = invoke_json("run", str(root))
     assert_polite(proc)
     [result] = result_doc["results"]
     assert result["verdict"] == "ERROR", result  # the outside evaluator would have made it PASS
@@ -59,7 +59,7 @@ def test_a_scope_folder_linked_outside_is_refused(tmp_path):
     root = make_project(tmp_path / "project", sets={"grading": [row("inside", {"output": PASSING}, PASSING)]},
                         config=COMMAND_CONFIG)
     (root / "evals" / "linked").symlink_to(outside(tmp_path) / "scope", target_is_directory=True)
-    proc, doc = run_json("run", str(root))
+    proc, doc = invoke_json("run", str(root))
     assert_polite(proc)
     assert [r["row_name"] for r in doc["results"]] == ["inside"]
     assert {"file": "evals/linked", "message": "is a link to a folder outside evals/; not read",
@@ -84,7 +84,7 @@ def test_a_set_file_linked_outside_is_refused(tmp_path):
                         config=COMMAND_CONFIG)
     link = root / "evals" / "default" / "eval-sets" / "leak.json"
     link.symlink_to(outside(tmp_path) / "set.json")
-    proc, doc = run_json("run", str(root))
+    proc, doc = invoke_json("run", str(root))
     assert_polite(proc)
     assert [r["row_name"] for r in doc["results"]] == ["inside"]  # "leaked row" never shows up
     assert any(p["file"] == "evals/default/eval-sets/leak.json" and "outside evals/" in p["message"]
@@ -97,7 +97,7 @@ def test_an_evaluator_file_linked_outside_is_refused_and_its_rows_say_why(tmp_pa
     evaluators = root / "evals" / "default" / "evaluators"
     evaluators.mkdir()
     (evaluators / f"{EXACT}.json").symlink_to(outside(tmp_path) / "ev.json")
-    proc, doc = run_json("run", str(root))
+    proc, doc = invoke_json("run", str(root))
     assert_polite(proc)
     [result] = doc["results"]
     assert result["verdict"] == "ERROR"  # read, the outside evaluator would make this row PASS
@@ -138,12 +138,12 @@ def test_accept_never_writes_through_a_link_that_leaves_evals(tmp_path):
     folder = outside(tmp_path)
     root = make_project(tmp_path / "project", sets={"grading": [row("r", {"output": {"grade": "NEW"}}, PASSING)]},
                         config=COMMAND_CONFIG)
-    assert run_workbench("run", str(root)).returncode == 1  # records r's output in the history
+    assert invoke_workbench("run", str(root)).returncode == 1  # records r's output in the history
     sets = root / "evals" / "default" / "eval-sets"
     os.replace(sets / "grading.json", folder / "grading.json")
     (sets / "grading.json").symlink_to(folder / "grading.json")
     before = tree_digest(folder)
-    proc = run_workbench("accept", str(root), "--set", "grading", "--row", "r")
+    proc = invoke_workbench("accept", str(root), "--set", "grading", "--row", "r")
     assert_polite(proc)
     assert proc.returncode != 0 and "grading" in proc.stderr
     assert tree_digest(folder) == before
@@ -155,7 +155,7 @@ def test_set_names_on_the_command_line_select_only_sets_under_evals(tmp_path, na
                         config=COMMAND_CONFIG)
     outside(tmp_path)
     for args in (("run", str(root), "--set", name), ("accept", str(root), "--set", name, "--row", "r")):
-        proc = run_workbench(*args)
+        proc = invoke_workbench(*args)
         assert_polite(proc)
         assert proc.returncode != 0 and "no eval set" in (proc.stdout + proc.stderr).lower().replace(
             "nothing matches eval set", "no eval set")

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers.cli import cli_env, run_workbench
+from helpers.cli import cli_env, invoke_workbench
 from helpers.project import COMMAND_CONFIG, EXACT, eval_set, make_project, row
 
 pytestmark = pytest.mark.hardening
@@ -50,7 +50,7 @@ def _big_set(root: Path) -> Path:
             row("right", {"output": {"v": "right-new"}}, {"v": "right-old"})]
     document = eval_set(rows, notes="x" * PADDING)  # an unknown field: ignored, but read on every write
     make_project(root, sets={"big": document}, config=COMMAND_CONFIG)
-    proc = run_workbench("run", str(root), env=cli_env())  # records both rows' outputs in history
+    proc = invoke_workbench("run", str(root), env=cli_env())  # records both rows' outputs in history
     assert proc.returncode == 1, proc.stdout + proc.stderr
     return root / "evals" / "default" / "eval-sets" / "big.json"
 
@@ -89,6 +89,7 @@ def test_two_concurrent_accepts_on_different_rows_never_lose_an_edit(tmp_path: P
     assert not lost, f"edits lost in {len(lost)} of {ROUNDS} rounds: {lost[:3]}"
 
 
+@pytest.mark.process("two accept processes racing for one set's lock")
 def test_two_concurrent_accept_commands_keep_both_edits(tmp_path: Path) -> None:
     """The same through the real `workbench accept` command, a few rounds."""
     path = _big_set(tmp_path)

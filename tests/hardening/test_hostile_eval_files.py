@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import cli_env, run_json
+from helpers.cli import cli_env, invoke_json, invoke_workbench
 from helpers.hardening import assert_polite, deep_text
 from helpers.project import COMMAND_CONFIG, EXACT, evaluator, make_project, row
 
@@ -128,7 +128,7 @@ def test_a_set_of_the_wrong_shape_names_the_field(tmp_path, document, words, row
 def test_a_criterion_that_is_not_an_object_is_that_rows_error(tmp_path, criterion):
     make_project(tmp_path, sets={"bad": [row("r", {"output": 1}, criteria={EXACT: criterion}), *GOOD]},
                  config=COMMAND_CONFIG)
-    proc, doc = run_json("run", str(tmp_path))
+    proc, doc = invoke_json("run", str(tmp_path))
     assert_polite(proc)
     verdicts = {r["row_name"]: r["verdict"] for r in doc["results"]}
     assert verdicts == {"r": "ERROR", "good": "PASS"}
@@ -168,7 +168,7 @@ def test_a_broken_evaluator_is_a_problem_and_its_rows_are_errors(tmp_path, docum
     make_project(tmp_path, sets={"good": GOOD}, evaluators={EXACT: json.dumps(document)}, config=COMMAND_CONFIG)
     project = load_project(tmp_path)
     assert any(words in m for m in problems_for(project, EVALUATOR_PATH)), project.problems
-    proc, doc = run_json("run", str(tmp_path))
+    proc, doc = invoke_json("run", str(tmp_path))
     assert_polite(proc)
     [result] = doc["results"]
     assert result["verdict"] == "ERROR" and "is broken" in result["detail"]
@@ -177,7 +177,7 @@ def test_a_broken_evaluator_is_a_problem_and_its_rows_are_errors(tmp_path, docum
 @pytest.mark.parametrize("target", [7, {"path": "a"}, [1, "a"], True], ids=repr)
 def test_a_bad_target_output_key_is_an_error_naming_the_file(tmp_path, target):
     make_project(tmp_path, sets={"good": GOOD}, evaluators={EXACT: evaluator(target)}, config=COMMAND_CONFIG)
-    proc, doc = run_json("run", str(tmp_path))
+    proc, doc = invoke_json("run", str(tmp_path))
     assert_polite(proc)
     [result] = doc["results"]
     assert result["verdict"] == "ERROR" and "targetOutputKey" in result["detail"]
@@ -207,15 +207,14 @@ def test_the_cli_reports_every_broken_file_and_still_runs_the_good_rows(tmp_path
     for index, (document, _words, _rows) in enumerate(SET_SHAPES.values()):
         sets[f"shape{index}"] = json.dumps(document)
     make_project(tmp_path, sets=sets, config=COMMAND_CONFIG)
-    proc, doc = run_json("run", str(tmp_path))
+    proc, doc = invoke_json("run", str(tmp_path))
     assert_polite(proc)
     assert proc.returncode == 1  # file problems fail the run
     assert {r["row_name"]: r["verdict"] for r in doc["results"] if r["set"] == "good.json"} == {"good": "PASS"}
     flagged = {p["file"].rsplit("/", 1)[-1] for p in doc["problems"]}
     assert {f"syntax{i}.json" for i in range(len(SET_SYNTAX))} <= flagged
     assert {f"shape{i}.json" for i in range(len(SET_SHAPES))} <= flagged
-    text = subprocess.run([sys.executable, "-m", "workbench", "run", str(tmp_path)], env=cli_env(),
-                          capture_output=True, text=True, timeout=120, encoding="utf-8", errors="replace")
+    text = invoke_workbench("run", str(tmp_path), env=cli_env())
     assert_polite(text)
     assert "problem: evals/default/eval-sets/syntax0.json: is not valid JSON" in text.stdout
 
@@ -262,7 +261,7 @@ def test_a_50_mb_set_loads_in_sane_memory(tmp_path, builder):
 
 def test_a_50_mb_set_runs_through_the_cli(tmp_path):
     make_project(tmp_path, sets={"big": _padded_set(50 * 2**20)}, config=COMMAND_CONFIG)
-    proc, doc = run_json("run", str(tmp_path))
+    proc, doc = invoke_json("run", str(tmp_path))
     assert_polite(proc)
     assert proc.returncode == 0 and doc["summary"]["passed"] == 1
 
@@ -283,7 +282,7 @@ def test_a_file_over_the_size_limit_is_refused_without_being_read(tmp_path):
 def test_a_row_that_is_fine_runs_while_its_neighbours_are_broken(tmp_path):
     rows = [None, "x", row_with(inputs="s"), row("fine", {"output": 1}, {"result": 1}), [1]]
     make_project(tmp_path, sets={"mixed": set_doc(evaluations=rows)}, config=COMMAND_CONFIG)
-    proc, doc = run_json("run", str(tmp_path))
+    proc, doc = invoke_json("run", str(tmp_path))
     assert_polite(proc)
     assert [(r["row_name"], r["verdict"]) for r in doc["results"]] == [("fine", Verdict.PASS.value)]
     assert len([p for p in doc["problems"] if p["severity"] == "error"]) == 4

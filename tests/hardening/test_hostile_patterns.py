@@ -24,7 +24,8 @@ from helpers.conversations import eval_doc, turn, write_evals
 from helpers.project import COMMAND_CONFIG, evaluator, make_project, row
 from helpers.replays import call, case, replay_project, say
 
-pytestmark = pytest.mark.hardening
+# A pattern that hangs holds the GIL of the interpreter it runs in: the bound is kept from outside it.
+pytestmark = [pytest.mark.hardening, pytest.mark.process("a hanging pattern holds its interpreter's GIL")]
 
 EVIL_TEXT = "a" * 34 + "!"
 NESTED = "^(a+)+$"  # the pattern: RE2 decides it in linear time

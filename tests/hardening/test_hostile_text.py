@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from helpers.cli import cli_env, run_workbench
+from helpers.cli import cli_env, invoke_workbench
 from helpers.hardening import Lines, assert_polite
 from helpers.project import COMMAND_CONFIG, EXACT, make_project, row
 from helpers.tui import (
@@ -61,7 +61,7 @@ def command_project(root: Path) -> Path:
 
 def test_the_text_report_prints_no_escape_byte_and_shows_markup_literally(tmp_path):
     root = command_project(tmp_path)
-    proc = run_workbench("run", str(root), env=cli_env())
+    proc = invoke_workbench("run", str(root), env=cli_env())
     assert_polite(proc)
     assert ESC not in proc.stdout and ESC not in proc.stderr
     assert "\x9b" not in proc.stdout and "\x07" not in proc.stdout and "\x08" not in proc.stdout
@@ -71,6 +71,7 @@ def test_the_text_report_prints_no_escape_byte_and_shows_markup_literally(tmp_pa
     assert "problem: evals/default/eval-sets/broken\\x1b[2J" in proc.stdout
 
 
+@pytest.mark.process("a live watch loop's stdout, read line by line")
 def test_watch_plain_prints_no_escape_byte(tmp_path):
     """One iteration of `watch --plain --verbose`, stopped by SIGTERM once it has printed its line."""
     root = command_project(tmp_path)
@@ -91,7 +92,7 @@ def test_watch_plain_prints_no_escape_byte(tmp_path):
 def test_json_and_junit_carry_the_exact_text_and_stay_valid(tmp_path):
     root = command_project(tmp_path)
     junit = tmp_path / "junit.xml"
-    proc = run_workbench("run", str(root), "--json", "--junit", str(junit), env=cli_env())
+    proc = invoke_workbench("run", str(root), "--json", "--junit", str(junit), env=cli_env())
     assert_polite(proc)
     doc = json.loads(proc.stdout)
     result = next(r for r in doc["results"] if r["row_id"] == "hostile")
@@ -112,12 +113,12 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path):
         handle.write(json.dumps({"evaluatorRefs": [EXACT],
                                  "evaluations": [row("in odd file", {"output": 2}, {"result": 2})]}).encode())
     junit = tmp_path / "junit.xml"
-    proc = run_workbench("run", str(root), "--junit", str(junit), env=cli_env())
+    proc = invoke_workbench("run", str(root), "--junit", str(junit), env=cli_env())
     assert_polite(proc)
     assert proc.returncode == 0, proc.stdout
     assert ESC not in proc.stdout and "in odd file" in proc.stdout
     ET.parse(junit)
-    history = run_workbench("history", str(root), env=cli_env())
+    history = invoke_workbench("history", str(root), env=cli_env())
     assert_polite(history)
     assert history.returncode == 0
 

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 from helpers.checks import tree_digest
-from helpers.cli import cli_env, run_workbench
+from helpers.cli import cli_env, invoke_workbench
 from helpers.hardening import RUNNER_KINDS, WAIT_S, assert_polite, kill_all, recorded_pids, runner_table, survivors
 from helpers.project import EXACT, make_project, row
 
 from workbench.project import load_project
 
-pytestmark = pytest.mark.hardening
+pytestmark = [pytest.mark.hardening, pytest.mark.process("kill -9 of the real process")]
 
 ECHO = {"do": "echo"}
 
@@ -73,7 +73,7 @@ def kill_9_once_running(root: Path, args: list[str], pids: int) -> list[int]:
 
 
 def history_numbers(root: Path) -> list[int]:
-    proc = run_workbench("history", str(root), "--json")
+    proc = invoke_workbench("history", str(root), "--json")
     assert_polite(proc)
     assert proc.returncode == 0, proc.stderr
     return [entry["number"] for entry in json.loads(proc.stdout)]
@@ -87,7 +87,7 @@ def integrity(root: Path) -> str:
 @pytest.mark.parametrize("kind", RUNNER_KINDS)
 def test_kill_9_during_run_leaves_history_consistent_files_intact_and_no_target_running(tmp_path, kind):
     root = project(tmp_path / "project", kind)
-    first = run_workbench("run", str(root))
+    first = invoke_workbench("run", str(root))
     assert first.returncode == 0, first.stdout + first.stderr  # iteration 1, recorded
     add_hanging_row(root)
     (root / "pids.txt").unlink()
@@ -98,14 +98,14 @@ def test_kill_9_during_run_leaves_history_consistent_files_intact_and_no_target_
     assert history_numbers(root) == [1]  # the interrupted iteration is absent, the earlier one intact
     assert integrity(root) == "ok"
     assert tree_digest(root / "evals") == evals_before
-    again = run_workbench("run", str(root), "--row", "quick")
+    again = invoke_workbench("run", str(root), "--row", "quick")
     assert_polite(again)
     assert again.returncode == 0 and history_numbers(root) == [1, 2]
 
 
 def test_kill_9_during_watch_leaves_history_consistent_and_no_target_running(tmp_path):
     root = project(tmp_path / "project", "command")
-    assert run_workbench("run", str(root)).returncode == 0
+    assert invoke_workbench("run", str(root)).returncode == 0
     add_hanging_row(root)
     (root / "pids.txt").unlink()
     # the two quick rows and the hanging one with its grandchild
@@ -139,7 +139,7 @@ def accept_project(root: Path, padding_mb: int) -> Path:
     make_project(root, sets={"big": doc},
                  config={"kind": "command", "command": ["{python}", str(Path(__file__).parent.parent / "fixtures"
                                                                          / "target.py")]})
-    assert run_workbench("run", str(root)).returncode == 1  # records the output to accept
+    assert invoke_workbench("run", str(root)).returncode == 1  # records the output to accept
     return root
 
 
@@ -172,7 +172,7 @@ def test_kill_9_after_the_temp_file_is_written_leaves_the_old_bytes_and_the_next
     assert path.read_bytes() == old
     assert len(temp_files(root)) == 1  # the killed writer's temp file, ignored by the loader
     assert not [p for p in load_project(root).problems if p.severity == "error"]
-    done = run_workbench("accept", str(root), "--set", "big", "--row", "r")
+    done = invoke_workbench("accept", str(root), "--set", "big", "--row", "r")
     assert_polite(done)
     assert done.returncode == 0, done.stderr
     assert temp_files(root) == []  # the dead writer's temp file was removed
@@ -187,7 +187,7 @@ def test_kill_9_at_any_moment_of_an_accept_leaves_old_or_new_bytes(tmp_path):
     old = path.read_bytes()
     spare = tmp_path / "new-project"
     shutil.copytree(root, spare)
-    finished = run_workbench("accept", str(spare), "--set", "big", "--row", "r")
+    finished = invoke_workbench("accept", str(spare), "--set", "big", "--row", "r")
     assert finished.returncode == 0, finished.stderr
     new = (spare / "evals" / "default" / "eval-sets" / "big.json").read_bytes()
     assert new != old

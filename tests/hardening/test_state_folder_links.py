@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers.cli import cli_env, run_workbench
+from helpers.cli import cli_env, invoke_workbench
 from helpers.project import COMMAND_CONFIG, make_project, row
 
 pytestmark = pytest.mark.hardening
@@ -31,7 +31,7 @@ def test_a_linked_state_folder_is_refused_and_nothing_is_written_through_it(tmp_
     (notes / "keep.txt").write_text("mine\n")
     before = _snapshot(notes)
     (root / ".workbench").symlink_to(notes, target_is_directory=True)
-    proc = run_workbench("run", str(root), "--reuse", "--json", env=cli_env())
+    proc = invoke_workbench("run", str(root), "--reuse", "--json", env=cli_env())
     assert proc.returncode == 0, proc.stderr  # the run itself still runs and reports
     assert json.loads(proc.stdout)["summary"]["passed"] == 1
     assert ".workbench is a link to" in proc.stderr and str(notes) in proc.stderr
@@ -41,7 +41,7 @@ def test_a_linked_state_folder_is_refused_and_nothing_is_written_through_it(tmp_
 def test_accept_refuses_a_linked_locks_folder_and_writes_nothing(tmp_path: Path) -> None:
     root = make_project(tmp_path / "project", sets={"s": [row("a", {"output": {"x": 2}}, {"x": 1})]},
                         config=COMMAND_CONFIG)
-    assert run_workbench("run", str(root), env=cli_env()).returncode == 1
+    assert invoke_workbench("run", str(root), env=cli_env()).returncode == 1
     notes = tmp_path / "notes"
     notes.mkdir()
     before = _snapshot(notes)
@@ -51,7 +51,7 @@ def test_accept_refuses_a_linked_locks_folder_and_writes_nothing(tmp_path: Path)
             path.unlink()
         locks.rmdir()
     locks.symlink_to(notes, target_is_directory=True)
-    proc = run_workbench("accept", str(root), "--set", "s", "--row", "a", "--yes", env=cli_env())
+    proc = invoke_workbench("accept", str(root), "--set", "s", "--row", "a", "--yes", env=cli_env())
     assert proc.returncode == 1, proc.stdout + proc.stderr  # refused, naming the link: nothing written anywhere
     assert "locks is a link to" in proc.stderr and "nothing written" in proc.stderr
     assert json.loads((root / "evals/default/eval-sets/s.json").read_text())["evaluations"][0][

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from helpers.checks import tree_digest
-from helpers.cli import cli_env, run_json, run_workbench
+from helpers.cli import cli_env, invoke_json, invoke_workbench
 from helpers.hardening import WAIT_S, FixedRunner, Lines, assert_polite
 from helpers.project import COMMAND_CONFIG, make_project, row
 from helpers.tui import Notices, screen_text, settle, wait_idle
@@ -63,12 +63,12 @@ BROKEN = [".workbench is a file", "the database is a folder", "the database is g
 def test_run_still_runs_and_reports_and_says_history_was_not_recorded(tmp_path, how):
     root = project(tmp_path)
     break_state(root, how)
-    proc, doc = run_json("run", str(root))
+    proc, doc = invoke_json("run", str(root))
     assert_polite(proc)
     assert proc.returncode == 1  # the verdicts decide, as always: one row fails
     assert {r["row_name"]: r["verdict"] for r in doc["results"]} == {"passes": "PASS", "fails": "FAIL"}
     assert "not recorded in history" in proc.stderr and "history" in proc.stderr
-    text = run_workbench("run", str(root))
+    text = invoke_workbench("run", str(root))
     assert_polite(text)
     assert "1 passed, 1 failed" in text.stdout
 
@@ -79,12 +79,13 @@ def test_history_and_accept_say_what_is_wrong(tmp_path, how):
     break_state(root, how)
     for args in (("history", str(root)), ("history", str(root), "1"), ("accept", str(root), "--set", "s",
                                                                          "--row", "fails")):
-        proc = run_workbench(*args)
+        proc = invoke_workbench(*args)
         assert_polite(proc)
         assert proc.returncode != 0 or "no history yet" in proc.stdout, (args, proc.stdout, proc.stderr)
         assert (proc.stdout + proc.stderr).strip()
 
 
+@pytest.mark.process("a live watch loop, read line by line")
 def test_watch_plain_keeps_iterating_without_history(tmp_path):
     root = project(tmp_path)
     break_state(root, ".workbench is a file")
@@ -116,7 +117,7 @@ def test_a_read_only_project_runs_and_reports(tmp_path):
     for folder in [root, *[p for p in root.rglob("*") if p.is_dir()]]:
         folder.chmod(0o555)
     try:
-        proc, doc = run_json("run", str(root))
+        proc, doc = invoke_json("run", str(root))
     finally:
         for folder in [root, *[p for p in root.rglob("*") if p.is_dir()]]:
             folder.chmod(0o755)

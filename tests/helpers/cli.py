@@ -6,9 +6,11 @@ document; ``verdicts`` and ``result_for`` pick results out of it.
 ``closing_fixture`` makes a fixture that starts processes and closes every one of them when the test ends.
 
 ``invoke_workbench`` / ``invoke_json`` do the same in this process through click's CliRunner (no interpreter
-to start: several times faster) and give back the same fields. Use them where a test checks only what a
-command prints and its exit code; keep the subprocess where signals, process trees, the console script,
-stdin/tty behaviour or state kept between runs (caches, the reaper) matter.
+to start: several times faster) and give back the same fields; what a fresh interpreter would not have (the
+environment, the working folder, judge answers remembered in memory) is set as it would be. Tests use them;
+the subprocess is for the tests where signals, process trees, the console script, stdin/tty behaviour, stdout's
+bytes or state kept between processes (the reaper) matter, marked `@pytest.mark.process("why")` (conftest.py
+fails a test that starts workbench without it).
 """
 
 from __future__ import annotations
@@ -76,6 +78,9 @@ def invoke_workbench(*args: str, cwd: Path | None = None, env: Mapping[str, str]
     subprocess would have it, and in `cwd`; never raises on exit codes, but a traceback fails the test."""
     from workbench.cli import main
     from workbench.runners.strays import MARK_ENV
+    from workbench.scoring.judge_client import clear_cache
+
+    clear_cache()  # a fresh interpreter starts with no judge answer in memory: the next must come from .workbench/
 
     wanted = dict(env or cli_env())
     # CliRunner lays its env over this process's: unset what the subprocess would not have had, but keep

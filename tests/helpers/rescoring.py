@@ -1,21 +1,18 @@
-"""`workbench run --reuse` as a user runs it, with what `workbench check` foresaw for each row just before:
-the verdicts are asserted first (what matters most, and what an older workbench without explanations gets
+"""`workbench run --reuse` as a user runs it (in this process), with what `workbench check` foresaw for each row
+just before: the verdicts are asserted first (what matters most, and what an older workbench without explanations gets
 wrong too), then the reasons."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-from helpers.cli import cli_env, run_json
+from helpers.cli import cli_env, invoke_json, invoke_workbench
 
 
 def foreseen(root: Path) -> dict[str, str]:
     """What `workbench check` says `run --reuse` would do with each row now ({} when it can't say)."""
-    proc = subprocess.run([sys.executable, "-m", "workbench", "check", str(root), "--json"], env=cli_env(),
-                          capture_output=True, text=True, timeout=120)
+    proc = invoke_workbench("check", str(root), "--json", env=cli_env())
     try:
         rows = json.loads(proc.stdout).get("reuse", {}).get("rows", [])
     except (json.JSONDecodeError, AttributeError):
@@ -26,5 +23,5 @@ def foreseen(root: Path) -> dict[str, str]:
 def run_reuse(root: Path) -> tuple[list[tuple[str, bool]], dict[str, str]]:
     """Each result's (verdict, re-scored?) of `run --reuse`, and check's reason for each row before it."""
     why = foreseen(root)
-    _, doc = run_json("run", str(root), "--reuse", env=cli_env())
+    _, doc = invoke_json("run", str(root), "--reuse", env=cli_env())
     return [(r["verdict"], bool(r.get("reused"))) for r in doc["results"]], why

@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers.cli import cli_env, run_workbench
+from helpers.cli import cli_env, invoke_workbench
 from helpers.project import COMMAND_CONFIG, make_project, row
 from helpers.tui import FakeTarget, app_for, grading_rows, shown_rows, wait_idle, write_project
 
@@ -97,23 +97,23 @@ def test_random_byte_flips_end_in_a_history_error_or_a_readable_history(recorded
 
 def test_the_history_and_accept_commands_say_what_is_wrong_without_a_traceback(tmp_path: Path) -> None:
     root = make_project(tmp_path, sets={"s": [row("a", {"output": {"x": 1}}, {"x": 2})]}, config=COMMAND_CONFIG)
-    run_workbench("run", str(root), env=cli_env())
+    invoke_workbench("run", str(root), env=cli_env())
     _paqs(_history_path(root))
     for args in (["history", str(root), "1"], ["accept", str(root), "--set", "s", "--row", "a", "--iteration", "1"]):
-        proc = run_workbench(*args, env=cli_env())
+        proc = invoke_workbench(*args, env=cli_env())
         assert proc.returncode != 0, proc.stdout
         assert "Traceback" not in proc.stderr, proc.stderr
         assert "is damaged" in proc.stderr and "move it aside" in proc.stderr
     _flip_in_schema(_history_path(root))
-    proc = run_workbench("history", str(root), env=cli_env())
+    proc = invoke_workbench("history", str(root), env=cli_env())
     assert proc.returncode != 0 and "Traceback" not in proc.stderr and "is damaged" in proc.stderr
 
 
 def test_run_works_and_reports_when_history_is_damaged(tmp_path: Path) -> None:
     root = make_project(tmp_path, sets={"s": [row("a", {"output": {"x": 1}}, {"x": 1})]}, config=COMMAND_CONFIG)
-    run_workbench("run", str(root), env=cli_env())
+    invoke_workbench("run", str(root), env=cli_env())
     _flip_in_schema(_history_path(root))
-    proc = run_workbench("run", str(root), env=cli_env())
+    proc = invoke_workbench("run", str(root), env=cli_env())
     assert proc.returncode == 0, proc.stdout + proc.stderr  # the row passes; history is only a record
     assert "PASS" in proc.stdout and "Traceback" not in proc.stderr
     assert "is damaged" in proc.stderr

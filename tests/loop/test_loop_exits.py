@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import cli_env, closing_fixture, run_workbench
+from helpers.cli import cli_env, closing_fixture, invoke_workbench
 from helpers.project import make_project, row
 
 from workbench.events import IterationReport, Trigger
@@ -124,7 +124,7 @@ def after(lines: list[str], prefix: str) -> list[str]:
 
 def test_until_green_exits_0_at_once_when_the_first_iteration_is_green(tmp_path: Path) -> None:
     root = loop_project(tmp_path, {"a": "A", "b": "B"})
-    proc = run_workbench("watch", str(root), "--plain", "--until-green")
+    proc = invoke_workbench("watch", str(root), "--plain", "--until-green")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert re.match(r"iteration 1 \(start\): 2/2 rows pass in .* — all green$", lines[1]), lines
@@ -132,6 +132,7 @@ def test_until_green_exits_0_at_once_when_the_first_iteration_is_green(tmp_path:
                          "  PASS   qa.json › question a", "  PASS   qa.json › question b"]
 
 
+@pytest.mark.process("a live watch loop, edited under it and read line by line, and its exit code")
 def test_until_green_keeps_looping_until_a_fix_turns_every_row_green(tmp_path: Path, watch: Any) -> None:
     root = loop_project(tmp_path, {"a": "A", "b": "wrong"})
     loop = watch(root, "--until-green")
@@ -144,7 +145,7 @@ def test_until_green_keeps_looping_until_a_fix_turns_every_row_green(tmp_path: P
 
 def test_max_iterations_not_green_exits_1_with_every_row_and_its_reason(tmp_path: Path) -> None:
     root = loop_project(tmp_path, {"a": "A", "b": "wrong"}, crash=True)
-    proc = run_workbench("watch", str(root), "--plain", "--max-iterations", "1")
+    proc = invoke_workbench("watch", str(root), "--plain", "--max-iterations", "1")
     assert proc.returncode == 1, proc.stderr
     summary = after(proc.stdout.splitlines(), "stopped")
     assert summary[0] == "stopped (reached --max-iterations 1 (not green)) — final state after iteration 1: " \
@@ -157,12 +158,13 @@ def test_max_iterations_not_green_exits_1_with_every_row_and_its_reason(tmp_path
 
 def test_max_iterations_ending_green_exits_0(tmp_path: Path) -> None:
     root = loop_project(tmp_path, {"a": "A", "b": "B"})
-    proc = run_workbench("watch", str(root), "--plain", "--max-iterations", "1")
+    proc = invoke_workbench("watch", str(root), "--plain", "--max-iterations", "1")
     assert proc.returncode == 0, proc.stderr
     assert "stopped (reached --max-iterations 1 (all green)) — final state after iteration 1: 2/2 rows pass" \
         in proc.stdout
 
 
+@pytest.mark.process("a live watch loop, edited under it and read line by line, and its exit code")
 def test_stop_on_stall_exits_1_once_the_loop_is_stalled(tmp_path: Path, watch: Any) -> None:
     root = loop_project(tmp_path, {"a": "A", "b": "wrong"}, stall_after=1)
     loop = watch(root, "--stop-on-stall")
@@ -176,6 +178,7 @@ def test_stop_on_stall_exits_1_once_the_loop_is_stalled(tmp_path: Path, watch: A
     assert summary[2] == '  FAIL   qa.json › question b — answer: expected "B", got "still wrong"'
 
 
+@pytest.mark.process("Ctrl-C (SIGINT) sent to a live watch process, and its exit code")
 def test_ctrl_c_prints_the_final_state_and_a_goal_not_reached_is_not_success(tmp_path: Path, watch: Any) -> None:
     root = loop_project(tmp_path, {"a": "A", "b": "wrong"})
     loop = watch(root, "--until-green")
@@ -191,7 +194,7 @@ def test_ctrl_c_prints_the_final_state_and_a_goal_not_reached_is_not_success(tmp
 def test_the_progress_line_names_the_broken_file_and_its_error(tmp_path: Path) -> None:
     root = loop_project(tmp_path, {"a": "A", "b": "B"})
     (root / "evals/default/eval-sets/broken.json").write_text('{"evaluations": [', encoding="utf-8")
-    proc = run_workbench("watch", str(root), "--plain", "--max-iterations", "1")
+    proc = invoke_workbench("watch", str(root), "--plain", "--max-iterations", "1")
     assert proc.returncode == 1
     line = next(line for line in proc.stdout.splitlines() if line.startswith("iteration 1"))
     assert "file problem" not in line.split("— problem:")[0]
@@ -202,7 +205,7 @@ def test_the_progress_line_names_the_broken_file_and_its_error(tmp_path: Path) -
 
 def test_stop_rules_need_plain(tmp_path: Path) -> None:
     root = loop_project(tmp_path, {"a": "A", "b": "B"})
-    proc = run_workbench("watch", str(root), "--until-green")
+    proc = invoke_workbench("watch", str(root), "--until-green")
     assert proc.returncode == 2 and "need --plain" in proc.stderr
 
 

@@ -10,7 +10,7 @@ import re
 import shutil
 from pathlib import Path
 
-from helpers.cli import invoke_json, invoke_workbench, run_workbench
+from helpers.cli import invoke_json, invoke_workbench
 from helpers.paths import EXAMPLES
 
 from workbench.config import load_config
@@ -54,7 +54,7 @@ def test_a_tag_session_counts_its_own_rows_in_history_run_and_watch(tmp_path: Pa
     assert tagged.returncode == 0 and doc["summary"]["total"] == 1
     text = invoke_workbench("run", str(root), "--tag", "smoke")
     assert text.stdout.splitlines()[-1].startswith("1 passed, 0 failed, 0 errors (1 result in ")
-    watch = run_workbench("watch", str(root), "--plain", "--tag", "smoke", "--max-iterations", "1", timeout=120)
+    watch = invoke_workbench("watch", str(root), "--plain", "--tag", "smoke", "--max-iterations", "1")
     line = next(line for line in watch.stdout.splitlines() if line.startswith("iteration "))
     assert re.match(r"iteration \d+ \(start\): 1/1 rows pass in [\d.]+s — all green$", line), line
     entries = json.loads(invoke_workbench("history", str(root), "--json").stdout)

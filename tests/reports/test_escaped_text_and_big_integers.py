@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.cli import cli_env, run_workbench
+from helpers.cli import cli_env, invoke_workbench
 from helpers.project import COMMAND_CONFIG, EXACT, make_project, row
 from helpers.tui import FakeTarget, app_for, screen_text, settle, shown_rows, wait_idle
 
@@ -35,7 +35,7 @@ def _names_project(root: Path) -> Path:
 
 
 def test_the_text_report_shows_bidi_and_zero_width_characters_escaped(tmp_path):
-    proc = run_workbench("run", str(_names_project(tmp_path)), env=cli_env())
+    proc = invoke_workbench("run", str(_names_project(tmp_path)), env=cli_env())
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert not set(INVISIBLE) & set(proc.stdout + proc.stderr)
     assert "FAIL  names.json › abc\\u202eLIAF" in proc.stdout
@@ -80,15 +80,15 @@ def _big_project(root: Path) -> Path:
 
 def test_a_set_and_outputs_with_huge_integers_are_compared_exactly_and_accepted(tmp_path):
     root = _big_project(tmp_path)
-    proc = run_workbench("run", str(root), env=cli_env())
+    proc = invoke_workbench("run", str(root), env=cli_env())
     assert "not valid JSON" not in proc.stdout and "ERROR" not in proc.stdout, proc.stdout
     assert "PASS  big.json › same" in proc.stdout
     assert "FAIL  big.json › one more digit" in proc.stdout
-    accepted = run_workbench("accept", str(root), "--set", "big", "--row", "one more digit", env=cli_env())
+    accepted = invoke_workbench("accept", str(root), "--set", "big", "--row", "one more digit", env=cli_env())
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
     text = (root / "evals" / "default" / "eval-sets" / "big.json").read_text()
     assert f'"n": {BIG}1' in text
-    again = run_workbench("run", str(root), env=cli_env())
+    again = invoke_workbench("run", str(root), env=cli_env())
     assert again.returncode == 0, again.stdout
 
 

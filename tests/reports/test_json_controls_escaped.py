@@ -15,7 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers.cli import cli_env, run_workbench
+import pytest
+from helpers.cli import cli_env, invoke_workbench
 from helpers.project import COMMAND_CONFIG, make_project, row
 
 from workbench.report.json_report import encode_document
@@ -51,6 +52,7 @@ def test_json_escaped_keeps_the_value_and_leaves_nothing_a_terminal_obeys() -> N
     assert json_escaped('"\u0090"') == '"\\u0090"'
 
 
+@pytest.mark.process("stdout purity: the bytes the real process writes")
 def test_run_json_escapes_c1_controls(tmp_path: Path) -> None:
     root = hostile_project(tmp_path)
     doc = json.loads(stdout_of("run", str(root), "--json"))
@@ -59,9 +61,10 @@ def test_run_json_escapes_c1_controls(tmp_path: Path) -> None:
     assert result["actual"] == {"text": HOSTILE, "lone": "x\ud800y"}
 
 
+@pytest.mark.process("stdout purity: the bytes the real process writes")
 def test_history_json_escapes_c1_controls_and_takes_a_lone_surrogate(tmp_path: Path) -> None:
     root = hostile_project(tmp_path)
-    assert run_workbench("run", str(root)).returncode == 1
+    assert invoke_workbench("run", str(root)).returncode == 1
     listed = json.loads(stdout_of("history", str(root), "--json"))
     assert len(listed) == 1
     shown = json.loads(stdout_of("history", str(root), "1", "--json"))
@@ -69,6 +72,7 @@ def test_history_json_escapes_c1_controls_and_takes_a_lone_surrogate(tmp_path: P
     assert shown["results"][0]["actual"] == {"text": HOSTILE, "lone": "x\ud800y"}
 
 
+@pytest.mark.process("stdout purity: the bytes the real process writes")
 def test_check_json_escapes_c1_controls(tmp_path: Path) -> None:
     root = make_project(tmp_path, sets={"bad\u009b": "{ not json"}, config=COMMAND_CONFIG)
     doc = json.loads(stdout_of("check", str(root), "--json"))
@@ -79,7 +83,7 @@ def test_junit_xml_escapes_c1_controls_and_del_too(tmp_path: Path) -> None:
     """XML 1.0 may carry C1 controls, but a CI log viewer showing the report would obey them."""
     root = hostile_project(tmp_path)
     junit = tmp_path / "report.xml"
-    run_workbench("run", str(root), "--junit", str(junit), env=cli_env())
+    invoke_workbench("run", str(root), "--junit", str(junit), env=cli_env())
     text = junit.read_text(encoding="utf-8")
     assert not re.findall("[\x00-\x08\x0b-\x1f\x7f-\x9f]", text)
     assert "\\x9b" in text and "\\x85" in text and "\\x7f" in text

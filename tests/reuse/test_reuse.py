@@ -10,7 +10,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from helpers.cli import run_json
+from helpers.cli import invoke_json
 from helpers.project import evaluator, make_project, row
 
 from workbench.config import load_config
@@ -174,25 +174,25 @@ def test_reuse_can_be_turned_off(tmp_path: Path) -> None:
 
 def test_run_reuse_rescores_one_shot_runs_until_something_outside_evals_changes(tmp_path: Path) -> None:
     root = _project(tmp_path)
-    proc, doc = run_json("run", str(root), "--reuse")
+    proc, doc = invoke_json("run", str(root), "--reuse")
     assert proc.returncode == 0, proc.stderr
     assert sorted(_runs(root)) == ["r0", "r1", "r2"]  # nothing recorded yet: everything runs
 
     _edit_set(root, lambda doc: doc["evaluations"][1]["evaluationCriterias"]["exact-match-evaluator"]
               .update(expectedOutput={"double": 99}))
-    proc, doc = run_json("run", str(root), "--reuse")
+    proc, doc = invoke_json("run", str(root), "--reuse")
     assert proc.returncode == 1
     assert _runs(root) == []
     assert {r["row_id"]: (r["verdict"], r.get("reused")) for r in doc["results"]} == {
         "r0": ("PASS", True), "r1": ("FAIL", True), "r2": ("PASS", True)}
 
-    proc, doc = run_json("run", str(root))  # without --reuse: everything runs
+    proc, doc = invoke_json("run", str(root))  # without --reuse: everything runs
     assert sorted(_runs(root)) == ["r0", "r1", "r2"]
 
     (root / "data.txt").write_text("a new file outside evals/ changes the fingerprint")
-    run_json("run", str(root), "--reuse")
+    invoke_json("run", str(root), "--reuse")
     assert sorted(_runs(root)) == ["r0", "r1", "r2"]
-    run_json("run", str(root), "--reuse")
+    invoke_json("run", str(root), "--reuse")
     assert _runs(root) == []
 
 
@@ -263,15 +263,15 @@ def test_run_reuse_without_history_reads_what_is_recorded_and_records_nothing(tm
     """README: `--no-history` skips recording this run; `--reuse` re-scores from whatever ran last. So the two
     together re-score from the recorded iterations, and leave history and the reuse records as they were."""
     root = _project(tmp_path)
-    run_json("run", str(root))
+    invoke_json("run", str(root))
     assert sorted(_runs(root)) == ["r0", "r1", "r2"]
     records = (root / ".workbench" / "reuse.json").read_bytes()
-    proc, doc = run_json("run", str(root), "--reuse", "--explain-reuse", "--no-history")
+    proc, doc = invoke_json("run", str(root), "--reuse", "--explain-reuse", "--no-history")
     assert proc.returncode == 0, proc.stderr
     assert _runs(root) == []  # re-scored from iteration 1, not run
     assert all(r.get("reused") for r in doc["results"])
     assert all(entry["reused"] and entry["reason"].startswith("re-scored from iteration 1")
                for entry in doc["reuse"]["rows"]), doc["reuse"]
     assert (root / ".workbench" / "reuse.json").read_bytes() == records  # nothing of this run was recorded
-    history, listed = run_json("history", str(root))
+    history, listed = invoke_json("history", str(root))
     assert history.returncode == 0 and [i["number"] for i in listed] == [1]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import cli_env, run_json, run_workbench
+from helpers.cli import cli_env, invoke_json, invoke_workbench
 from helpers.project import evaluator, make_project, row
 
 from workbench.config import load_config
@@ -74,9 +74,12 @@ def reasons(doc: dict[str, Any]) -> dict[str, str]:
     return {r["row_id"]: r["reason"] for r in doc.get("reuse", {}).get("rows", [])}
 
 
-def foreseen(root: Path, env: dict[str, str], interpreter: str = sys.executable) -> dict[str, str]:
+def foreseen(root: Path, env: dict[str, str], interpreter: str | None = None) -> dict[str, str]:
     """What `workbench check` says `run --reuse` would do with each row now (read before the run, asserted
-    after its verdict: the verdict is what matters most)."""
+    after its verdict: the verdict is what matters most); asked of another interpreter's workbench when
+    `interpreter` is given, else of this one, in this process."""
+    if interpreter is None:
+        return reasons(json.loads(invoke_workbench("check", str(root), "--json", env=env).stdout))
     proc = subprocess.run([interpreter, "-m", "workbench", "check", str(root), "--json"], env=env,
                           capture_output=True, text=True, timeout=120)
     return reasons(json.loads(proc.stdout))
@@ -97,13 +100,13 @@ def expect(x: int, *, mode: str = "", name: str = "r", **more: Any) -> dict[str,
 
 def test_1_a_changed_environment_variable_reruns_the_rows(tmp_path: Path) -> None:
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1, mode="A"))])
-    proc, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path, MODE="A"))
+    proc, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path, MODE="A"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert take_runs(tmp_path) == ["r"]
-    proc, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path, MODE="A"))
+    proc, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path, MODE="A"))
     assert verdicts(doc) == {"r": ("PASS", True)} and take_runs(tmp_path) == []  # unchanged: re-scored
     why = foreseen(root, env_for(tmp_path, MODE="B"))
-    proc, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path, MODE="B"))
+    proc, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path, MODE="B"))
     assert verdicts(doc) == {"r": ("FAIL", False)}, "a stale PASS was re-scored under MODE=B"
     assert take_runs(tmp_path) == ["r"]
     assert "environment variable MODE (changed)" in why["r"]
@@ -112,10 +115,10 @@ def test_1_a_changed_environment_variable_reruns_the_rows(tmp_path: Path) -> Non
 
 def test_1_runner_env_in_the_settings_is_part_of_the_environment(tmp_path: Path) -> None:
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1, mode="A"))], extra='[runner.env]\nMODE = "A"\n')
-    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     toml = root / "workbench.toml"
     toml.write_text(toml.read_text().replace('MODE = "A"', 'MODE = "B"'))
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("FAIL", False)}
 
 
@@ -128,6 +131,7 @@ print(json.dumps({"in_venv": sys.prefix != sys.base_prefix, "prefix": sys.prefix
 """
 
 
+@pytest.mark.process("a second virtualenv's workbench is another interpreter")
 def test_2_another_interpreter_for_python_reruns_the_rows(tmp_path: Path) -> None:
     """`{python}` is the interpreter workbench runs on: a second virtualenv's workbench must not re-score
     the first one's outputs (the venv's python is a link to the same binary)."""
@@ -144,7 +148,7 @@ def test_2_another_interpreter_for_python_reruns_the_rows(tmp_path: Path) -> Non
     (site_dir,) = (venv / "lib").glob("python*/site-packages")
     shared = [*site.getsitepackages(), str(Path(workbench.__file__).resolve().parent.parent)]
     (site_dir / "outer.pth").write_text("\n".join(shared) + "\n")
-    proc, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    proc, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("PASS", False)}, proc.stderr
     why = foreseen(root, env_for(tmp_path), str(venv / "bin" / "python"))
     other = subprocess.run([str(venv / "bin" / "python"), "-m", "workbench", "run", str(root), "--reuse", "--json"],
@@ -163,14 +167,14 @@ def tool_project_run_once(tmp_path: Path) -> tuple[Path, str, Path]:
     tool.write_text(script)
     tool.chmod(0o755)
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))], command=[str(tool)])
-    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     return tool, script, root
 
 
 def test_2_an_edited_executable_outside_the_project_reruns_the_rows(tmp_path: Path) -> None:
     tool, script, root = tool_project_run_once(tmp_path)
     tool.write_text(script.replace('"x": inputs.get("x")', '"x": 2 * inputs.get("x")'))
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("FAIL", False)}
 
 
@@ -179,9 +183,9 @@ def test_2_a_script_outside_the_project_named_by_the_command_is_fingerprinted(tm
     script.parent.mkdir()
     script.write_text(ECHO_TARGET)
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))], command=["{python}", str(script)])
-    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     script.write_text(ECHO_TARGET.replace('"x": inputs.get("x")', '"x": 0'))
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("FAIL", False)}
 
 
@@ -191,18 +195,18 @@ def test_2_a_script_outside_the_project_named_by_the_command_is_fingerprinted(tm
 def test_3_an_edit_in_a_formerly_ignored_folder_reruns_the_rows(tmp_path: Path, folder: str) -> None:
     path = f"{folder}/agent.py"
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))], target_path=path)
-    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     (root / path).write_text(ECHO_TARGET.replace('"x": inputs.get("x")', '"x": 0'))
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("FAIL", False)}
 
 
 def test_3_a_path_the_command_names_is_never_ignored(tmp_path: Path) -> None:
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))], target_path="dist/agent.py",
                         extra='[watch]\nignore = ["dist"]\n')
-    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     (root / "dist" / "agent.py").write_text(ECHO_TARGET.replace('"x": inputs.get("x")', '"x": 0'))
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("FAIL", False)}
 
     from workbench.watching import ChangeFilter
@@ -214,11 +218,11 @@ def test_3_a_path_the_command_names_is_never_ignored(tmp_path: Path) -> None:
 
 def test_3_check_lists_what_is_not_looked_at(tmp_path: Path) -> None:
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))], extra='[watch]\nignore = ["notes/*"]\n')
-    text = run_workbench("check", str(root)).stdout
+    text = invoke_workbench("check", str(root)).stdout
     line = next(line for line in text.splitlines() if line.startswith("not watched or fingerprinted"))
     assert ".workbench/" in line and ".git/" in line and "__pycache__/" in line and "notes/*" in line
     assert "dist" not in line and "build" not in line
-    doc = json.loads(run_workbench("check", str(root), "--json").stdout)
+    doc = json.loads(invoke_workbench("check", str(root), "--json").stdout)
     assert "notes/*" in doc["reuse"]["ignored"]
 
 
@@ -232,11 +236,11 @@ def test_4_cache_inputs_name_files_outside_the_project(tmp_path: Path) -> None:
     os.utime(data, ns=(old, old))
     root = echo_project(tmp_path, [row("r", {"x": 1, "read": str(data)}, expect(1, read="one"))],
                         extra='[cache]\ninputs = ["../data/*.txt"]\n')
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("PASS", False)}
     data.write_text("two\n")
     why = foreseen(root, env_for(tmp_path))
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("FAIL", False)}
     assert "[cache] inputs file" in why["r"] and "value.txt" in why["r"]
 
@@ -266,14 +270,14 @@ def test_4_a_python_targets_reads_outside_the_project_are_fingerprinted(tmp_path
         (root / "data").symlink_to(outside, target_is_directory=True)
         path = root / SET_FILE
         path.write_text(path.read_text().replace(json.dumps(read), json.dumps(str(root / "data" / "value.txt"))))
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert [r["verdict"] for r in doc["results"]] == ["PASS"]
     data.write_text("two\n")
     why = foreseen(root, env_for(tmp_path))
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert [(r["verdict"], bool(r.get("reused"))) for r in doc["results"]] == [("FAIL", False)]
     assert "a file it read changed" in why["r"] and "value.txt" in why["r"]
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))  # nothing changed since: re-scored
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))  # nothing changed since: re-scored
     assert [(r["verdict"], bool(r.get("reused"))) for r in doc["results"]] == [("FAIL", True)]
 
 
@@ -293,10 +297,10 @@ def test_4_a_listing_of_a_symlinked_folder_counts_as_a_read(tmp_path: Path) -> N
                         config={"kind": "python", "callable": "agent:answer", "timeout": 30},
                         files={"agent.py": LISTING_CALLABLE})
     (root / "data").symlink_to(outside, target_is_directory=True)
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert [r["verdict"] for r in doc["results"]] == ["PASS"]
     (outside / "b.txt").write_text("b")
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert [(r["verdict"], bool(r.get("reused"))) for r in doc["results"]] == [("FAIL", False)]
 
 
@@ -305,11 +309,11 @@ def test_4_a_listing_of_a_symlinked_folder_counts_as_a_read(tmp_path: Path) -> N
 def test_5_renaming_a_row_reruns_it(tmp_path: Path) -> None:
     """The target sees the row's name (WORKBENCH_ROW_NAME), so the name is part of what ran."""
     root = echo_project(tmp_path, [row("first", {"x": 1}, expect(1, name="first"), id="r1")])
-    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     path = root / SET_FILE
     path.write_text(path.read_text().replace('"name": "first"', '"name": "second"', 1))
     why = foreseen(root, env_for(tmp_path))
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r1": ("FAIL", False)}
     assert "what it hands the target changed" in why["r1"]
 
@@ -324,12 +328,12 @@ def test_6_a_same_size_edit_with_the_old_mtime_put_back_is_seen(tmp_path: Path, 
     if age_s:
         old = data.stat().st_mtime_ns - age_s * 10**9
         os.utime(data, ns=(old, old))
-    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     before = data.stat()
     data.write_text("BBBB\n")  # same size
     os.utime(data, ns=(before.st_atime_ns, before.st_mtime_ns))  # touch -r: the old mtime is back
     assert data.stat().st_size == before.st_size and data.stat().st_mtime_ns == before.st_mtime_ns
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("FAIL", False)}, "the edit was hidden by size and mtime"
 
 
@@ -365,6 +369,7 @@ def _wait_for(path: Path, proc: subprocess.Popen[str]) -> None:
         event.wait(0.01)
 
 
+@pytest.mark.process("the files change while a run is in flight: it runs beside the test, not inside it")
 def test_7_an_edit_made_and_put_back_while_the_rows_ran_is_not_reused(tmp_path: Path) -> None:
     """mode.txt is A before and after the run, but the row read B in between: its output is not what
     the project as it is now gives, so it must not be re-scored."""
@@ -393,7 +398,7 @@ def test_7_an_edit_made_and_put_back_while_the_rows_ran_is_not_reused(tmp_path: 
     (sync / "go").touch()
     (sync / "done").touch()
     why = foreseen(root, env)
-    _, doc = run_json("run", str(root), "--reuse", env=env)
+    _, doc = invoke_json("run", str(root), "--reuse", env=env)
     assert verdicts(doc) == {"r": ("PASS", False)}, "a run that saw a passing edit was re-scored"
     assert "changed while it ran" in why["r"] and "mode.txt" in why["r"]
 
@@ -404,23 +409,23 @@ def test_8_nothing_recorded_before_history_was_moved_aside_is_reused(tmp_path: P
     doubling = ECHO_TARGET
     tripling = ECHO_TARGET.replace('"x": inputs.get("x")', '"x": 3 * inputs.get("x")')
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))], target=doubling)
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("PASS", False)}
     aside = tmp_path / "aside"
     aside.mkdir()
     for path in (root / ".workbench").glob("history.sqlite3*"):  # the README's recovery
         path.rename(aside / path.name)
     (root / "agent.py").write_text(tripling)
-    _, doc = run_json("run", str(root), env=env_for(tmp_path))  # the new history's iteration 1: FAIL
+    _, doc = invoke_json("run", str(root), env=env_for(tmp_path))  # the new history's iteration 1: FAIL
     assert verdicts(doc) == {"r": ("FAIL", False)}
     (root / "agent.py").write_text(doubling)
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("PASS", False)}, "a run recorded for the old history was re-scored"
 
 
 def test_8_the_records_name_their_history_database(tmp_path: Path) -> None:
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))])
-    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     from workbench.history import HistoryStore
 
     with HistoryStore.open(load_config(root)) as store:
@@ -435,12 +440,12 @@ def test_9_deduplicated_row_keys_never_collide(tmp_path: Path) -> None:
     rows = [row("one", {"x": 1}, expect(1, name="one"), id="x"), row("two", {"x": 2}, expect(2, name="two"), id="x#2"),
             row("three", {"x": 3}, expect(3, name="three"), id="x")]
     root = echo_project(tmp_path, rows)
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     ids = [r["row_id"] for r in doc["results"]]
     assert len(set(ids)) == 3, ids
     assert {r["row_name"]: r["verdict"] for r in doc["results"]} == {"one": "PASS", "two": "PASS", "three": "PASS"}
     edit_expectation(root, 0, expect(1, name="one"))
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert {r["row_name"]: (r["verdict"], r.get("reused")) for r in doc["results"]} == {
         "one": ("PASS", True), "two": ("PASS", True), "three": ("PASS", True)}
 
@@ -525,10 +530,10 @@ def test_11_run_reuse_reruns_an_error_too(tmp_path: Path) -> None:
     flag = failing_flag(tmp_path)
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))])
     env = env_for(tmp_path, FAIL_FLAG=str(flag))
-    _, doc = run_json("run", str(root), "--reuse", env=env)
+    _, doc = invoke_json("run", str(root), "--reuse", env=env)
     assert verdicts(doc) == {"r": ("ERROR", False)}
     flag.unlink()
-    _, doc = run_json("run", str(root), "--reuse", env=env)
+    _, doc = invoke_json("run", str(root), "--reuse", env=env)
     assert verdicts(doc) == {"r": ("PASS", False)}
 
 
@@ -537,15 +542,15 @@ def test_11_run_reuse_reruns_an_error_too(tmp_path: Path) -> None:
 def test_check_and_explain_reuse_say_why_each_row_is_rescored_or_runs(tmp_path: Path) -> None:
     root = echo_project(tmp_path, [row("a", {"x": 1}, expect(1, name="a")), row("b", {"x": 2}, expect(2, name="b"))])
     env = env_for(tmp_path)
-    text = run_workbench("check", str(root), env=env).stdout
+    text = invoke_workbench("check", str(root), env=env).stdout
     assert "no earlier run of it is recorded" in text
-    run_json("run", str(root), "--reuse", env=env)
+    invoke_json("run", str(root), "--reuse", env=env)
     path = root / SET_FILE
     path.write_text(path.read_text().replace('"x": 2', '"x": 20'))
-    text = run_workbench("check", str(root), env=env).stdout
+    text = invoke_workbench("check", str(root), env=env).stdout
     assert "a: re-scored from iteration 1: nothing it depends on changed" in text
     assert "b: runs: what it hands the target changed" in text
-    proc = run_workbench("run", str(root), "--reuse", "--explain-reuse", env=env)
+    proc = invoke_workbench("run", str(root), "--reuse", "--explain-reuse", env=env)
     assert "re-scoring:" in proc.stdout and "a: re-scored from iteration 1" in proc.stdout
     assert take_runs(tmp_path) == ["a", "b", "b"]  # the first run both, then only the edited one
 
@@ -578,11 +583,11 @@ def test_a_copy_of_the_project_with_its_state_runs_its_rows(tmp_path: Path) -> N
     import shutil
 
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))])
-    run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     copy = tmp_path / "copy"
     shutil.copytree(root, copy, symlinks=True)
     why = foreseen(copy, env_for(tmp_path))
-    _, doc = run_json("run", str(copy), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(copy), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("PASS", False)}
     assert "the project is in another folder now" in why["r"]
 
@@ -593,7 +598,7 @@ def test_a_same_size_edit_of_the_program_with_its_mtime_put_back_is_seen(tmp_pat
     tool.write_text(script.replace('"x": inputs.get("x")', '"x": inputs.get("y")'))  # same size
     os.utime(tool, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert tool.stat().st_size == before.st_size
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("FAIL", False)}
 
 
@@ -664,10 +669,10 @@ def test_a_python_targets_listing_of_an_ignored_folder_counts_as_a_read(tmp_path
                         extra='[watch]\nignore = ["notes/"]\n')
     (root / where).mkdir(parents=True)
     (root / where / "a").write_text("a")
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("PASS", False)}
     (root / where / "b").write_text("b")
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("FAIL", False)}
 
 
@@ -676,7 +681,7 @@ def test_environment_digests_are_keyed_so_a_short_secret_cannot_be_guessed_back(
 
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))])
     pin = "pin-4711-q"  # not hex: a digest in the file can't hold it by chance (as it may hold "4711", 1 in ~50)
-    run_json("run", str(root), "--reuse", env=env_for(tmp_path, BANK_PIN=pin))
+    invoke_json("run", str(root), "--reuse", env=env_for(tmp_path, BANK_PIN=pin))
     text = (root / ".workbench" / "reuse.json").read_text()
     for value in (pin, hashlib.sha256(json.dumps(["BANK_PIN", pin]).encode()).hexdigest(),
                   hashlib.sha256(f'["BANK_PIN","{pin}"]'.encode()).hexdigest()):
@@ -690,13 +695,13 @@ def test_a_history_whose_stored_output_differs_from_the_record_is_not_trusted(tm
     import sqlite3
 
     root = echo_project(tmp_path, [row("r", {"x": 1}, expect(1))])
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("PASS", False)}
     db = sqlite3.connect(root / ".workbench" / "history.sqlite3")
     db.execute("UPDATE results SET actual = ?", (json.dumps({"x": 99, "mode": "", "name": "r"}),))
     db.commit()
     db.close()
-    _, doc = run_json("run", str(root), "--reuse", env=env_for(tmp_path))
+    _, doc = invoke_json("run", str(root), "--reuse", env=env_for(tmp_path))
     assert verdicts(doc) == {"r": ("PASS", False)}, "a tampered output was re-scored"
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import cli_env, run_json
+from helpers.cli import cli_env, invoke_json
 from helpers.project import evaluator, make_project, row
 from helpers.runners import rows_in_turn
 
@@ -140,7 +140,7 @@ def test_a_run_in_another_terminal_re_scores_the_rows(tmp_path: Path) -> None:
 
     def run_in(terminal: dict[str, str]) -> dict[str, Any]:
         env = {k: v for k, v in cli_env(RUNS_LOG=str(runs)).items() if k not in NAMES}
-        proc, doc = run_json("run", str(root), "--reuse", env={**env, **terminal})
+        proc, doc = invoke_json("run", str(root), "--reuse", env={**env, **terminal})
         assert proc.returncode == 0, proc.stdout + proc.stderr
         return {r["row_id"]: (r["verdict"], bool(r.get("reused"))) for r in doc["results"]}
 

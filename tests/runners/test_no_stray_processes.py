@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from helpers.checks import process_alive, wait_until
-from helpers.cli import run_workbench
+from helpers.cli import invoke_workbench
 from helpers.project import eval_set, make_project, row
 from helpers.watch import watching
 
@@ -86,7 +86,7 @@ def test_after_workbench_run_a_double_forked_sleeper_is_gone(tmp_path: Path, pid
                         config={"kind": "command", "command": ["{python}", "daemonizer.py"], "timeout": 60,
                                 "env": {"PIDS": str(pids)}},
                         files={"daemonizer.py": DAEMONIZER})
-    proc = run_workbench("run", str(root))
+    proc = invoke_workbench("run", str(root))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     sleeper = recorded(pids, 1)["sleeper"]
     wait_until(lambda: gone(sleeper), f"the double-forked sleeper (pid {sleeper}) to be stopped")

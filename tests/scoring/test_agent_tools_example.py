@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers.cli import invoke_workbench
 from helpers.paths import EXAMPLES
 
 from workbench.config import load_config
@@ -86,8 +86,7 @@ def test_fixing_the_agent_turns_every_result_green(tmp_path: Path):
 def test_cli_json_report_has_scores_and_traces(tmp_path: Path):
     root = tmp_path / "agent-tools"
     shutil.copytree(EXAMPLE, root)  # a run records history under the project's .workbench/
-    proc = subprocess.run([sys.executable, "-m", "workbench", "run", str(root), "--json"],
-                          capture_output=True, text=True, timeout=120)
+    proc = invoke_workbench("run", str(root), "--json", env=dict(os.environ))  # as the subprocess inherited it
     assert proc.returncode == 1, proc.stderr
     document = json.loads(proc.stdout)
     assert document["summary"] == {"total": 28, "passed": 23, "failed": 5, "errors": 0}

@@ -277,7 +277,7 @@ def test_unreachable_or_non_http_urls_are_errors(tmp_path: Path):
 
 def test_judge_answers_are_remembered_across_processes(tmp_path: Path, judge_log: Path):
     """Two `workbench run`s ask the judge once; `--no-cache` asks again."""
-    from helpers.cli import cli_env, run_workbench
+    from helpers.cli import cli_env, invoke_workbench
     from helpers.project import COMMAND_CONFIG, make_project, row
 
     (tmp_path / "judge.py").write_text(FAKE_JUDGE)
@@ -294,10 +294,10 @@ def test_judge_answers_are_remembered_across_processes(tmp_path: Path, judge_log
     def asked() -> int:
         return len(judge_log.read_text().splitlines()) if judge_log.exists() else 0
 
-    first = run_workbench("run", str(root), env=env)
+    first = invoke_workbench("run", str(root), env=env)
     assert first.returncode == 0, first.stdout + first.stderr
     assert asked() == 1
-    second = run_workbench("run", str(root), env=env)
+    second = invoke_workbench("run", str(root), env=env)
     assert second.returncode == 0 and asked() == 1  # remembered under .workbench/
-    third = run_workbench("run", str(root), "--no-cache", env=env)
+    third = invoke_workbench("run", str(root), "--no-cache", env=env)
     assert third.returncode == 0 and asked() == 2

@@ -14,12 +14,15 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from helpers.cli import closing_fixture
 from helpers.session_link import Counted, WatchPlain, shell_env
 
 from workbench.config import load_config
 from workbench.history import HistoryStore
 from workbench.session_link import ask_live_session, protocol
+
+pytestmark = pytest.mark.process("a live watch session in another process, which this process's runs and agent join")
 
 watch = closing_fixture(WatchPlain)
 

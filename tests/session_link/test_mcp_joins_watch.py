@@ -12,6 +12,8 @@ from helpers.agent import mcp_session, text_of
 from helpers.cli import closing_fixture
 from helpers.session_link import Counted, WatchPlain
 
+pytestmark = pytest.mark.process("a live watch session and the MCP server, each a process of its own")
+
 pytest.importorskip("mcp")
 
 watch = closing_fixture(WatchPlain)

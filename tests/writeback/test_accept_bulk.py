@@ -79,6 +79,7 @@ def _accept_on_a_terminal(root, answer: str) -> subprocess.CompletedProcess[str]
         os.close(follower)
 
 
+@pytest.mark.process("a real terminal (a pty) for the question")
 def test_on_a_terminal_it_asks_once_and_writes_only_on_yes(project):
     before = {name: _set(project, name).read_bytes() for name in ("alpha", "beta")}
 

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers.cli import invoke_json, invoke_workbench, run_workbench
+from helpers.cli import invoke_json, invoke_workbench
 from helpers.paths import EXAMPLES
 from helpers.project import make_project, row
 
@@ -92,7 +92,7 @@ def test_baseline_round_trip_per_eval(bot: Path) -> None:
 
 
 def test_watch_plain_with_a_tag_runs_only_the_tagged_evals(bot: Path) -> None:
-    proc = run_workbench("watch", str(bot), "--plain", "--tag", "smoke", "--max-iterations", "1")
+    proc = invoke_workbench("watch", str(bot), "--plain", "--tag", "smoke", "--max-iterations", "1")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1/1 rows pass" in proc.stdout
 

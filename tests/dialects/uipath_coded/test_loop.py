@@ -232,6 +232,7 @@ def test_run_brief_names_the_failing_coded_row_and_its_difference(tmp_path: Path
     assert "'Mombasa', expected 'Nairobi'" in brief.stdout
 
 
+@pytest.mark.process("the MCP server on stdio, started as a coding agent starts it")
 async def test_the_mcp_run_and_accept_tools_on_a_coded_project(tmp_path: Path) -> None:
     """The agent's loop: run (the digest names the coded row and its difference), accept (only the one
     expectation's line is written), run again (green, re-scored: nothing ran)."""
@@ -312,6 +313,7 @@ def main(input):
 '''
 
 
+@pytest.mark.process("starts and stops a local Ray of its own, which must not stay in the test process")
 @pytest.mark.xdist_group("ray")
 def test_on_a_local_ray_the_rows_get_the_same_verdicts_and_run_the_shipped_project(tmp_path: Path) -> None:
     """`[cluster] engine = "ray"`: the rows run on the cluster in the project shipped there, so main.py must be

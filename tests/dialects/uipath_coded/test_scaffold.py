@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from coded_sdk import UiPathSdk, run_sdk_eval, sdk_scores
 from helpers.checks import tree_digest
-from helpers.cli import cli_env, invoke_workbench, run_json
+from helpers.cli import cli_env, invoke_json, invoke_workbench
 
 from workbench.dialects.uipath_coded.scaffold import (
     ENTRY_FILE,
@@ -236,8 +236,7 @@ def test_the_starter_project_is_green_under_uipath_eval(tmp_path: Path, uipath_s
 def test_the_starter_project_is_green_under_workbench_run(tmp_path: Path, uipath_sdk: UiPathSdk) -> None:
     init_project(tmp_path)
     (tmp_path / "workbench.toml").write_text(f'[runner]\ncommand = ["{uipath_sdk.python}"]\n', encoding="utf-8")
-    proc, doc = run_json("run", str(tmp_path), env=cli_env(PYTHONPATH=str(REPO), UIPATH_TELEMETRY_ENABLED="false"),
-                         timeout=180)
+    proc, doc = invoke_json("run", str(tmp_path), env=cli_env(PYTHONPATH=str(REPO), UIPATH_TELEMETRY_ENABLED="false"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     got = sorted((r["evaluator"], r["verdict"], r["score"]) for r in doc["results"])
     assert got == [(EXACT_MATCH, "PASS", 1.0)] * 3 + [(TOOL_ORDER, "PASS", 1.0)] * 3
@@ -247,7 +246,7 @@ def test_without_uipath_every_row_is_an_error_that_says_what_to_install(tmp_path
     if importlib.util.find_spec("uipath") is not None:
         pytest.skip("workbench's Python has uipath: the rows would pass")
     init_project(tmp_path)
-    proc, doc = run_json("run", str(tmp_path), env=cli_env(PYTHONPATH=str(REPO)), timeout=120)
+    proc, doc = invoke_json("run", str(tmp_path), env=cli_env(PYTHONPATH=str(REPO)))
     assert proc.returncode != 0
     assert doc["results"] and {r["verdict"] for r in doc["results"]} == {"ERROR"}
     for result in doc["results"]:

@@ -38,7 +38,8 @@ from coded_sdk_project import (
 from helpers.cli import cli_env
 
 # one worker for the module, so its one SDK run (a module fixture) is made once under `--dist loadgroup`
-pytestmark = pytest.mark.xdist_group("uipath-sdk-conformance")
+pytestmark = [pytest.mark.xdist_group("uipath-sdk-conformance"),
+              pytest.mark.process("workbench and the SDK each in a process group of its own, killed on timeout")]
 TOLERANCE = 1e-9
 WORKBENCH_TIMEOUT = 180.0
 
