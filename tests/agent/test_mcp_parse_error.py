@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from helpers.agent import copy_example, server_command
 
 WAIT_S = 60.0  # a hang guard, reached only when a test fails
@@ -68,6 +69,7 @@ def raw_server(root: Path) -> Iterator[RawServer]:
             server.proc.wait(WAIT_S)
 
 
+@pytest.mark.process("raw lines on the real `workbench mcp` process's stdin: the SDK's stdio transport is the boundary")
 def test_a_malformed_line_gets_a_parse_error_and_the_server_keeps_serving(tmp_path: Path) -> None:
     root = copy_example("grading", tmp_path)
     with raw_server(root) as server:

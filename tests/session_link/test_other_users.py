@@ -107,18 +107,22 @@ async def test_a_flood_from_another_user_is_dropped_and_every_request_is_answere
     assert notices == [f"agent requests: refused a connection from another user's process (uid {other_user.uid})"]
 
 
-async def test_no_fallback_in_a_state_folder_other_users_may_write(tmp_path: Path, other_user: OtherUser) -> None:
+async def test_no_fallback_in_a_state_folder_another_user_owns(tmp_path: Path, other_user: OtherUser) -> None:
+    """A `.workbench` of another user's, open to all: workbench can't make it private (it tightens only its own;
+    one of its own left 0777 by an older version is made 0700 on first use: tests/hardening/test_state_modes.py),
+    so that user could put a socket where the session's should be: no fallback there."""
     project = Counted(tmp_path, name="p")
     name = primary(project.root)
     squatter = other_user.start(SQUATTER, bytes(name.name).hex())
     squatter.expect("bound")
     (project.root / ".workbench").mkdir(exist_ok=True)
     (project.root / ".workbench").chmod(0o777)
+    os.chown(project.root / ".workbench", other_user.uid, -1)
     notices = await second_server_notices(project.root)
     fallback = project.root / ".workbench" / "session.sock"
     assert len(notices) == 1 and notices[0].startswith(
         f"the session name {name.shown} is held by another user's process (uid {other_user.uid}), and agent "
-        f"requests can't be served at {fallback}: {fallback.parent} can be written by other users (mode 0777)")
+        f"requests can't be served at {fallback}: {fallback.parent} belongs to another user (uid {other_user.uid})")
     assert not fallback.exists()
     squatter.finish()
 

@@ -117,8 +117,8 @@ async def test_a_stale_socket_file_is_no_session_and_a_new_session_replaces_it(t
 
 async def test_a_socket_file_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
     """A link where the session's socket file should be is never connected through, even to a live session."""
-    elsewhere = Counted(tmp_path / "elsewhere", name="e")
-    project = Counted(tmp_path / "here", name="p")
+    elsewhere = Counted(tmp_path / "e", name="e")  # short: both socket files' paths must fit in sun_path
+    project = Counted(tmp_path / "h", name="p")
     there = link_address(elsewhere.root, abstract=False)
     here = link_address(project.root, abstract=False)
     assert there is not None and here is not None
