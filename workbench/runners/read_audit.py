@@ -394,7 +394,7 @@ class ReadsFile:
             path = os.fsdecode(raw or record)
             self._paths.setdefault(path)
             if stamp and stamp != b"-" and path not in self._stats:
-                try:  # noqa: SIM105 - no contextlib: this module is loaded into the target too
+                try:  # no contextlib: this module is loaded into the target too
                     self._stats[path] = tuple(int(part) for part in stamp.split(b","))
                     self._stats_view = None
                 except ValueError:
