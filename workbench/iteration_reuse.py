@@ -72,7 +72,8 @@ class IterationReuse:
     def _begin(self, rows: list[tuple[RowKey, str]]) -> dict[RowKey, ReuseDecision]:
         self.world = compute_world(self.config, self.project.eval_files, self.book.digests, self.book.key)
         if not self.policy.allowed:
-            return {key: ReuseDecision(False, f"runs: {self.policy.why_not}") for key, _ in rows}
+            denied = ReuseDecision(False, f"runs: {self.policy.why_not}")  # frozen: one for every row
+            return {key: denied for key, _ in rows}
         samples = self.config.runner.repeat
         return {key: self.book.decide(key, run, self.world, self.read_digest, samples) for key, run in rows}
 
