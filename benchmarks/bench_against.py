@@ -5,9 +5,10 @@ Every sample is a fresh `python -m workbench` process: `sys.executable` with PYT
 measured, so that tree's code runs and not an installed copy (checked before the first sample: the
 child says where it imported workbench from). Wall time is the process's, from start to exit; peak RSS
 is `wait4`'s `ru_maxrss` of that process (its workers are smaller, so the peak is workbench's own). Each
-sample starts without `.workbench/` (no history, no recorded runs), so both trees do the same work.
-`run.py --against REV` interleaves the trees sample by sample (A B B A A B ...) so a loaded machine
-slows both alike, and reports medians.
+sample starts without `.workbench/` (no history, no recorded runs), so both trees do the same work;
+compiled modules are kept under the run's temp folder (an installed package has them), and one
+sample of each case is run first and not counted. `run.py --against REV` interleaves the trees
+sample by sample (A B B A A B ...) so a loaded machine slows both alike, and reports medians.
 """
 
 from __future__ import annotations
@@ -97,11 +98,16 @@ SPECS = (
 )
 
 
-def tree_env(tree: Path) -> dict[str, str]:
-    """The environment that makes `tree`'s workbench the one imported (its children inherit it)."""
+def tree_env(tree: Path, pycache: Path | None = None) -> dict[str, str]:
+    """The environment that makes `tree`'s workbench the one imported (its children inherit it). With
+    `pycache`, compiled modules are written and read there (as an installed package's are, compiled at
+    install), even where PYTHONDONTWRITEBYTECODE is set: otherwise every sample would compile every module."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(tree), *filter(None, [os.environ.get("PYTHONPATH")])])
     env.pop("WORKBENCH_TRACE", None)
+    if pycache is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
     return env
 
 
@@ -207,6 +213,11 @@ def measure(trees: dict[str, Path], specs: tuple[Spec, ...], repeats: int, workd
         check_tree(tree)
     cases = {spec.name: {label: spec.make(workdir / spec.name / label, tree) for label, tree in trees.items()}
              for spec in specs}
+    envs = {label: tree_env(tree, workdir / "pycache" / str(number))
+            for number, (label, tree) in enumerate(trees.items())}
+    for spec in specs:  # one sample each not counted: modules compiled, files in the page cache
+        for label in trees:
+            timed(cases[spec.name][label].argv, cases[spec.name][label].cwd, envs[label])
     labels = list(trees)
     for round_number in range(repeats):
         order = labels if round_number % 2 == 0 else labels[::-1]
@@ -214,7 +225,7 @@ def measure(trees: dict[str, Path], specs: tuple[Spec, ...], repeats: int, workd
             for label in order:
                 case = cases[spec.name][label]
                 print(f"  {spec.name} on {label}, sample {round_number + 1}/{repeats}", file=sys.stderr, flush=True)
-                case.samples.append(timed(case.argv, case.cwd, tree_env(trees[label])))
+                case.samples.append(timed(case.argv, case.cwd, envs[label]))
     return cases
 
 
