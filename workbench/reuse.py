@@ -68,13 +68,15 @@ class RowRecord:
         return {**doc, "samples": self.samples} if self.samples != 1 else doc
 
     @classmethod
-    def from_json(cls, doc: Any, read_sets: dict[str, Any]) -> RowRecord | None:
+    def from_json(cls, doc: Any, read_sets: dict[str, Any], *, checked: bool = False) -> RowRecord | None:
+        """The record `doc` describes, or None when it is malformed (`checked`: every map of `read_sets` is
+        already known to map paths to digests, as `checked_read_sets` leaves it)."""
         if not isinstance(doc, dict) or not isinstance(doc.get("run"), str) or not isinstance(doc.get("world"), str):
             return None
         reads = read_sets.get(doc["reads"]) if isinstance(doc.get("reads"), str) else None
         iteration = doc.get("iteration")
         failed = doc.get("failed")
-        if not isinstance(reads, dict) or not all(isinstance(v, str) for v in reads.values()):
+        if not isinstance(reads, dict) or (not checked and not all(isinstance(v, str) for v in reads.values())):
             return None
         if iteration is not None and (not isinstance(iteration, int) or isinstance(iteration, bool)):
             return None
@@ -86,6 +88,15 @@ class RowRecord:
             return None
         return cls(doc["run"], doc["world"], reads, iteration, failed if isinstance(failed, str) else None, output,
                    samples)
+
+
+def checked_read_sets(listed: Any) -> dict[str, dict[str, str]]:
+    """The file's shared reads table without its malformed maps, each map checked once (not once per row
+    that refers to it): a record naming a dropped map is dropped too."""
+    if not isinstance(listed, dict):
+        return {}
+    return {name: reads for name, reads in listed.items()
+            if isinstance(reads, dict) and all(isinstance(v, str) for v in reads.values())}
 
 
 def output_digest(outcomes: list[RunOutcome]) -> str:
@@ -271,11 +282,10 @@ class ReuseBook:
             if world is not None and world.digest == name:
                 self.worlds[name] = world
         rows = doc.get("rows")
-        listed = doc.get("reads")
-        read_sets = listed if isinstance(listed, dict) else {}
+        read_sets = checked_read_sets(doc.get("reads"))
         for text, value in (rows.items() if isinstance(rows, dict) else ()):
             parts = str(text).split(_SEP)
-            record = RowRecord.from_json(value, read_sets)
+            record = RowRecord.from_json(value, read_sets, checked=True)
             if len(parts) == 3 and record is not None:
                 self.records[RowKey(*parts)] = record
         unrecorded = doc.get("unrecorded")
@@ -299,13 +309,18 @@ class ReuseBook:
         unrecorded: dict[str, Any] = doc["unrecorded"] if isinstance(doc.get("unrecorded"), dict) else {}
         worlds: dict[str, Any] = doc["worlds"] if isinstance(doc.get("worlds"), dict) else {}
         read_sets: dict[str, Any] = doc["reads"] if isinstance(doc.get("reads"), dict) else {}
+        # The rows one worker served share one reads map (iteration_reuse): named once, not once per row. The
+        # maps live in self.records for the whole loop, so an id is never reused for another map meanwhile.
+        named: dict[int, str] = {}
         for key in self._changed:
             name = _SEP.join(key)
             record = self.records.get(key)
             if record is not None:
                 if record.iteration is None:
                     continue  # its output is only in this process's memory: useless to another one
-                reads_id = digest(record.reads)[:24]
+                reads_id = named.get(id(record.reads))
+                if reads_id is None:
+                    reads_id = named[id(record.reads)] = digest(record.reads)[:24]
                 read_sets[reads_id] = record.reads
                 rows[name] = record.to_json(reads_id)
                 unrecorded.pop(name, None)
