@@ -3,8 +3,9 @@
 
 Every sample is a fresh `python -m workbench` process: `sys.executable` with PYTHONPATH set to the tree
 measured, so that tree's code runs and not an installed copy (checked before the first sample: the
-child says where it imported workbench from). Wall time is the process's, from start to exit; peak RSS
-is `wait4`'s `ru_maxrss` of that process (its workers are smaller, so the peak is workbench's own). Each
+child says where it imported workbench from). Wall time is the process's, from start to exit; CPU time
+is its user + system time and its children's (workers, row processes: what a loaded machine's waiting
+does not inflate); peak RSS is `wait4`'s `ru_maxrss` (its workers are smaller: the peak is workbench's). Each
 sample starts without `.workbench/` (no history, no recorded runs), so both trees do the same work;
 compiled modules are kept under the run's temp folder (an installed package has them), and one
 sample of each case is run first and not counted. `run.py --against REV` interleaves the trees
@@ -42,7 +43,7 @@ print(json.dumps({"y": int(sys.argv[1]) + 1}))
 class Sample:
     wall_s: float
     rss_mib: float
-    code: int
+    cpu_s: float  # user + system time of the process and the children it waited for (its workers, its rows)
 
 
 @dataclass(slots=True)
@@ -141,7 +142,7 @@ if pid == 0:
         os._exit(127)
 _, status, usage = os.wait4(pid, 0)
 print(json.dumps({"wall": time.perf_counter() - started, "maxrss_kib": usage.ru_maxrss,
-                  "code": os.waitstatus_to_exitcode(status)}))
+                  "cpu": usage.ru_utime + usage.ru_stime, "code": os.waitstatus_to_exitcode(status)}))
 """
 
 
@@ -162,7 +163,7 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> Sample:
             err.seek(0)
             detail = err.read().decode("utf-8", "replace").strip()[-800:]
             raise RuntimeError(f"`{' '.join(argv[2:])}` in {cwd} exited {got['code']}: {detail}")
-    return Sample(got["wall"], got["maxrss_kib"] / 1024, 0)
+    return Sample(got["wall"], got["maxrss_kib"] / 1024, got["cpu"])
 
 
 def _kill_group(pid: int) -> None:
@@ -199,7 +200,8 @@ def promptfoo_seconds(folder: Path, rows: int = 200) -> float | None:
 
 
 def _median(samples: list[Sample]) -> Sample:
-    return Sample(statistics.median(s.wall_s for s in samples), statistics.median(s.rss_mib for s in samples), 0)
+    return Sample(statistics.median(s.wall_s for s in samples), statistics.median(s.rss_mib for s in samples),
+                  statistics.median(s.cpu_s for s in samples))
 
 
 def _spread(samples: list[Sample]) -> str:
@@ -234,7 +236,7 @@ def side_by_side(trees: dict[str, Path], specs: tuple[Spec, ...], cases: dict[st
     """The table: each measure's median (range) and peak RSS per tree, and the ratio of the last to the first."""
     labels = list(trees)
     first, last = labels[0], labels[-1]
-    header = ["measure", *(f"{label}: median wall (range), peak RSS" for label in trees), f"{last} / {first}"]
+    header = ["measure", *(f"{label}: median wall (range), CPU, peak RSS" for label in trees), f"{last} / {first}"]
     lines = [header]
     for spec in specs:
         row = [spec.title]
@@ -244,8 +246,9 @@ def side_by_side(trees: dict[str, Path], specs: tuple[Spec, ...], cases: dict[st
             med = medians[label] = _median(samples)
             rows = cases[spec.name][label].rows
             rate = f", {rows / med.wall_s:,.0f} rows/s" if rows >= 100 else ""
-            row.append(f"{med.wall_s:.2f} s ({_spread(samples)}), {med.rss_mib:.0f} MiB{rate}")
+            row.append(f"{med.wall_s:.2f} s ({_spread(samples)}), CPU {med.cpu_s:.2f} s, {med.rss_mib:.0f} MiB{rate}")
         row.append(f"{medians[last].wall_s / medians[first].wall_s:.2f}× time, "
+                   f"{medians[last].cpu_s / medians[first].cpu_s:.2f}× CPU, "
                    f"{medians[last].rss_mib / medians[first].rss_mib:.2f}× RSS")
         lines.append(row)
     if "command" in cases:
@@ -282,7 +285,7 @@ def run(quick: bool = False) -> list[Measure]:
         med = _median(case.samples)
         rate = f", {case.rows / med.wall_s:,.0f} rows/s" if case.rows >= 100 else ""
         measures.append(Measure("15 issue 33", spec.title, f"{med.wall_s:.2f} s ({_spread(case.samples)}), "
-                                                          f"peak {med.rss_mib:.0f} MiB{rate}"))
+                                                          f"CPU {med.cpu_s:.2f} s, peak {med.rss_mib:.0f} MiB{rate}"))
     if promptfoo is not None:
         ours = _median(cases["command"]["this tree"].samples).wall_s
         measures.append(Measure("15 issue 33", "200 command rows vs promptfoo",
