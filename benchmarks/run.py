@@ -104,8 +104,12 @@ def against(rev: str, measures: str, repeats: int) -> int:
             trees = {named.stdout.strip(): tree, f"this tree ({head})": root}
             started = time.perf_counter()
             cases = bench_against.measure(trees, specs, repeats, Path(tmp) / "work")
-            promptfoo = (bench_against.promptfoo_seconds(Path(tmp) / "promptfoo")
-                         if any(spec.name == "command" for spec in specs) else None)
+            promptfoo = None
+            try:
+                if any(spec.name == "command" for spec in specs):
+                    promptfoo = bench_against.promptfoo_seconds(Path(tmp) / "promptfoo")
+            except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+                print(f"promptfoo not measured: {exc}")
             print(f"{repeats} samples per measure and tree, interleaved; load average after: "
                   + ", ".join(f"{value:.1f}" for value in os.getloadavg()))
             print(bench_against.side_by_side(trees, specs, cases, promptfoo))
