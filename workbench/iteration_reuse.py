@@ -107,7 +107,8 @@ class IterationReuse:
                 self.book.refuse(key, during)
             state.unknown = True  # its processes may hold what changed: fresh ones next time
             return state
-        looked = _Looked(ProjectFiles.of(self.config), self.world, self.started_ns, self.read_digest, self.cluster)
+        looked = RecordedReads(ProjectFiles.of(self.config), self.world, self.started_ns, self.read_digest,
+                               self.cluster)
         for key, run, outcomes, error in self._ran:
             late, digests = looked.reads_of(outcomes)
             if late is not None:
@@ -123,7 +124,7 @@ class IterationReuse:
         return state
 
 
-class _Looked:
+class RecordedReads:
     """The reads of the rows one iteration recorded, each file looked at once. Rows served by one worker
     share its reads list and stat map (the same objects), so they share one answer and one digests map;
     every row has ended before the first look, so a file unchanged at that look is unchanged for all."""

@@ -12,7 +12,7 @@ import pytest
 from workbench import reuse
 from workbench.config import Config
 from workbench.fingerprint import World
-from workbench.iteration_reuse import _Looked
+from workbench.iteration_reuse import RecordedReads
 from workbench.project_files import ProjectFiles
 from workbench.runners import RunOutcome
 from workbench.runners.read_audit import ReadsFile
@@ -23,7 +23,7 @@ def _stat(path: Path) -> tuple[int, ...]:
     return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
 
 
-def _looked(tmp_path: Path, digests: list[str]) -> _Looked:
+def _looked(tmp_path: Path, digests: list[str]) -> RecordedReads:
     root = tmp_path / "project"
     root.mkdir(exist_ok=True)
 
@@ -31,7 +31,7 @@ def _looked(tmp_path: Path, digests: list[str]) -> _Looked:
         digests.append(path)
         return "digest:" + path
 
-    return _Looked(ProjectFiles.of(Config(root=root)), World(), time.time_ns(), read_digest, cluster=False)
+    return RecordedReads(ProjectFiles.of(Config(root=root)), World(), time.time_ns(), read_digest, cluster=False)
 
 
 @pytest.fixture
