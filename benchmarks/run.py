@@ -3,6 +3,12 @@
 Use the project's interpreter (`.venv/bin/python`), not a slow shim: benchmarks start child
 interpreters with `sys.executable`. `--quick` shrinks every benchmark for a smoke run; its numbers
 are not the ones to record in benchmarks/README.md.
+
+`--against REV` measures benchmark 15 (bench_against.py: 200 command rows, 5,000 python rows,
+`--help`, `run -q` on an `init` project) on REV and on this tree in the same run, interleaved, and
+prints both side by side with the ratio. REV is checked out in a temporary `git worktree` (removed
+afterwards) and run by this interpreter with PYTHONPATH pointing at it, so its code, not this tree's
+or an installed copy's, runs in every child; the dependencies are this interpreter's.
 """
 
 from __future__ import annotations
@@ -10,12 +16,16 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import bench_against
 import bench_agent
 import bench_cluster
 import bench_compare
@@ -47,6 +57,7 @@ SUITE: dict[str, Callable[[bool], list[Measure]]] = {
     "11": bench_repeats.run,  # [runner] repeat = 5 on 200 preloaded rows vs one run
     "13": bench_html_report.run,  # the HTML report of 10,000 rows: size, first paint and filters in headless Chromium
     "14": bench_uipath_coded.run,  # a coded agent: 100 rows x 7 evaluators vs the real `uipath eval` (needs its venv)
+    "15": bench_against.run,  # issue 33's four measures on this tree (--against REV: beside another commit)
 }
 
 
@@ -73,11 +84,54 @@ def table(measures: list[Measure]) -> str:
     return "\n".join(lines)
 
 
+def against(rev: str, measures: str, repeats: int) -> int:
+    """Benchmark 15 on `rev` and on this tree, side by side."""
+    specs = bench_against.select(measures)
+    root = Path(__file__).resolve().parent.parent
+    named = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "--verify", f"{rev}^{{commit}}"],
+                           capture_output=True, text=True, timeout=60, check=False)
+    if named.returncode != 0:
+        print(f"run.py: {rev!r} is not a commit of {root}: {named.stderr.strip()}", file=sys.stderr)
+        return 2
+    head = subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty"], capture_output=True,
+                          text=True, timeout=60, check=False).stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="wb-bench-rev-") as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(tree), named.stdout.strip()],
+                       check=True, capture_output=True, timeout=300)
+        try:
+            print(f"machine: {machine()}", flush=True)
+            trees = {named.stdout.strip(): tree, f"this tree ({head})": root}
+            started = time.perf_counter()
+            cases = bench_against.measure(trees, specs, repeats, Path(tmp) / "work")
+            promptfoo = None
+            try:
+                if any(spec.name == "command" for spec in specs):
+                    promptfoo = bench_against.promptfoo_seconds(Path(tmp) / "promptfoo")
+            except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+                print(f"promptfoo not measured: {exc}")
+            print(f"{repeats} samples per measure and tree, interleaved; load average after: "
+                  + ", ".join(f"{value:.1f}" for value in os.getloadavg()))
+            print(bench_against.side_by_side(trees, specs, cases, promptfoo))
+            print(f"({time.perf_counter() - started:.0f}s)")
+        finally:
+            subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(tree)],
+                           capture_output=True, timeout=300, check=False)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     parser.add_argument("--only", default="", help="comma-separated benchmark numbers, e.g. 1,3")
+    parser.add_argument("--against", metavar="REV", default="",
+                        help="measure benchmark 15 on commit REV and on this tree, side by side with the ratio")
+    parser.add_argument("--measures", default="",
+                        help="with --against: comma-separated measures of command, python, help, init (default all)")
+    parser.add_argument("--repeats", type=int, default=5, help="with --against: samples per measure and tree")
     args = parser.parse_args()
+    if args.against:
+        return against(args.against, args.measures, max(1, args.repeats))
     chosen = [key for key in SUITE if not args.only or key in args.only.split(",")]
     print(f"machine: {machine()}", flush=True)
     measures: list[Measure] = []

@@ -45,6 +45,12 @@ def changed_since(info: os.stat_result, moment_ns: int) -> bool:
     return max(info.st_mtime_ns, info.st_ctime_ns) >= moment_ns - RACY_NS
 
 
+def key_changed_since(stamp: tuple[int, int, int, int, int], moment_ns: int) -> bool:
+    """`changed_since` for a file known by its `stat_key`."""
+    _size, mtime_ns, ctime_ns, _inode, _device = stamp
+    return max(mtime_ns, ctime_ns) >= moment_ns - RACY_NS
+
+
 def _special(mode: int) -> str:
     special = special_kind(mode)
     return f"special:{special[0] if special else 'other'}"

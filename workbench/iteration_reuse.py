@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .config import Config
@@ -71,7 +72,8 @@ class IterationReuse:
     def _begin(self, rows: list[tuple[RowKey, str]]) -> dict[RowKey, ReuseDecision]:
         self.world = compute_world(self.config, self.project.eval_files, self.book.digests, self.book.key)
         if not self.policy.allowed:
-            return {key: ReuseDecision(False, f"runs: {self.policy.why_not}") for key, _ in rows}
+            denied = ReuseDecision(False, f"runs: {self.policy.why_not}")  # frozen: one for every row
+            return {key: denied for key, _ in rows}
         samples = self.config.runner.repeat
         return {key: self.book.decide(key, run, self.world, self.read_digest, samples) for key, run in rows}
 
@@ -100,27 +102,64 @@ class IterationReuse:
         edited = self.world.edited_during(after)
         during = _named("the project changed while it ran", edited) if edited else None
         self._memo.clear()  # what is recorded is looked at now, after the rows read it, not at the start
-        scope = ProjectFiles.of(self.config)
+        if during is not None:
+            for key, _run, _outcomes, _error in self._ran:
+                self.book.refuse(key, during)
+            state.unknown = True  # its processes may hold what changed: fresh ones next time
+            return state
+        looked = RecordedReads(ProjectFiles.of(self.config), self.world, self.started_ns, self.read_digest,
+                               self.cluster)
         for key, run, outcomes, error in self._ran:
-            read_stats = {path: stat for outcome in outcomes for path, stat in outcome.read_stats.items()}
-            reads = tracked_reads({path for outcome in outcomes for path in outcome.reads}, scope, self.world)
-            if self.cluster:  # paths on the cluster's machines mean nothing here; what can't be known still counts
-                reads = [path for path in reads if path.startswith("\x00")]
-            why = during
-            if why is None:
-                late = read_after_change(reads, read_stats, self.started_ns)
-                why = f"{late}, which it read, changed while it ran" if late else None
-            if why is not None:
-                self.book.refuse(key, why)
-                state.unknown = True  # its processes may hold what changed: fresh ones next time
+            late, digests = looked.reads_of(outcomes)
+            if late is not None:
+                self.book.refuse(key, f"{late}, which it read, changed while it ran")
+                state.unknown = True
                 continue
-            digests = {path: path if path.startswith("\x00") else self.read_digest(path) for path in reads}
-            state.reads.update({p: d for p, d in digests.items() if not p.startswith("\x00")})
-            state.unknown = state.unknown or any(p.startswith("\x00") for p in digests)
+            if looked.fresh:  # a set of reads not seen in an earlier row: what a kept runner now holds
+                state.reads.update({p: d for p, d in digests.items() if not p.startswith("\x00")})
+                state.unknown = state.unknown or any(p.startswith("\x00") for p in digests)
             record = RowRecord(run, self.world.digest, digests, None, error, output_digest(outcomes), len(outcomes))
             self.book.remember(key, record, outcomes, self.world)
             self.recorded.add(key)
         return state
+
+
+class RecordedReads:
+    """The reads of the rows one iteration recorded, each file looked at once. Rows served by one worker
+    share its reads list and stat map (the same objects), so they share one answer and one digests map;
+    every row has ended before the first look, so a file unchanged at that look is unchanged for all."""
+
+    def __init__(self, scope: ProjectFiles, world: World, started_ns: int, read_digest: Callable[[str], str],
+                 cluster: bool) -> None:
+        self.scope, self.world, self.started_ns, self.read_digest, self.cluster = (
+            scope, world, started_ns, read_digest, cluster)
+        self.kept: dict[str, bool] = {}  # path -> whether a record keeps it (tracked_reads)
+        self.now: dict[str, tuple[int, int, int, int, int] | None] = {}  # path -> its stat key now
+        # (each outcome's reads tuple, id of its stat map) -> answer; the maps are held so no id is reused
+        self.answers: dict[tuple[tuple[tuple[str, ...], int], ...],
+                           tuple[str | None, dict[str, str], list[dict[str, tuple[int, ...]]]]] = {}
+        self.fresh = False  # the last answer was computed, not remembered
+
+    def reads_of(self, outcomes: list[RunOutcome]) -> tuple[str | None, dict[str, str]]:
+        """(a read file that changed after the row read it, else None; each read kept → its digest)."""
+        group = tuple((outcome.reads, id(outcome.read_stats)) for outcome in outcomes)
+        known = self.answers.get(group)
+        self.fresh = known is None
+        if known is None:
+            late, digests = self._compute(outcomes)
+            known = self.answers[group] = (late, digests, [outcome.read_stats for outcome in outcomes])
+        return known[0], known[1]
+
+    def _compute(self, outcomes: list[RunOutcome]) -> tuple[str | None, dict[str, str]]:
+        read_stats = {path: stat for outcome in outcomes for path, stat in outcome.read_stats.items()}
+        reads = tracked_reads({path for outcome in outcomes for path in outcome.reads}, self.scope, self.world,
+                              self.kept)
+        if self.cluster:  # paths on the cluster's machines mean nothing here; what can't be known still counts
+            reads = [path for path in reads if path.startswith("\x00")]
+        late = read_after_change(reads, read_stats, self.started_ns, self.now)
+        if late is not None:
+            return late, {}
+        return None, {path: path if path.startswith("\x00") else self.read_digest(path) for path in reads}
 
 
 def _named(what: str, names: list[str]) -> str:

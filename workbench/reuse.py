@@ -23,7 +23,7 @@ from typing import Any
 from . import jsonio
 from .config import STATE_DIR
 from .events import ReuseDecision
-from .file_digests import FileDigests, changed_since, stat_key
+from .file_digests import FileDigests, key_changed_since, stat_key
 from .fingerprint import World, digest, load_key
 from .model import EvalSet, Result, Row, RowKey, Verdict, results_by_row, wrap_output
 from .project_files import ProjectFiles
@@ -68,13 +68,15 @@ class RowRecord:
         return {**doc, "samples": self.samples} if self.samples != 1 else doc
 
     @classmethod
-    def from_json(cls, doc: Any, read_sets: dict[str, Any]) -> RowRecord | None:
+    def from_json(cls, doc: Any, read_sets: dict[str, Any], *, checked: bool = False) -> RowRecord | None:
+        """The record `doc` describes, or None when it is malformed (`checked`: every map of `read_sets` is
+        already known to map paths to digests, as `checked_read_sets` leaves it)."""
         if not isinstance(doc, dict) or not isinstance(doc.get("run"), str) or not isinstance(doc.get("world"), str):
             return None
         reads = read_sets.get(doc["reads"]) if isinstance(doc.get("reads"), str) else None
         iteration = doc.get("iteration")
         failed = doc.get("failed")
-        if not isinstance(reads, dict) or not all(isinstance(v, str) for v in reads.values()):
+        if not isinstance(reads, dict) or (not checked and not all(isinstance(v, str) for v in reads.values())):
             return None
         if iteration is not None and (not isinstance(iteration, int) or isinstance(iteration, bool)):
             return None
@@ -86,6 +88,15 @@ class RowRecord:
             return None
         return cls(doc["run"], doc["world"], reads, iteration, failed if isinstance(failed, str) else None, output,
                    samples)
+
+
+def checked_read_sets(listed: Any) -> dict[str, dict[str, str]]:
+    """The file's shared reads table without its malformed maps, each map checked once (not once per row
+    that refers to it): a record naming a dropped map is dropped too."""
+    if not isinstance(listed, dict):
+        return {}
+    return {name: reads for name, reads in listed.items()
+            if isinstance(reads, dict) and all(isinstance(v, str) for v in reads.values())}
 
 
 def output_digest(outcomes: list[RunOutcome]) -> str:
@@ -271,11 +282,10 @@ class ReuseBook:
             if world is not None and world.digest == name:
                 self.worlds[name] = world
         rows = doc.get("rows")
-        listed = doc.get("reads")
-        read_sets = listed if isinstance(listed, dict) else {}
+        read_sets = checked_read_sets(doc.get("reads"))
         for text, value in (rows.items() if isinstance(rows, dict) else ()):
             parts = str(text).split(_SEP)
-            record = RowRecord.from_json(value, read_sets)
+            record = RowRecord.from_json(value, read_sets, checked=True)
             if len(parts) == 3 and record is not None:
                 self.records[RowKey(*parts)] = record
         unrecorded = doc.get("unrecorded")
@@ -299,13 +309,18 @@ class ReuseBook:
         unrecorded: dict[str, Any] = doc["unrecorded"] if isinstance(doc.get("unrecorded"), dict) else {}
         worlds: dict[str, Any] = doc["worlds"] if isinstance(doc.get("worlds"), dict) else {}
         read_sets: dict[str, Any] = doc["reads"] if isinstance(doc.get("reads"), dict) else {}
+        # The rows one worker served share one reads map (iteration_reuse): named once, not once per row. The
+        # maps live in self.records for the whole loop, so an id is never reused for another map meanwhile.
+        named: dict[int, str] = {}
         for key in self._changed:
             name = _SEP.join(key)
             record = self.records.get(key)
             if record is not None:
                 if record.iteration is None:
                     continue  # its output is only in this process's memory: useless to another one
-                reads_id = digest(record.reads)[:24]
+                reads_id = named.get(id(record.reads))
+                if reads_id is None:
+                    reads_id = named[id(record.reads)] = digest(record.reads)[:24]
                 read_sets[reads_id] = record.reads
                 rows[name] = record.to_json(reads_id)
                 unrecorded.pop(name, None)
@@ -328,50 +343,74 @@ class ReuseBook:
             pass  # without the file, the next process runs these rows again: never wrong, only slower
 
 
-def tracked_reads(reads: Iterable[str], files: ProjectFiles, world: World) -> list[str]:
+def tracked_reads(reads: Iterable[str], files: ProjectFiles, world: World,
+                  memo: dict[str, bool] | None = None) -> list[str]:
     """The reads a record must keep: those the world does not already cover (outside the project, in
-    ignored or dependency folders, eval files, through a symlinked folder), in a stable order."""
-    root = os.fspath(files.root)
-    prefix = root + os.sep
+    ignored or dependency folders, eval files, through a symlinked folder), in a stable order. `memo` keeps
+    each path's answer across the rows of one iteration's recording (the project and world are the same for
+    all of them), so a worker's hundred reads are looked at once, not once per row it served."""
+    memo = {} if memo is None else memo
     kept: set[str] = set()
     for path in reads:
-        if path.startswith("\x00"):  # a marker: the reads are incomplete or unknown
+        keep = memo.get(path)
+        if keep is None:
+            keep = memo[path] = _kept_read(path, files, world)
+        if keep:
             kept.add(path)
-            continue
-        if path == root or path.startswith(prefix):
-            rel = path[len(prefix):].replace(os.sep, "/")
-            if rel.split("/", 1)[0] == STATE_DIR:  # workbench's own files
-                continue
-            if os.path.isdir(path):
-                # A real project folder's listing is covered by its files in the world — unless it is
-                # ignored, a dependency folder's inside, or reached through a link.
-                if (os.path.realpath(path) == path and not files.ignored(rel, is_dir=True)
-                        and not files.inside_dependency(rel + "/x")):
-                    continue
-            elif rel in world.files:
-                continue
-        kept.add(path)
     return sorted(kept, key=lambda p: (p.startswith("\x00"), p))
 
 
-def read_after_change(paths: Iterable[str], stats: Mapping[str, tuple[int, ...]], moment_ns: int) -> str | None:
+def _kept_read(path: str, files: ProjectFiles, world: World) -> bool:
+    """Whether a record must keep this one read (see `tracked_reads`)."""
+    if path.startswith("\x00"):  # a marker: the reads are incomplete or unknown
+        return True
+    root = os.fspath(files.root)
+    prefix = root + os.sep
+    if path == root or path.startswith(prefix):
+        rel = path[len(prefix):].replace(os.sep, "/")
+        if rel.split("/", 1)[0] == STATE_DIR:  # workbench's own files
+            return False
+        if os.path.isdir(path):
+            # A real project folder's listing is covered by its files in the world — unless it is
+            # ignored, a dependency folder's inside, or reached through a link.
+            if (os.path.realpath(path) == path and not files.ignored(rel, is_dir=True)
+                    and not files.inside_dependency(rel + "/x")):
+                return False
+        elif rel in world.files:
+            return False
+    return True
+
+
+_GONE = None  # `read_after_change`'s memo: the file is not there now
+
+
+def read_after_change(paths: Iterable[str], stats: Mapping[str, tuple[int, ...]], moment_ns: int,
+                      now: dict[str, tuple[int, int, int, int, int] | None] | None = None) -> str | None:
     """A read file that changed after the target read it, if any: its stat now differs from its stat when
     the target opened it (`stats`, from the audit hook) — or, where that is not known, it changed at or after
-    `moment_ns` (the iteration's start), allowing for timestamp granularity."""
+    `moment_ns` (the iteration's start), allowing for timestamp granularity. `now` keeps each file's stat
+    key (None: gone) across the rows recorded after one iteration: every one of them ended before the
+    first stat, so one look per file says for all of them whether it changed since they read it."""
+    now = {} if now is None else now
     for path in paths:
         if path.startswith("\x00"):
             continue
-        try:
-            info = os.stat(path)
-        except OSError:
+        if path in now:
+            current = now[path]
+        else:
+            try:
+                current = now[path] = stat_key(os.stat(path))
+            except OSError:
+                current = now[path] = _GONE
+        if current is _GONE:
             if path in stats:
                 return path  # it was there when read and is gone now
             continue
         known = stats.get(path)
         if known is not None:
-            if tuple(known) != stat_key(info):
+            if tuple(known) != current:
                 return path
-        elif changed_since(info, moment_ns):
+        elif key_changed_since(current, moment_ns):
             return path
     return None
 

@@ -362,6 +362,7 @@ class ReadsFile:
         self._unbounded = False
         self._unseen: str | None = None  # why the child said its reads can't be known
         self._cached: tuple[str, ...] = ()
+        self._stats_view: dict[str, tuple[int, ...]] | None = {}  # None: new stats since the last `stats()`
 
     def paths(self) -> tuple[str, ...]:
         """Every path recorded so far, in order, then UNBOUNDED when the list is incomplete and UNSEEN + why
@@ -393,8 +394,9 @@ class ReadsFile:
             path = os.fsdecode(raw or record)
             self._paths.setdefault(path)
             if stamp and stamp != b"-" and path not in self._stats:
-                try:  # noqa: SIM105 - no contextlib: this module is loaded into the target too
+                try:  # no contextlib: this module is loaded into the target too
                     self._stats[path] = tuple(int(part) for part in stamp.split(b","))
+                    self._stats_view = None
                 except ValueError:
                     pass
         if len(self._paths) > MAX_PATHS or self._offset > MAX_BYTES + (1 << 20):
@@ -402,8 +404,12 @@ class ReadsFile:
         return True
 
     def stats(self) -> dict[str, tuple[int, ...]]:
-        """Each recorded file's stat when it was first opened (call `paths` first to read new records)."""
-        return dict(self._stats)
+        """Each recorded file's stat when it was first opened (call `paths` first to read new records). The
+        same map while nothing new is recorded, so the rows one worker serves share it (and the answers
+        `iteration_reuse` gives for it): callers never change it."""
+        if self._stats_view is None:
+            self._stats_view = dict(self._stats)
+        return self._stats_view
 
     def close(self, *, remove: bool = True) -> None:
         if self._fd >= 0:
