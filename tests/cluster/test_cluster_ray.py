@@ -391,6 +391,7 @@ def test_with_one_retry_a_row_whose_worker_died_runs_again(tmp_path, kind):
 # -- connecting ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.process("a Ray connection that fails must not stay in the test process")
 @pytest.mark.parametrize("address", ["127.0.0.1:1", "ray://127.0.0.1:1"])
 def test_an_unreachable_address_fails_fast_naming_it(tmp_path, address):
     make_project(tmp_path, sets={"rows": [row("one", {"n": 1}, {"n": 1})]},

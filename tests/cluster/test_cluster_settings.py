@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.cli import cli_env, run_workbench
+from helpers.cli import cli_env, invoke_workbench, run_workbench
 from helpers.project import COMMAND_CONFIG, make_project, row
 
 from workbench.cluster import INSTALL_HINT, rows_in_flight
@@ -32,6 +32,7 @@ def project(root: Path, **cluster: str) -> Path:
     return make_project(root / "project", sets={"rows": [row("one", {"output": {"a": 1}}, {"a": 1})]}, config=config)
 
 
+@pytest.mark.process("Ray hidden from a fresh interpreter by PYTHONPATH")
 @pytest.mark.parametrize("command", [["run"], ["watch", "--plain", "--max-iterations", "1"], ["open", "--no-watch"]])
 def test_without_ray_the_cluster_flag_says_how_to_install_it(tmp_path, command):
     proc = run_workbench(*command, str(project(tmp_path)), "--cluster", "local", env=without_ray(tmp_path))
@@ -40,6 +41,7 @@ def test_without_ray_the_cluster_flag_says_how_to_install_it(tmp_path, command):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.process("Ray hidden from a fresh interpreter by PYTHONPATH")
 def test_without_ray_the_cluster_setting_says_how_to_install_it(tmp_path):
     proc = run_workbench("run", str(project(tmp_path, engine="ray", address="local")), env=without_ray(tmp_path))
     assert proc.returncode == 2
@@ -60,12 +62,12 @@ def test_without_a_cluster_ray_is_never_imported(tmp_path):
 
 @pytest.mark.parametrize("command", ["run", "watch", "open"])
 def test_the_loop_commands_take_cluster(command):
-    proc = run_workbench(command, "--help")
+    proc = invoke_workbench(command, "--help")
     assert "--cluster ADDRESS" in proc.stdout
 
 
 def test_an_empty_cluster_flag_is_a_usage_error(tmp_path):
-    proc = run_workbench("run", str(project(tmp_path)), "--cluster", " ")
+    proc = invoke_workbench("run", str(project(tmp_path)), "--cluster", " ")
     assert proc.returncode == 2
     assert "give the cluster's address" in proc.stderr
 

@@ -182,6 +182,7 @@ def test_an_entry_point_that_does_not_exist_is_an_error_naming_uipath_json_not_a
     no_traceback(text)
 
 
+@pytest.mark.process("a hang or an escaped process is bounded by the real process's timeout and end")
 def test_an_entry_file_that_is_a_fifo_is_refused_without_hanging(tmp_path: Path) -> None:
     root = coded_project(tmp_path / "p", uipath={"functions": {"main": "agent.py:main"}})
     os.mkfifo(root / "agent.py")
@@ -355,6 +356,7 @@ def main(input):
 '''
 
 
+@pytest.mark.process("a hang or an escaped process is bounded by the real process's timeout and end")
 def test_a_process_the_agent_moves_out_of_its_group_is_stopped_when_the_run_ends(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     root = coded_project(tmp_path / "p", main_py=ESCAPES, rows=[coded_row("escapes", {"pids": str(pids)})])
@@ -553,6 +555,7 @@ def busy_project(tmp_path: Path) -> Iterator[Path]:
     yield root
 
 
+@pytest.mark.process("a hang or an escaped process is bounded by the real process's timeout and end")
 def test_runs_write_nothing_into_evaluations_or_outside_the_project(tmp_path: Path, busy_project: Path) -> None:
     evaluations, project_files = tree_digest(busy_project / "evaluations"), _project_files(busy_project)
     outside = _outside(tmp_path)
