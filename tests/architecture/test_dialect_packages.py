@@ -166,6 +166,7 @@ def test_a_dialects_scorers_are_defined_in_its_package(dialect: Dialect) -> None
     assert not outside, f"{dialect.name}'s scorers defined outside {package}: {outside}"
 
 
+@pytest.mark.slow
 def test_the_core_scorers_know_no_format() -> None:
     """A format's evaluator types live in its package and are registered by its `scorers()`: the core
     scoring package imports no dialect."""

@@ -93,6 +93,7 @@ def outside_changes(fmt: Format, commit: str) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_every_commit_of_a_format_added_after_the_seam_changed_only_its_own_files() -> None:
     history_or_skip()
     checked = 0
@@ -133,6 +134,7 @@ def scored(python_path: Path, project: Path) -> tuple[list[str], dict[tuple[str,
     return names.split(), {(r["row_id"], r["evaluator"]): r["verdict"] for r in doc["results"]}
 
 
+@pytest.mark.slow
 @pytest.mark.process("workbench from a tree without the format, in an interpreter of its own")
 def test_workbench_without_a_format_added_after_the_seam_still_works_the_same(tmp_path: Path) -> None:
     history_or_skip()

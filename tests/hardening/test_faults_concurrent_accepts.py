@@ -69,6 +69,7 @@ def _wait_for(paths: list[Path], procs: list[subprocess.Popen[str]]) -> None:
         time.sleep(0.005)
 
 
+@pytest.mark.slow
 def test_two_concurrent_accepts_on_different_rows_never_lose_an_edit(tmp_path: Path) -> None:
     path = _big_set(tmp_path)
     original = path.read_bytes()

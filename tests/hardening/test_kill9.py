@@ -180,6 +180,7 @@ def test_kill_9_after_the_temp_file_is_written_leaves_the_old_bytes_and_the_next
         "grade": "NEW"}
 
 
+@pytest.mark.slow
 def test_kill_9_at_any_moment_of_an_accept_leaves_old_or_new_bytes(tmp_path):
     """A slow accept (a 20 MB set) killed at a spread of moments: never a truncated or mixed file."""
     root = accept_project(tmp_path / "project", 20)

@@ -89,6 +89,7 @@ def test_twine_check_passes(dist: Path):
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.process("the installed wheel's console script")
 def test_the_wheel_installed_in_a_fresh_venv_runs_its_bundled_example(dist: Path, tmp_path: Path):
     venv = tmp_path / "venv"

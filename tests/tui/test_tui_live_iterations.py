@@ -87,6 +87,7 @@ async def test_a_key_is_answered_while_a_thousand_rows_run(tmp_path: Path) -> No
         assert sum(label.startswith("✔") for label in shown_rows(app).values()) == 1000
 
 
+@pytest.mark.slow
 async def test_ten_thousand_rows_load_and_show(tmp_path: Path) -> None:
     app = app_for(write_project(tmp_path, {"huge": many_rows(10_000)}))
     async with app.run_test(size=SIZE) as pilot:
