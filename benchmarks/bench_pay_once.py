@@ -25,9 +25,9 @@ from workbench.config import load_config
 from workbench.engine import Engine
 from workbench.events import Trigger
 from workbench.file_digests import FileDigests
-from workbench.fingerprint import compute_world
 from workbench.model import Verdict
 from workbench.project import load_project
+from workbench.rescoring.world import compute_world
 from workbench.session import Session
 
 SLEEPY = '''\

@@ -8,11 +8,9 @@ runs an iteration kills every child it started (the runners clean up in `finally
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import inspect
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from .cluster import rows_in_flight
@@ -29,16 +27,11 @@ from .events import (
     RowStarted,
     Trigger,
 )
-from .fingerprint import digest
 from .history import last_row_verdicts
-from .iteration_reuse import IterationReuse, KeptState, ReusePolicy
 from .model import (
-    EvalSet,
     EvaluatorDef,
-    EvaluatorKey,
     Project,
     Result,
-    Row,
     RowKey,
     Sample,
     Verdict,
@@ -47,86 +40,24 @@ from .model import (
     wrap_output,
 )
 from .project import load_project
-from .reuse import row_fingerprint
+from .rescoring import (
+    IterationReuse,
+    KeptState,
+    ReusePolicy,
+    RowFilter,
+    RowPlan,
+    ScorePlan,
+    plan,
+    run_fingerprint,
+)
 from .runners import RUNNER_FAULTS, Runner, RunOutcome, make_runner, outcome_from_exception
 from .runners.reaper import sweep_escaped
-from .scoring import CriterionError, Score, ScoreInput, scorer_of, unsupported_message
+from .scoring import CriterionError, Score, ScoreInput, scorer_of
 
 RunnerFactory = Callable[[Config], Runner]
 
 
-@dataclass(slots=True)
-class RowFilter:
-    """Which rows an iteration runs: eval-set names, row ids/names, or exact row keys."""
-
-    sets: tuple[str, ...] = ()
-    rows: tuple[str, ...] = ()
-    row_keys: frozenset[RowKey] | None = None
-
-    def wants_set(self, eval_set: EvalSet) -> bool:
-        return not self.sets or any(eval_set.answers_to(name) for name in self.sets)
-
-    tags: tuple[str, ...] = ()
-    kinds: tuple[str, ...] = ()
-
-    def wants_row(self, eval_set: EvalSet, row: Row) -> bool:
-        if self.row_keys is not None and eval_set.key_of(row) not in self.row_keys:
-            return False
-        if self.tags and not any(tag in row.tags for tag in self.tags):
-            return False
-        if self.kinds and row.kind not in self.kinds:
-            return False
-        return not self.rows or row.id in self.rows or (bool(row.name) and row.name in self.rows)
-
-    def unmatched(self, project: Project) -> list[str]:
-        """Names given on the command line that select nothing (probably typos)."""
-        missing = [f"eval set {name!r}" for name in self.sets if not any(s.answers_to(name) for s in project.sets)]
-        chosen = [s for s in project.sets if self.wants_set(s)]
-        missing += [f"row {name!r}" for name in self.rows
-                    if not any(r.id == name or r.name == name for s in chosen for r in s.rows)]
-        missing += [f"tag {tag!r}" for tag in self.tags if not any(tag in r.tags for s in chosen for r in s.rows)]
-        missing += [f"type {kind!r}" for kind in self.kinds if not any(r.kind == kind for s in chosen for r in s.rows)]
-        return missing
-
-    @property
-    def partial(self) -> bool:
-        """Rows are left out on purpose (by set, row, tag or type): history records such an iteration as
-        partial, so it never stands as the previous full one."""
-        return bool(self.sets or self.rows or self.tags or self.kinds) or self.row_keys is not None
-
-    def keys_in(self, project: Project) -> frozenset[RowKey]:
-        """The rows of `project` this filter selects: with `RowFilter().narrowed(tags, kinds)`, the rows a
-        --tag/--type session counts (its status line and totals leave the others out)."""
-        return frozenset(eval_set.key_of(row) for eval_set in project.sets if self.wants_set(eval_set)
-                         for row in eval_set.rows if self.wants_row(eval_set, row))
-
-    def narrowed(self, tags: tuple[str, ...], kinds: tuple[str, ...]) -> RowFilter:
-        """This filter within `--tag` / `--type` (which hold for every iteration); tags or types the
-        filter names itself win."""
-        if not tags and not kinds:
-            return self
-        return dataclasses.replace(self, tags=self.tags or tags, kinds=self.kinds or kinds)
-
-
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    """How one evaluator scores one row: with `criterion`, or not at all (`preset` is the ERROR)."""
-
-    ref: str
-    evaluator: EvaluatorDef | None
-    preset: Score | None = None
-    criterion: dict[str, Any] | None = None
-
-
-@dataclass(slots=True)
-class _Job:
-    eval_set: EvalSet
-    row: Row
-    position: int
-    plans: list[_Plan] = field(default_factory=list)
-
-
-def failing_first(jobs: list[_Job], passed_before: dict[RowKey, bool]) -> list[_Job]:
+def failing_first(jobs: list[RowPlan], passed_before: dict[RowKey, bool]) -> list[RowPlan]:
     """The order rows start in: those that did not pass last time (and rows never run before) first, then
     the rest, each group in file order. Only the start order: results, reports and the tree keep file order."""
     if not passed_before:
@@ -183,12 +114,12 @@ class Engine:
             project = await asyncio.to_thread(self.load)
         selection = (selection or RowFilter()).narrowed(self.config.overrides.tags, self.config.overrides.kinds)
         report = IterationReport(trigger=trigger, problems=list(project.problems), project=project)
-        jobs = self._plan(project, selection)
+        jobs = plan(project, selection)
         in_flight = await rows_in_flight(self.config) if jobs else 1  # on a cluster: connects, or raises
         total_results = sum(len(job.plans) for job in jobs)
         planned = tuple(job.eval_set.key_of(job.row) for job in jobs)
         iteration_reuse = IterationReuse(reuse, self.config, project) if reuse is not None else None
-        fingerprints = {key: self._row_fingerprint(job) for key, job in zip(planned, jobs, strict=True)}
+        fingerprints = {key: run_fingerprint(job) for key, job in zip(planned, jobs, strict=True)}
         if iteration_reuse is not None:
             report.reuse = await iteration_reuse.begin([(k, f) for k, f in fingerprints.items() if f is not None])
         emit(IterationStarted(trigger, project, len(jobs), total_results, planned))
@@ -198,18 +129,19 @@ class Engine:
         report.results = await self._run_jobs(failing_first(jobs, known or {}), in_flight, fingerprints, emit,
                                               report, iteration_reuse)
         if iteration_reuse is not None:
-            report.ran_in = self._ran_in(jobs, fingerprints, report, iteration_reuse)
+            reused = {result.row_key for result in report.results if result.reused}
+            report.ran_in = iteration_reuse.ran_in(jobs, fingerprints, reused, self.config.gate.row_pass_rate)
         report.duration_s = time.perf_counter() - started
         report.complete = True
         emit(IterationFinished(report))
         return report
 
-    async def _run_jobs(self, jobs: list[_Job], in_flight: int, fingerprints: dict[RowKey, str | None],
+    async def _run_jobs(self, jobs: list[RowPlan], in_flight: int, fingerprints: dict[RowKey, str | None],
                         emit: EventSink, report: IterationReport, iteration_reuse: IterationReuse | None,
                         ) -> list[Result]:
         """Run the jobs `in_flight` at a time on the iteration's one runner (the kept one, when it may serve);
         keep that runner for the next iteration when it completes and may be kept, else close it. The
-        results in file order (`_Job.position`), whatever order the jobs ran in."""
+        results in file order (`RowPlan.position`), whatever order the jobs ran in."""
         runners: list[Runner] = []
         kept_state, kept = await self._take_kept_runner(iteration_reuse)
         if kept is not None:
@@ -223,7 +155,7 @@ class Engine:
         done = 0
         collected: list[tuple[int, int, Result]] = []
 
-        async def consume(queue: Iterable[_Job]) -> None:
+        async def consume(queue: Iterable[RowPlan]) -> None:
             nonlocal done
             for job in queue:
                 results = await self._run_job(job, runner_source, emit, report, iteration_reuse,
@@ -253,95 +185,9 @@ class Engine:
         collected.sort(key=lambda item: (item[0], item[1]))
         return [result for _, _, result in collected]
 
-    async def reuse_decisions(self, project: Project, reuse: ReusePolicy) -> dict[RowKey, ReuseDecision]:
-        """What an iteration would do with each row's recorded run right now (`check`, `--explain-reuse`
-        before a run): re-score it, or run it and why. Runs nothing, records nothing."""
-        jobs = self._plan(project, RowFilter().narrowed(self.config.overrides.tags, self.config.overrides.kinds))
-        rows = [(job.eval_set.key_of(job.row), self._row_fingerprint(job)) for job in jobs]
-        return await IterationReuse(reuse, self.config, project).begin([(k, f) for k, f in rows if f is not None])
-
-    def planned_errors(self, project: Project) -> list[tuple[EvalSet, Row, str, str]]:
-        """(set, row, evaluator ref, why) for every result that is an ERROR before anything runs (a
-        missing evaluator, a missing criterion, an unsupported type): what `workbench check` reports."""
-        return [(job.eval_set, job.row, plan.ref, plan.preset.detail)
-                for job in self._plan(project, RowFilter()) for plan in job.plans if plan.preset is not None]
-
-    def _ran_in(self, jobs: list[_Job], fingerprints: dict[RowKey, str | None], report: IterationReport,
-                iteration_reuse: IterationReuse) -> dict[RowKey, str]:
-        """What each row's verdict rests on, for the rows re-scored or whose run was recorded (the world held):
-        the world, the row's fingerprint, the files it read outside the world, and its scoring (evaluators,
-        criteria, `[gate] row_pass_rate`). Not the sample count: a row passing once and failing in another
-        iteration on this same ground is flaky however many times each ran."""
-        reused = {result.row_key for result in report.results if result.reused}
-        found: dict[RowKey, str] = {}
-        for job in jobs:
-            key = job.eval_set.key_of(job.row)
-            run = fingerprints.get(key)
-            if run is None or (key not in reused and key not in iteration_reuse.recorded):
-                continue
-            record = iteration_reuse.book.records.get(key)
-            reads = record.reads if record is not None else {}  # files it read outside the world, as they were
-            scoring = [[plan.ref, plan.evaluator.raw if plan.evaluator else None, plan.criterion,
-                        plan.preset.detail if plan.preset else None] for plan in job.plans]
-            found[key] = digest([iteration_reuse.world.digest, run, reads, scoring, self.config.gate.row_pass_rate])
-        return found
-
-    # -- planning ----------------------------------------------------------------------------------
-
-    def _plan(self, project: Project, selection: RowFilter) -> list[_Job]:
-        jobs: list[_Job] = []
-        for eval_set in project.sets:
-            if not selection.wants_set(eval_set) or not eval_set.evaluator_refs:
-                continue
-            for row in eval_set.rows:
-                if not selection.wants_row(eval_set, row):
-                    continue
-                job = _Job(eval_set, row, len(jobs))
-                job.plans = [plan for ref in eval_set.evaluator_refs
-                             if (plan := self._plan_ref(project, eval_set, row, ref)) is not None]
-                if job.plans:  # a row no evaluator scores (its format skips them all) is not run
-                    jobs.append(job)
-        return jobs
-
-    def _plan_ref(self, project: Project, eval_set: EvalSet, row: Row, ref: str) -> _Plan | None:
-        """The evaluator and criterion to score with, the ERROR to report without scoring, or None: the
-        row's format says this evaluator doesn't score this row (`Dialect.criterion_for`)."""
-        key = EvaluatorKey(eval_set.scope, ref)
-        evaluator = project.evaluators.get(key)
-        if evaluator is None:
-            dialect = dialect_for(eval_set.dialect)
-            broken = project.broken_evaluators.get(key)
-            message = (f"evaluator {dialect.evaluator_file(eval_set.scope, ref)} is broken: {broken}" if broken
-                       else dialect.missing_evaluator(project, eval_set.scope, ref))
-            return _Plan(ref, None, Score.error(message))
-        scorer = scorer_of(evaluator)
-        if scorer is None:
-            return _Plan(ref, evaluator, Score.error(unsupported_message(evaluator.type_id,
-                                                                        evaluator.dialect or eval_set.dialect)))
-        if row.problem is not None:
-            return _Plan(ref, evaluator, Score.error(row.problem))
-        config_problem = evaluator.target_error or scorer.check_config(evaluator)
-        if config_problem:
-            where = dialect_for(eval_set.dialect).evaluator_file(eval_set.scope, ref)
-            return _Plan(ref, evaluator, Score.error(f"{where}: {config_problem}"))
-        criterion = dialect_for(eval_set.dialect).criterion_for(row, ref, evaluator, scorer)
-        if criterion is None:
-            return None
-        if isinstance(criterion, str):
-            return _Plan(ref, evaluator, Score.error(criterion))
-        return _Plan(ref, evaluator, criterion=criterion)
-
     # -- running -----------------------------------------------------------------------------------
 
-    @staticmethod
-    def _row_fingerprint(job: _Job) -> str | None:
-        """Everything the row hands its target (None: a row that can't run has nothing to fingerprint)."""
-        if job.row.problem is not None:
-            return None
-        dialect = dialect_for(job.eval_set.dialect)
-        return row_fingerprint(dialect.name, job.eval_set, job.row, dialect.run_fingerprint(job.row))
-
-    async def _run_job(self, job: _Job, runner_source: Callable[[], Runner], emit: EventSink,
+    async def _run_job(self, job: RowPlan, runner_source: Callable[[], Runner], emit: EventSink,
                        report: IterationReport, reuse: IterationReuse | None, fingerprint: str | None) -> list[Result]:
         eval_set, row = job.eval_set, job.row
         key: RowKey = eval_set.key_of(row)
@@ -366,14 +212,14 @@ class Engine:
                 error = next((why for outcome in outcomes if (why := dialect.run_error(outcome)) is not None), None)
                 reuse.ran(key, fingerprint, outcomes, error)
         results = []
-        for plan in job.plans:
-            scores = [await self._score_plan(plan, outcome) for outcome in outcomes]
-            results.append(self._result(job, plan, outcomes, scores, reused))
+        for scored in job.plans:
+            scores = [await self._score_plan(scored, outcome) for outcome in outcomes]
+            results.append(self._result(job, scored, outcomes, scores, reused))
         if len(outcomes) > 1:
             self._judge_samples(results)
         return results
 
-    async def _run_sample(self, job: _Job, key: RowKey, index: int, repeat: int,
+    async def _run_sample(self, job: RowPlan, key: RowKey, index: int, repeat: int,
                           runner_source: Callable[[], Runner], emit: EventSink) -> RunOutcome:
         """One independent run of the row (a conversation: the whole conversation), sample `index` of
         `repeat`: the target sees WORKBENCH_SAMPLE, its log lines say which sample they belong to."""
@@ -385,7 +231,7 @@ class Engine:
         except RUNNER_FAULTS as exc:
             return outcome_from_exception(exc)
 
-    async def _score_plan(self, plan: _Plan, outcome: RunOutcome) -> Score:
+    async def _score_plan(self, plan: ScorePlan, outcome: RunOutcome) -> Score:
         """How `plan`'s evaluator scores one run (the preset ERROR, the run's own error, or its score)."""
         score = plan.preset or (Score.error(outcome.error or "no output") if not outcome.ok else None)
         if score is None:
@@ -393,7 +239,7 @@ class Engine:
             score = await self.score(plan.evaluator, plan.criterion, wrap_output(outcome.output), outcome)
         return score
 
-    def _result(self, job: _Job, plan: _Plan, outcomes: list[RunOutcome], scores: list[Score],
+    def _result(self, job: RowPlan, plan: ScorePlan, outcomes: list[RunOutcome], scores: list[Score],
                 reused: bool) -> Result:
         """The result of one evaluator over the row's runs: the one run's, or over several the aggregate
         (PASS when `[gate] row_pass_rate` of them pass) standing on its first sample of that verdict."""
@@ -474,4 +320,4 @@ class Engine:
         return score
 
 
-__all__ = ["Engine", "RowFilter", "Trigger", "Verdict", "wrap_output"]
+__all__ = ["Engine", "RunnerFactory", "Trigger", "Verdict", "failing_first", "wrap_output"]

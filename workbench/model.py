@@ -267,7 +267,7 @@ class Project:
 
     extras: dict[str, Any] = field(default_factory=dict)  # per-dialect settings found while loading
     # The files the dialects read as rows, sets and evaluators (project-relative, posix), broken ones too:
-    # the re-scoring fingerprint covers them row by row instead of as files (see fingerprint.py).
+    # the re-scoring fingerprint covers them row by row instead of as files (see rescoring/world.py).
     eval_files: set[str] = field(default_factory=set)
 
     @property

@@ -15,14 +15,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from . import compare
 from .config import Config, ConfigError, reload_config
 from .dialects import runner_needed
-from .engine import Engine, RowFilter, RunnerFactory
+from .engine import Engine, RunnerFactory
 from .events import Event, EventSink, IterationReport, IterationStarted, ResultReady, Trigger, TriggerKind
 from .history import HistoryError, HistoryStore
-from .iteration_reuse import ReusePolicy
 from .model import Problem, Result, RowKey
 from .progress import IterationSummary, LoopTracker
 from .project import ProjectError
-from .reuse import ReuseBook, outcomes_from_results
+from .rescoring import ReuseBook, ReusePolicy, RowFilter, outcomes_from_results
 from .runners import RunOutcome, make_runner
 from .settings.problems import settings_problem
 from .watching import watch_changes
@@ -90,7 +89,7 @@ class Session:
         self.paused = False
         self.watching = False  # watch() runs: a change to a watched file is about to start an iteration
         self.pending_changes: set[str] = set()
-        # Re-score rows from their last run when nothing they depend on changed (reuse.py).
+        # Re-score rows from their last run when nothing they depend on changed (rescoring/).
         self.reuse = ReuseBook(config.state_dir, self.history.identity if self.history is not None else None,
                                self._recorded_outcomes, persist=self.history is not None)
         self.last_report: IterationReport | None = None

@@ -45,9 +45,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                                            "workbench.dialects.replays", "workbench.watching", "workbench.writeback",
                                            "workbench.cluster", "workbench.project_files",
                                            "workbench.file_digests", "workbench.baseline")),
+    # rescoring/ owns every "run this row or re-score its recorded run" decision, planning included: the engine,
+    # the session and everything above ask it.
     ("iterations", ("workbench.engine", "workbench.session", "workbench.history",
-                    "workbench.gate", "workbench.progress", "workbench.reuse",
-                    "workbench.fingerprint", "workbench.iteration_reuse", "workbench.snapshots")),
+                    "workbench.gate", "workbench.progress", "workbench.rescoring", "workbench.snapshots")),
     # session_link serves a Session to other processes: beside the use cases that drive one (watch_loop).
     ("use cases", ("workbench.actions", "workbench.session_link")),
     ("reports", ("workbench.report",)),
@@ -293,3 +294,24 @@ def test_no_function_over_the_limit_outside_the_tui():
     assert not new, f"functions over {MAX_FUNCTION_LINES} lines (split them):\n" + "\n".join(new)
     fixed = sorted(set(LONG_FUNCTIONS_LEFT) - set(found))
     assert not fixed, f"no longer over {MAX_FUNCTION_LINES} lines, remove from LONG_FUNCTIONS_LEFT: {fixed}"
+
+
+def test_rows_are_planned_in_one_place():
+    """Issue 34: which rows an iteration runs is decided by `rescoring.plan` alone. Outside `workbench/rescoring/`
+    no module asks a format for a row's criterion (`Dialect.criterion_for`, which may skip an evaluator or the
+    whole row) — a second planner would drift from the engine's — and the rest of workbench reaches the package
+    through its `__init__.py`, the API it names, never a module inside it."""
+    planners, inside = [], []
+    for module, path in MODULES.items():
+        if module == "workbench.rescoring" or module.startswith("workbench.rescoring."):
+            continue
+        if not module.startswith("workbench.dialects"):  # a format's own criterion_for may call its base class's
+            planners += [f"{module} (line {node.lineno}) calls criterion_for"
+                         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                         and node.func.attr == "criterion_for"]
+        inside += [f"{module} (line {line}) imports {name}" for name, line in imports_of(module)
+                   if name.startswith("workbench.rescoring.")]
+    assert "workbench.rescoring.planning" in MODULES
+    assert not planners, "rows planned outside rescoring.plan:\n" + "\n".join(planners)
+    assert not inside, "import these from workbench.rescoring (its API), not its modules:\n" + "\n".join(inside)

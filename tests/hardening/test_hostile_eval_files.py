@@ -16,10 +16,9 @@ from helpers.cli import cli_env, invoke_json, invoke_workbench
 from helpers.hardening import assert_polite, deep_text
 from helpers.project import COMMAND_CONFIG, EXACT, evaluator, make_project, row
 
-from workbench.config import load_config
-from workbench.engine import Engine
 from workbench.model import Project, Verdict
 from workbench.project import MAX_FILE_BYTES, load_project
+from workbench.rescoring import planned_errors
 
 pytestmark = pytest.mark.hardening
 
@@ -48,7 +47,7 @@ def problems_for(project: Project, path: str) -> list[str]:
 def load(tmp_path: Path, content: Any, **kwargs: Any) -> Project:
     make_project(tmp_path, sets={"good": GOOD, "bad": content}, **kwargs)
     project = load_project(tmp_path)
-    Engine(load_config(tmp_path)).planned_errors(project)  # planning every row never raises either
+    planned_errors(project)  # planning every row never raises either
     return project
 
 

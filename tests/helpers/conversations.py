@@ -19,9 +19,10 @@ from typing import Any
 
 from workbench.config import Config, JudgeConfig, RunnerConfig
 from workbench.dialects.conversations.settings import ConversationsConfig
-from workbench.engine import Engine, RowFilter
+from workbench.engine import Engine
 from workbench.events import IterationReport, Trigger
 from workbench.model import Result
+from workbench.rescoring import RowFilter
 from workbench.runners.base import LogSink, Runner, RunOutcome, RunRequest
 
 Answer = Callable[[dict[str, Any]], Any]

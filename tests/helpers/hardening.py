@@ -18,8 +18,9 @@ from typing import Any
 from helpers.checks import survivors as survivors  # re-exported: the hardening tests import their pid checks here
 from helpers.project import make_project
 from workbench.config import Config, load_config
-from workbench.engine import Engine, RowFilter
+from workbench.engine import Engine
 from workbench.events import IterationReport, Trigger
+from workbench.rescoring import RowFilter
 from workbench.runners.base import LogSink, Runner, RunOutcome, RunRequest
 
 FAULTY = Path(__file__).resolve().parent.parent / "hardening" / "faulty_target.py"

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from workbench.config import load_config
-from workbench.engine import Engine, RowFilter
+from workbench.engine import Engine
 from workbench.events import IterationReport, Trigger
 from workbench.model import Result
+from workbench.rescoring import RowFilter
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "refund-agent"
 

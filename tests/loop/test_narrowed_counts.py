@@ -14,11 +14,11 @@ from helpers.cli import invoke_json, invoke_workbench
 from helpers.paths import EXAMPLES
 
 from workbench.config import load_config
-from workbench.engine import RowFilter
 from workbench.events import IterationReport, Trigger, TriggerKind
 from workbench.model import Result, Verdict
 from workbench.progress import LoopTracker
 from workbench.project import load_project
+from workbench.rescoring import RowFilter, planned_keys
 
 
 def _result(row: str, verdict: Verdict) -> Result:
@@ -66,6 +66,6 @@ def test_keys_in_gives_the_rows_a_tag_session_counts(tmp_path: Path) -> None:
     root = _support_bot(tmp_path)
     config = load_config(root)
     project = load_project(root, config)
-    keys = RowFilter().narrowed(("smoke",), ()).keys_in(project)
+    keys = planned_keys(project, RowFilter().narrowed(("smoke",), ()))
     assert [key.row_id for key in keys] == ["greeting"]
-    assert len(RowFilter().keys_in(project)) == 3
+    assert len(planned_keys(project, RowFilter())) == 3

@@ -20,8 +20,8 @@ import pytest
 from helpers.project import evaluator, make_project, row
 from helpers.rescoring import run_reuse
 
-from workbench import reuse
 from workbench.config import Config
+from workbench.rescoring import reads
 from workbench.runners import RunOutcome, RunRequest, make_runner
 from workbench.runners.command import CommandRunner
 from workbench.runners.preload import PreloadRunner
@@ -125,7 +125,7 @@ def test_commands_that_start_python_themselves_are_not_python(argv: list[str]) -
 
 
 def test_the_unseen_marker_is_the_one_reuse_reads() -> None:
-    assert UNSEEN == reuse.UNSEEN_READS
+    assert UNSEEN == reads.UNSEEN_READS
 
 
 # -- every fresh Python process records its reads ----------------------------------------------------------

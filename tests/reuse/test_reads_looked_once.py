@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from workbench import reuse
 from workbench.config import Config
-from workbench.fingerprint import World
-from workbench.iteration_reuse import RecordedReads
 from workbench.project_files import ProjectFiles
+from workbench.rescoring import reads as rescoring_reads
+from workbench.rescoring.reads import RecordedReads
+from workbench.rescoring.world import World
 from workbench.runners import RunOutcome
 from workbench.runners.read_audit import ReadsFile
 
@@ -52,7 +52,7 @@ def test_the_rows_one_worker_served_share_one_look_at_each_file(tmp_path: Path, 
         looked_at.append(os.fspath(path))  # type: ignore[arg-type]
         return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(reuse.os, "stat", counting_stat)
+    monkeypatch.setattr(rescoring_reads.os, "stat", counting_stat)
     digested: list[str] = []
     looked = _looked(tmp_path, digested)
     answers = [looked.reads_of([RunOutcome(output=i, reads=reads, read_stats=stats)]) for i in range(50)]

@@ -560,7 +560,7 @@ def test_check_and_explain_reuse_say_why_each_row_is_rescored_or_runs(tmp_path: 
 def test_another_pythons_identity_is_asked_of_it_and_an_unanswered_probe_never_matches(tmp_path: Path) -> None:
     """The command's interpreter is probed for its version and site-packages (a pyenv shim decides at run
     time); a probe that fails is 'unidentified', which equals nothing, so such rows always run."""
-    from workbench.fingerprint import program_identity
+    from workbench.rescoring.world import program_identity
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
@@ -604,7 +604,7 @@ def test_a_same_size_edit_of_the_program_with_its_mtime_put_back_is_seen(tmp_pat
 
 def test_cache_inputs_take_folders_dot_files_and_the_home_folder(tmp_path: Path) -> None:
     from workbench.file_digests import FileDigests
-    from workbench.fingerprint import cache_inputs
+    from workbench.rescoring.world import cache_inputs
 
     data = tmp_path / "data"
     (data / "sub").mkdir(parents=True)
@@ -628,7 +628,7 @@ def test_cache_inputs_take_folders_dot_files_and_the_home_folder(tmp_path: Path)
 
 def test_watch_paths_outside_the_project_are_fingerprinted(tmp_path: Path) -> None:
     from workbench.file_digests import FileDigests
-    from workbench.fingerprint import cache_inputs
+    from workbench.rescoring.world import cache_inputs
 
     shared = tmp_path / "shared"
     shared.mkdir()
@@ -643,8 +643,8 @@ def test_watch_paths_outside_the_project_are_fingerprinted(tmp_path: Path) -> No
 
 def test_a_scenarios_folder_holding_other_json_keeps_that_json_in_the_project(tmp_path: Path) -> None:
     from workbench.file_digests import FileDigests
-    from workbench.fingerprint import compute_world
     from workbench.project import load_project
+    from workbench.rescoring.world import compute_world
 
     root = tmp_path / "project"
     root.mkdir()

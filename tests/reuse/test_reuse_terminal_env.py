@@ -18,7 +18,7 @@ from helpers.project import evaluator, make_project, row
 from helpers.runners import rows_in_turn
 
 from workbench.config import Config, RunnerConfig
-from workbench.fingerprint import environment
+from workbench.rescoring.world import environment
 from workbench.runners import RunRequest, make_runner
 from workbench.runners.base import TERMINAL_ENV_LEFT_OUT, TERMINAL_TERM, target_env
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import workbench
 from workbench.config import Config
-from workbench.fingerprint import argv_files
+from workbench.rescoring.world import argv_files
 from workbench.runners.base import expand_argv
 
 PACKAGE = Path(workbench.__file__).resolve().parent

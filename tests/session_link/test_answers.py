@@ -13,9 +13,9 @@ from helpers.checks import process_alive
 from helpers.session_link import WAIT_S, Counted, linked_session
 
 from workbench.config import load_config
-from workbench.engine import RowFilter
 from workbench.events import Trigger, TriggerKind
 from workbench.history import HistoryStore
+from workbench.rescoring import RowFilter
 from workbench.session import Session
 from workbench.session_link import LinkServer, ask_live_session
 

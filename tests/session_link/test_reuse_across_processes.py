@@ -10,7 +10,7 @@ import pytest
 from helpers.session_link import Counted
 
 from workbench.config import load_config
-from workbench.fingerprint import environment
+from workbench.rescoring.world import environment
 from workbench.runners.base import target_env
 
 KEY = b"k" * 32

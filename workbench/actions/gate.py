@@ -15,14 +15,13 @@ from ..baseline import Baseline, BaselineCheck, configured_baseline, load_baseli
 from ..config import Config
 from ..dialects import all_dialects
 from ..dialects.base import DialectGate, GateAsk, GateVerdict, relative
-from ..engine import Engine, RowFilter, RunnerFactory
+from ..engine import Engine, RunnerFactory
 from ..errors import WorkbenchError
 from ..events import EventSink, IterationReport, Trigger, TriggerKind
 from ..gate import GateOutcome, GateSettings, joined_gate, judge_generic
 from ..history import HistoryError, HistoryStore, read_identity
-from ..iteration_reuse import ReusePolicy
 from ..model import Problem, Project, RowKey
-from ..reuse import ReuseBook, outcomes_from_results
+from ..rescoring import ReuseBook, ReusePolicy, RowFilter, outcomes_from_results
 from ..runners import RunOutcome, make_runner
 from .checks import check_runnable
 from .signals import run_until_stopped

@@ -17,10 +17,10 @@ from ..cluster import check_cluster
 from ..config import Config, ConfigError, apply_runner_defaults, read_settings, resolve_runner_kind
 from ..dialects import all_dialects, runner_needed
 from ..dialects.base import relative
-from ..engine import Engine
 from ..errors import WorkbenchError
 from ..model import EvalSet, EvaluatorKey, Problem, Project, Row, Severity, error_problems
 from ..project import load_project
+from ..rescoring import planned_errors
 from ..runners.startable import startup_problem
 from ..scoring import scorer_of, unsupported_message
 from ..settings.problems import settings_problem
@@ -159,7 +159,7 @@ def _format_of_scope(project: Project, scope: str) -> str:
 def _row_errors(config: Config, project: Project) -> list[Problem]:
     """Results that can only be ERRORs, one problem per set, evaluator and reason (naming the rows)."""
     found: dict[tuple[str, str, str], list[tuple[EvalSet, Row]]] = {}
-    for eval_set, row, ref, why in Engine(config).planned_errors(project):
+    for eval_set, row, ref, why in planned_errors(project):
         found.setdefault((relative(project.root, eval_set.source_of(row)), ref, why), []).append((eval_set, row))
     for eval_set in project.sets:
         evaluators = project.evaluators_of(eval_set.scope)

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import Config
-from ..engine import Engine
 from ..events import IterationReport, ReuseDecision
 from ..model import Project, RowKey
 from ..project_files import ALWAYS_IGNORED_DIRS, DEPENDENCY_DIRS, ProjectFiles
+from ..rescoring import decide_now
 from .gate import reuse_policy
 
 
@@ -63,7 +63,7 @@ def explain_now(config: Config, project: Project) -> ReuseExplanation:
     """What `run --reuse` would do with each row if it started now (runs nothing, writes nothing)."""
     explanation = _files_part(config)
     policy = reuse_policy(config, reuse=True, persist=False)  # look, don't write
-    decisions = asyncio.run(Engine(config).reuse_decisions(project, policy))
+    decisions = asyncio.run(decide_now(config, project, policy))
     explanation.rows = _rows(project, decisions)
     return explanation
 

@@ -23,12 +23,13 @@ from typing import Any
 
 from ..actions.gate import known_names
 from ..config import Config
-from ..engine import RowFilter, RunnerFactory
+from ..engine import RunnerFactory
 from ..errors import WorkbenchError
 from ..events import Event, IterationReport, IterationStarted, ResultReady, Trigger, TriggerKind
 from ..history import HistoryError, HistoryStore
 from ..model import Project, Result, RowKey, results_by_row, row_passes
 from ..project import load_project
+from ..rescoring import RowFilter, planned_keys
 from ..runners import make_runner
 from ..session import Session
 from ..textsafe import counted
@@ -170,9 +171,7 @@ class AgentLoop:
             failing = await asyncio.to_thread(self._failing_rows)
             if failing is None:
                 raise AgentRefusal("failing_only: nothing has run yet, so no row is known to fail; run() first")
-            chosen = frozenset(eval_set.key_of(row) for eval_set in project.sets if selection.wants_set(eval_set)
-                               for row in eval_set.rows if selection.wants_row(eval_set, row)
-                               and eval_set.key_of(row) in failing)
+            chosen = planned_keys(project, selection) & failing  # the selected rows an iteration runs that failed
             if not chosen:
                 raise AgentRefusal("failing_only: no selected row failed in its last run; run() without it "
                                    "to check everything")

@@ -48,7 +48,7 @@ import os
 import sys
 
 UNBOUNDED = "\x00unbounded"  # the last element of a reads list that is incomplete: "unknown, never reuse"
-UNSEEN = "\x00unseen:"  # + why: ends a reads list whose reads can't be known at all (== reuse.UNSEEN_READS)
+UNSEEN = "\x00unseen:"  # + why: ends a reads list whose reads can't be known at all (== rescoring.reads.UNSEEN_READS)
 MAX_PATHS = 20_000
 MAX_BYTES = 8 * 2**20
 MAX_REASON = 500  # bytes of an unseen marker's reason
@@ -406,7 +406,7 @@ class ReadsFile:
     def stats(self) -> dict[str, tuple[int, ...]]:
         """Each recorded file's stat when it was first opened (call `paths` first to read new records). The
         same map while nothing new is recorded, so the rows one worker serves share it (and the answers
-        `iteration_reuse` gives for it): callers never change it."""
+        `rescoring/reads.py` gives for it): callers never change it."""
         if self._stats_view is None:
             self._stats_view = dict(self._stats)
         return self._stats_view

@@ -7,7 +7,7 @@ Public API (for `workbench/agent/`, agreed in /work/notes/h6_h7_api.md):
     async def ask_live_session(root, selection=None, *, asked_by="agent", on_progress=None)
             -> LinkedIteration | None
 
-* `root`: the project folder (its real path names the session); `selection`: an `engine.RowFilter`
+* `root`: the project folder (its real path names the session); `selection`: a `rescoring.RowFilter`
   (sets, rows, tags, kinds, row_keys); `on_progress(done, total)`: rows of the iteration the answer
   waits on, called on the caller's loop.
 * Returns `LinkedIteration(number, how, rows)`: `number` is the history iteration whose results answer
@@ -39,7 +39,7 @@ Both ends check the other's user id with the kernel (SO_PEERCRED):
   user; a session starting while another one of this user serves at the file leaves the serving to it.
 
 Messages: newline-delimited JSON, at most `protocol.MAX_LINE` bytes each (`protocol.py`). Whether an
-iteration answers is a proof with the re-scoring machinery (`proof.py`), never a guess.
+iteration answers is a proof with the re-scoring machinery (`rescoring/proof.py`), never a guess.
 """
 
 from __future__ import annotations

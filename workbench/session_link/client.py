@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine import RowFilter
+from ..rescoring import RowFilter
 from . import protocol
 from .address import LinkAddress, fallback_address, link_address
 from .dial import dial

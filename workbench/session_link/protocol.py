@@ -13,8 +13,8 @@ import asyncio
 from typing import Any
 
 from .. import jsonio
-from ..engine import RowFilter
 from ..model import RowKey
+from ..rescoring import RowFilter
 
 VERSION = 1
 MAX_LINE = 64 * 1024  # a request names sets, rows and row keys; 64 KiB is thousands of them

@@ -4,7 +4,7 @@ A request (a row selection) is answered with the history number of the iteration
 the files as they are when it is answered:
 
 1. the session is running (or has queued) an iteration: join it — stream its progress — and once it
-   finished, prove it still holds (`proof.py`: same loaded project, every selected row re-scorable from
+   finished, prove it still holds (`rescoring/proof.py`: same loaded project, every selected row re-scorable from
    it); a change during it means the watcher's next iteration (or, failing that, a new one) answers;
 2. nothing runs and the session's last iteration is proven to hold: answer with it, nothing runs;
 3. else the session runs one with `TriggerKind.AGENT` (queued behind nothing — it re-scores what the
@@ -30,15 +30,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine import RowFilter
 from ..events import Event, IterationReport, IterationStarted, ResultReady, Trigger, TriggerKind
 from ..project import load_project
+from ..rescoring import RowFilter, answers_now
 from ..session import Session
 from ..textsafe import one_line
 from .address import LinkAddress, fallback_address, link_address, socket_folder
 from .dial import dial
 from .peer import peer_allowed, peer_uid
-from .proof import answers_now
 from .protocol import (
     HEARTBEAT_S,
     MAX_LINE,
@@ -411,7 +410,7 @@ class LinkServer:
             if task is None:
                 async with session.exclusive():
                     last = session.last_report
-                    if await answers_now(session, last, selection):
+                    if await answers_now(session.config, session.reuse, last, selection):
                         assert last is not None and last.number is not None
                         return self._asked(last, asked_by, "recorded")
                 if attempt == 0 and await self._watcher_starts_one():
@@ -424,7 +423,7 @@ class LinkServer:
             if mine:  # it read the files as they were when this request came: that is the answer
                 return self._asked(report, asked_by, "ran")
             async with session.exclusive():
-                if await answers_now(session, report, selection):
+                if await answers_now(session.config, session.reuse, report, selection):
                     return self._asked(report, asked_by, "joined")
         raise Declined("the project kept changing while the session ran it")
 

@@ -22,10 +22,11 @@ from textual.worker import Worker, WorkerState
 
 from ..actions.signals import on_stop_signals
 from ..config import Config
-from ..engine import RowFilter, RunnerFactory
+from ..engine import RunnerFactory
 from ..errors import WorkbenchError
 from ..events import Trigger, TriggerKind
 from ..project import load_project
+from ..rescoring import RowFilter
 from ..runners import make_runner
 from ..session import Session
 from ..textsafe import one_line, printable

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from ..dialects import dialect_for
-from ..engine import RowFilter
 from ..events import Event, IterationFinished, IterationStarted, ResultReady, RowLog, RowStarted
 from ..history import HistoryError, HistoryStore
 from ..model import EvalSet, Project, Result, ResultKey, Row, RowKey, Verdict, error_problems, row_verdict
 from ..report.metrics import SetMetricLine, set_metrics
+from ..rescoring import RowFilter, planned_keys
 from .row_logs import RowLogs, run_header
 
 QUEUED, RUNNING, DONE, IDLE = "queued", "running", "done", "idle"
@@ -151,7 +151,7 @@ class RunState:
     def _set_project(self, project: Project) -> None:
         self.project = project
         self._index = {s.key_of(r): (s, r) for s in project.sets for r in s.rows}
-        self._counted = self.selection.keys_in(project) if self.selection is not None else None
+        self._counted = planned_keys(project, self.selection) if self.selection is not None else None
         self._forget_counts()
 
     def log_of(self, key: RowKey) -> list[str]:

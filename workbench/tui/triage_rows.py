@@ -8,9 +8,9 @@ import subprocess
 from textual.widgets import TabbedContent
 
 from .. import jsonio
-from ..engine import RowFilter
 from ..events import Trigger, TriggerKind
 from ..model import RowKey
+from ..rescoring import RowFilter
 from ..runners.strays import unmarked_environ
 from ..textsafe import one_line
 from .editor import EDITOR_TIMEOUT_S, editor_argv, row_line

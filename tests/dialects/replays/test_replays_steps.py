@@ -19,10 +19,9 @@ from workbench.config import load_config
 from workbench.dialects import runner_needed
 from workbench.engine import Engine
 from workbench.events import IterationReport, Trigger
-from workbench.iteration_reuse import ReusePolicy
 from workbench.model import EvaluatorDef, Verdict
 from workbench.project import load_project
-from workbench.reuse import ReuseBook
+from workbench.rescoring import ReuseBook, ReusePolicy
 from workbench.scoring import ScoreInput, scorer_for
 from workbench.session import Session
 

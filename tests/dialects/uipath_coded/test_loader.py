@@ -13,9 +13,9 @@ from coded_sdk_project import eval_set, write_coded_project
 
 from workbench.config import load_config
 from workbench.dialects import dialect_for
-from workbench.engine import Engine
 from workbench.model import EvaluatorKey, Project, Severity
 from workbench.project import load_project
+from workbench.rescoring import planned_errors
 
 MAIN = "def main(input):\n    return {'answer': input.get('answer', '')}\n"
 SCOPE = "evaluations"
@@ -46,7 +46,7 @@ def problems(project: Project) -> dict[str, list[str]]:
 
 
 def planned(root: Path, project: Project) -> dict[tuple[str, str], str]:
-    return {(row.id, ref): why for _, row, ref, why in Engine(load_config(root)).planned_errors(project)}
+    return {(row.id, ref): why for _, row, ref, why in planned_errors(project)}
 
 
 def test_evaluators_are_known_by_id_and_sets_refer_to_ids(tmp_path: Path) -> None:

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .config import Config
-from .events import ReuseDecision
-from .fingerprint import World, compute_world
-from .model import Project, RowKey
-from .project_files import ProjectFiles
-from .reuse import ReuseBook, RowRecord, output_digest, read_after_change, tracked_reads
-from .runners import RunOutcome
+from ..config import Config
+from ..events import ReuseDecision
+from ..model import Project, RowKey
+from ..project_files import ProjectFiles
+from ..runners import RunOutcome
+from .planning import RowFilter, RowPlan, plan, run_fingerprint
+from .reads import RecordedReads
+from .records import ReuseBook, RowRecord, output_digest
+from .world import World, compute_world, digest
 
 _SHOWN = 3
 
@@ -83,6 +84,25 @@ class IterationReuse:
             return False
         return all(self.read_digest(path) == known for path, known in kept.reads.items())
 
+    def ran_in(self, jobs: list[RowPlan], fingerprints: dict[RowKey, str | None], reused: set[RowKey],
+               row_pass_rate: float) -> dict[RowKey, str]:
+        """What each row's verdict rests on, for the rows re-scored (`reused`) or whose run was recorded (the
+        world held): the world, the row's fingerprint, the files it read outside the world, and its scoring
+        (evaluators, criteria, `[gate] row_pass_rate`). Not the sample count: a row passing once and failing in
+        another iteration on this same ground is flaky however many times each ran."""
+        found: dict[RowKey, str] = {}
+        for job in jobs:
+            key = job.eval_set.key_of(job.row)
+            run = fingerprints.get(key)
+            if run is None or (key not in reused and key not in self.recorded):
+                continue
+            record = self.book.records.get(key)
+            reads = record.reads if record is not None else {}  # files it read outside the world, as they were
+            scoring = [[scored.ref, scored.evaluator.raw if scored.evaluator else None, scored.criterion,
+                        scored.preset.detail if scored.preset else None] for scored in job.plans]
+            found[key] = digest([self.world.digest, run, reads, scoring, row_pass_rate])
+        return found
+
     def ran(self, key: RowKey, run: str, outcomes: list[RunOutcome], error: str | None) -> None:
         """A row's target ran, once or `[runner] repeat` times (`error`: why a run failed, per its dialect)."""
         self._ran.append((key, run, outcomes, error))
@@ -124,44 +144,17 @@ class IterationReuse:
         return state
 
 
-class RecordedReads:
-    """The reads of the rows one iteration recorded, each file looked at once. Rows served by one worker
-    share its reads list and stat map (the same objects), so they share one answer and one digests map;
-    every row has ended before the first look, so a file unchanged at that look is unchanged for all."""
-
-    def __init__(self, scope: ProjectFiles, world: World, started_ns: int, read_digest: Callable[[str], str],
-                 cluster: bool) -> None:
-        self.scope, self.world, self.started_ns, self.read_digest, self.cluster = (
-            scope, world, started_ns, read_digest, cluster)
-        self.kept: dict[str, bool] = {}  # path -> whether a record keeps it (tracked_reads)
-        self.now: dict[str, tuple[int, int, int, int, int] | None] = {}  # path -> its stat key now
-        # (each outcome's reads tuple, id of its stat map) -> answer; the maps are held so no id is reused
-        self.answers: dict[tuple[tuple[tuple[str, ...], int], ...],
-                           tuple[str | None, dict[str, str], list[dict[str, tuple[int, ...]]]]] = {}
-        self.fresh = False  # the last answer was computed, not remembered
-
-    def reads_of(self, outcomes: list[RunOutcome]) -> tuple[str | None, dict[str, str]]:
-        """(a read file that changed after the row read it, else None; each read kept → its digest)."""
-        group = tuple((outcome.reads, id(outcome.read_stats)) for outcome in outcomes)
-        known = self.answers.get(group)
-        self.fresh = known is None
-        if known is None:
-            late, digests = self._compute(outcomes)
-            known = self.answers[group] = (late, digests, [outcome.read_stats for outcome in outcomes])
-        return known[0], known[1]
-
-    def _compute(self, outcomes: list[RunOutcome]) -> tuple[str | None, dict[str, str]]:
-        read_stats = {path: stat for outcome in outcomes for path, stat in outcome.read_stats.items()}
-        reads = tracked_reads({path for outcome in outcomes for path in outcome.reads}, self.scope, self.world,
-                              self.kept)
-        if self.cluster:  # paths on the cluster's machines mean nothing here; what can't be known still counts
-            reads = [path for path in reads if path.startswith("\x00")]
-        late = read_after_change(reads, read_stats, self.started_ns, self.now)
-        if late is not None:
-            return late, {}
-        return None, {path: path if path.startswith("\x00") else self.read_digest(path) for path in reads}
-
-
 def _named(what: str, names: list[str]) -> str:
     more = f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else ""
     return f"{what} ({', '.join(names[:_SHOWN])}{more})"
+
+
+async def decide_now(config: Config, project: Project, policy: ReusePolicy,
+                     jobs: list[RowPlan] | None = None) -> dict[RowKey, ReuseDecision]:
+    """What an iteration would do with each planned row's recorded run right now (`check`, `--explain-reuse`,
+    the session link's proof): re-score it, or run it and why. `jobs`: the rows planned (default: every row,
+    within the session's --tag / --type). Runs nothing, records nothing."""
+    if jobs is None:
+        jobs = plan(project, RowFilter().narrowed(config.overrides.tags, config.overrides.kinds))
+    rows = [(job.eval_set.key_of(job.row), run_fingerprint(job)) for job in jobs]
+    return await IterationReuse(policy, config, project).begin([(k, f) for k, f in rows if f is not None])

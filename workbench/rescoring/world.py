@@ -4,7 +4,7 @@ executable's real path and identity, and for Python interpreters their version a
 packages), every file of the project but the eval files the dialects load (whose rows are fingerprinted
 one by one), the dependency folders by what is installed in them, and the files `[cache] inputs` names.
 
-A recorded run is re-scored only in a world equal to the one it ran in (see `reuse.py`), the way a
+A recorded run is re-scored only in a world equal to the one it ran in (see `records.py`), the way a
 build tool reuses an artifact only when every declared input hashes the same. What a target reads
 outside all this is not seen — except for Python targets, whose reads are recorded per row
 (`RunOutcome.reads`) — and the README says so.
@@ -28,15 +28,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import jsonio
-from .config import Config, resolve_runner_kind
-from .file_digests import FileDigests, stat_key
-from .project_files import ProjectFiles
-from .regular_files import open_regular
-from .runners.base import PYTHON_TOKEN, expand_argv, target_env
-from .runners.process import run_probe
-from .runners.strays import MARK_ENV
-from .safe_paths import real_folder
+from .. import jsonio
+from ..config import Config, resolve_runner_kind
+from ..file_digests import FileDigests, stat_key
+from ..project_files import ProjectFiles
+from ..regular_files import open_regular
+from ..runners.base import PYTHON_TOKEN, expand_argv, target_env
+from ..runners.process import run_probe
+from ..runners.strays import MARK_ENV
+from ..safe_paths import real_folder
 
 # The shell's and the terminal's own bookkeeping, which changes from one terminal, SSH session or directory
 # to the next and which no target reads for its answer, and workbench's own progress switch; every other

@@ -3,7 +3,7 @@ only when everything that went into that run is known to be the same now.
 
 A recorded run (`RowRecord`) names what it ran on: the row's own fingerprint (everything the row hands
 its target: inputs, name, id, set, setup — `row_fingerprint`), the `World` it ran in (settings,
-environment, programs, project files: `fingerprint.py`), and the digests of the files its target was
+environment, programs, project files: `world.py`), and the digests of the files its target was
 seen to read outside that world (Python targets). It is reused when all three are equal now, its run
 was not an ERROR, nothing changed while it ran, and it belongs to this history database. Otherwise the
 row runs, and `ReuseDecision.reason` says why — `workbench check` and `run --explain-reuse` print it.
@@ -14,28 +14,24 @@ they stand for in the history database; a session also keeps its own outcomes in
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import jsonio
-from .config import STATE_DIR
-from .events import ReuseDecision
-from .file_digests import FileDigests, key_changed_since, stat_key
-from .fingerprint import World, digest, load_key
-from .model import EvalSet, Result, Row, RowKey, Verdict, results_by_row, wrap_output
-from .project_files import ProjectFiles
-from .regular_files import open_regular
-from .runners import RunOutcome
-from .safe_paths import real_folder
-from .writeback.atomic import write_atomically
+from .. import jsonio
+from ..events import ReuseDecision
+from ..file_digests import FileDigests
+from ..model import EvalSet, Result, Row, RowKey, Verdict, results_by_row, wrap_output
+from ..regular_files import open_regular
+from ..runners import RunOutcome
+from ..safe_paths import real_folder
+from ..writeback.atomic import write_atomically
+from .reads import UNBOUNDED_READS, UNSEEN_READS
+from .world import World, digest, load_key
 
 RECORD_FILE = "reuse.json"
 RECORD_VERSION = 2
-UNBOUNDED_READS = "\x00unbounded"  # the last of `RunOutcome.reads` when the target read more than is tracked
-UNSEEN_READS = "\x00unseen:"  # + why: what the target read can't be known (it started another program, ...)
 _MAX_RECORD_BYTES = 256 * 2**20
 _SEP = "\x1f"
 
@@ -309,7 +305,7 @@ class ReuseBook:
         unrecorded: dict[str, Any] = doc["unrecorded"] if isinstance(doc.get("unrecorded"), dict) else {}
         worlds: dict[str, Any] = doc["worlds"] if isinstance(doc.get("worlds"), dict) else {}
         read_sets: dict[str, Any] = doc["reads"] if isinstance(doc.get("reads"), dict) else {}
-        # The rows one worker served share one reads map (iteration_reuse): named once, not once per row. The
+        # The rows one worker served share one reads map (iteration.py): named once, not once per row. The
         # maps live in self.records for the whole loop, so an id is never reused for another map meanwhile.
         named: dict[int, str] = {}
         for key in self._changed:
@@ -341,78 +337,6 @@ class ReuseBook:
             write_atomically(self.path, jsonio.dumps(doc).encode("utf-8", "surrogatepass"), private=True)
         except OSError:
             pass  # without the file, the next process runs these rows again: never wrong, only slower
-
-
-def tracked_reads(reads: Iterable[str], files: ProjectFiles, world: World,
-                  memo: dict[str, bool] | None = None) -> list[str]:
-    """The reads a record must keep: those the world does not already cover (outside the project, in
-    ignored or dependency folders, eval files, through a symlinked folder), in a stable order. `memo` keeps
-    each path's answer across the rows of one iteration's recording (the project and world are the same for
-    all of them), so a worker's hundred reads are looked at once, not once per row it served."""
-    memo = {} if memo is None else memo
-    kept: set[str] = set()
-    for path in reads:
-        keep = memo.get(path)
-        if keep is None:
-            keep = memo[path] = _kept_read(path, files, world)
-        if keep:
-            kept.add(path)
-    return sorted(kept, key=lambda p: (p.startswith("\x00"), p))
-
-
-def _kept_read(path: str, files: ProjectFiles, world: World) -> bool:
-    """Whether a record must keep this one read (see `tracked_reads`)."""
-    if path.startswith("\x00"):  # a marker: the reads are incomplete or unknown
-        return True
-    root = os.fspath(files.root)
-    prefix = root + os.sep
-    if path == root or path.startswith(prefix):
-        rel = path[len(prefix):].replace(os.sep, "/")
-        if rel.split("/", 1)[0] == STATE_DIR:  # workbench's own files
-            return False
-        if os.path.isdir(path):
-            # A real project folder's listing is covered by its files in the world — unless it is
-            # ignored, a dependency folder's inside, or reached through a link.
-            if (os.path.realpath(path) == path and not files.ignored(rel, is_dir=True)
-                    and not files.inside_dependency(rel + "/x")):
-                return False
-        elif rel in world.files:
-            return False
-    return True
-
-
-_GONE = None  # `read_after_change`'s memo: the file is not there now
-
-
-def read_after_change(paths: Iterable[str], stats: Mapping[str, tuple[int, ...]], moment_ns: int,
-                      now: dict[str, tuple[int, int, int, int, int] | None] | None = None) -> str | None:
-    """A read file that changed after the target read it, if any: its stat now differs from its stat when
-    the target opened it (`stats`, from the audit hook) — or, where that is not known, it changed at or after
-    `moment_ns` (the iteration's start), allowing for timestamp granularity. `now` keeps each file's stat
-    key (None: gone) across the rows recorded after one iteration: every one of them ended before the
-    first stat, so one look per file says for all of them whether it changed since they read it."""
-    now = {} if now is None else now
-    for path in paths:
-        if path.startswith("\x00"):
-            continue
-        if path in now:
-            current = now[path]
-        else:
-            try:
-                current = now[path] = stat_key(os.stat(path))
-            except OSError:
-                current = now[path] = _GONE
-        if current is _GONE:
-            if path in stats:
-                return path  # it was there when read and is gone now
-            continue
-        known = stats.get(path)
-        if known is not None:
-            if tuple(known) != current:
-                return path
-        elif key_changed_since(current, moment_ns):
-            return path
-    return None
 
 
 def _first_line(text: str) -> str:
