@@ -52,6 +52,17 @@ class Section(BaseModel):
         return cls.model_construct()
 
 
+def empty_list() -> list[Any]:
+    """`default_factory` for a list field. Not the builtin `list`: pydantic asks a factory's signature, and
+    `inspect` reads a builtin's from its text with `tokenize`, whose pattern costs ~8 ms to compile at start."""
+    return []
+
+
+def empty_table() -> dict[str, Any]:
+    """`default_factory` for a table field (not the builtin `dict`, as for `empty_list`)."""
+    return {}
+
+
 def refuse(phrase: str) -> PydanticCustomError:
     """The error a check raises; `phrase` completes "[section] key ..." (and "--flag ...")."""
     return PydanticCustomError(SETTING_ERROR, "{phrase}", {"phrase": phrase})
