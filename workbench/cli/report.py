@@ -12,6 +12,7 @@ from ..config import STATE_DIR, Config
 from ..errors import WorkbenchError
 from ..history import DB_NAME, HistoryStore
 from ..project import load_project
+from ..report.output_file import OutputFileError
 from .common import EXIT_FAILED, fail, load_project_config, resolve_root
 from .share_output import REPORT_MD_HELP, write_markdown
 
@@ -81,8 +82,8 @@ def report_command(args: tuple[str, ...], html_path: str | None, md_path: str | 
             size = write_history_report(config, project, store, number, target)
     except WorkbenchError as exc:  # the history can't be read, no such iteration
         fail(str(exc), EXIT_FAILED)
-    except OSError as exc:
-        fail(f"cannot write the HTML report to {html_path}: {exc.strerror or exc}", EXIT_FAILED)
+    except OutputFileError as exc:
+        fail(str(exc), EXIT_FAILED)
     click.echo(wrote(target, size))
 
 
@@ -92,6 +93,6 @@ def write_run_html(config: Config, run: GateRun, target: str, *, to_stderr: bool
 
     try:
         size = write_gate_run_report(config, run, Path(target))
-    except OSError as exc:
-        fail(f"cannot write the HTML report to {target}: {exc.strerror or exc}", EXIT_FAILED)
+    except OutputFileError as exc:
+        fail(str(exc), EXIT_FAILED)
     click.echo(wrote(Path(target), size), err=to_stderr)

@@ -165,11 +165,12 @@ def _share(config: Config, run: GateRun, *, annotations: str | None, md_path: st
         write_run_html(config, run, html_path, to_stderr=to_stderr)
     if junit_path:
         from ..report.junit import write_junit
+        from ..report.output_file import OutputFileError
 
         try:
             write_junit(run.report, Path(junit_path), redactor_for(config))
-        except OSError as exc:
-            fail(f"cannot write {junit_path}: {exc.strerror or exc}", EXIT_FAILED)
+        except OutputFileError as exc:
+            fail(str(exc), EXIT_FAILED)
 
 
 def _print_gate(run: GateRun) -> None:
