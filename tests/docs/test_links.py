@@ -61,8 +61,10 @@ def anchors(path: Path) -> set[str]:
 
 
 def links(path: Path) -> list[str]:
+    """Every link's target; a link's text may run over a line break (a paragraph is read as one line)."""
     out = []
-    for line in _prose(path.read_text(encoding="utf-8")):
+    paragraphs = "\n".join(_prose(path.read_text(encoding="utf-8"))).split("\n\n")
+    for line in (paragraph.replace("\n", " ") for paragraph in paragraphs):
         # a code span is literal text (`[x](y)` in one is no link), but a link's text may be a code span
         line = CODE_SPAN.sub(lambda m: "x" if "](" in m.group(2) else m.group(2).replace("[", "").replace("]", ""),
                              line)
@@ -84,8 +86,7 @@ def test_the_slug_follows_githubs_rules():
     assert slug("`[runner] max_output_mb`") == "runner-max_output_mb"
 
 
-@pytest.mark.parametrize("page", [README, *PAGES], ids=lambda p: p.relative_to(REPO).as_posix())
-def test_every_relative_link_and_anchor_resolves(page: Path):
+def broken_links(page: Path) -> list[str]:
     broken = []
     for target in links(page):
         if EXTERNAL.match(target):
@@ -97,7 +98,25 @@ def test_every_relative_link_and_anchor_resolves(page: Path):
             broken.append(f"{target}: {path.name} has no heading with the anchor #{anchor}")
         elif anchor is not None and path.suffix != ".md":
             broken.append(f"{target}: an anchor into a file that is not Markdown")
+    return broken
+
+
+@pytest.mark.parametrize("page", [README, *PAGES], ids=lambda p: p.relative_to(REPO).as_posix())
+def test_every_relative_link_and_anchor_resolves(page: Path):
+    broken = broken_links(page)
     assert not broken, f"{page.relative_to(REPO)}: " + "; ".join(broken)
+
+
+def test_the_checker_finds_a_missing_page_a_missing_anchor_and_a_link_over_a_line_break(tmp_path: Path):
+    (tmp_path / "b.md").write_text("# Page B\n\n## A `code` section\n", encoding="utf-8")
+    (tmp_path / "a.md").write_text(
+        "# A\n\n[fine](b.md#a-code-section) [self](#a) [gone](c.md) [no anchor](b.md#page-c) [split\n"
+        "over lines](b.md#nowhere)\n\n```\n[in code](d.md)\n```\n`[in a span](e.md)` [web](https://example.com)\n",
+        encoding="utf-8")
+    assert links(tmp_path / "a.md") == ["b.md#a-code-section", "#a", "c.md", "b.md#page-c", "b.md#nowhere",
+                                        "https://example.com"]
+    assert [problem.split(":")[0] for problem in broken_links(tmp_path / "a.md")] == [
+        "c.md", "b.md#page-c", "b.md#nowhere"]
 
 
 def test_every_docs_page_is_reachable_from_the_readme():
