@@ -115,7 +115,7 @@ def _runnable_problems(root: Path, config: Config) -> list[Problem]:
     except ConfigError as exc:
         problem = settings_problem(root, str(exc).strip().splitlines()[0], config.source)
         return [replace(problem, message=f"nothing runs the rows yet: {problem.message} `workbench run` "
-                                         "stops here; say how in a [runner] table (README: Running the target)")]
+                                         "stops here; say how in a [runner] table (docs/running.md)")]
     startup = startup_problem(config, kind)
     if startup is not None:
         return [settings_problem(root, startup, config.source)]

@@ -202,7 +202,7 @@ class AgentConfig(Section):
         "(unset: no limit)"))
 
 
-# The sections every project has, in the order the README and `unknown section` list them.
+# The sections every project has, in the order docs/settings.md and `unknown section` list them.
 CORE_SECTIONS: dict[str, type[Section]] = {
     "runner": RunnerConfig,
     "watch": WatchConfig,
