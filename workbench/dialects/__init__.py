@@ -67,8 +67,10 @@ def package_names() -> list[str]:
 def runner_needed(root: Path, config: Config | None) -> bool:
     """Whether running the project at `root` needs its target: not when every format present there
     runs without one (a project of scripted replays needs no `[runner]`)."""
+    from .base import needs_runner
+
     present = [dialect for dialect in all_dialects() if dialect.present(root, config)]
-    return not present or any(dialect.needs_runner(root, config) for dialect in present)
+    return not present or any(needs_runner(dialect, root, config) for dialect in present)
 
 
 def dialect_for(name: str) -> Dialect:
