@@ -14,7 +14,7 @@ import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, final, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast, final, runtime_checkable
 
 from .. import jsonio
 from ..model import EvalSet, EvaluatorDef, Problem, Project, Result, Row, Severity
@@ -260,9 +260,10 @@ class DialectGate(Protocol):
 #   (`JudgesRuns`), a failure digest (`Digests`), a row's line in a non-JSON file (`LocatesRows`), its own
 #   folders (`OwnsFolders`). The base class has none of their members, so the core never calls a hook a format
 #   answers with a default: it asks "can this format do X" and, when not, does the one generic thing itself
-#   (`run_fingerprint_of`, `run_error_of`, `detail_blocks`, ...). `CAPABILITIES` lists them all.
+#   (`run_fingerprint_of`, `run_error_of`, `detail_blocks`, ...). `CAPABILITIES` lists them all. A capability
+#   is declared by the class (not set on an instance): `has` remembers the answer per class for per-row paths.
 #
-# A format is added by writing its core and the capabilities it has; tests/dialects/toy/quiz/ is one written
+# A format is added by writing its core and the capabilities it has; tests/helpers/quiz_format/ is one written
 # outside workbench, through `dialects.added_dialect` alone: copy it.
 
 
@@ -516,14 +517,27 @@ def members_of(capability: type) -> frozenset[str]:
 # -- what the core does when a format lacks a capability (one place, not a default per hook) ----------------
 
 
+_HAS: dict[tuple[type, type], bool] = {}
+
+
+def has(dialect: object, capability: type) -> bool:
+    """`isinstance(dialect, capability)`, remembered per class: a capability is declared by a format's class,
+    and a runtime-checkable Protocol's isinstance costs tens of µs — too much to pay per row."""
+    key = (type(dialect), capability)
+    found = _HAS.get(key)
+    if found is None:
+        found = _HAS[key] = isinstance(dialect, capability)
+    return found
+
+
 def needs_runner(dialect: Dialect, root: Path, config: Config | None) -> bool:
     """Whether `dialect`'s rows under `root` run the project's target."""
-    return dialect.needs_runner(root, config) if isinstance(dialect, ChoosesRunner) else True
+    return cast(ChoosesRunner, dialect).needs_runner(root, config) if has(dialect, ChoosesRunner) else True
 
 
 def run_fingerprint_of(dialect: Dialect, row: Row) -> Any:
     """What a row's recorded run depends on besides the target: the format's say, else the row's inputs."""
-    return dialect.run_fingerprint(row) if isinstance(dialect, FingerprintsRuns) else row.inputs
+    return cast(FingerprintsRuns, dialect).run_fingerprint(row) if has(dialect, FingerprintsRuns) else row.inputs
 
 
 def run_error(outcome: RunOutcome) -> str | None:
@@ -536,19 +550,25 @@ def run_error(outcome: RunOutcome) -> str | None:
 
 def run_error_of(dialect: Dialect, outcome: RunOutcome) -> str | None:
     """Why this run of one of `dialect`'s rows failed: the format's rule, else the generic one."""
-    return dialect.run_error(outcome) if isinstance(dialect, JudgesRuns) else run_error(outcome)
+    return cast(JudgesRuns, dialect).run_error(outcome) if has(dialect, JudgesRuns) else run_error(outcome)
 
 
 def digest_of(dialect: Dialect, result: Result) -> str:
     """A failure in the format's words, else the scorer's detail."""
-    return dialect.digest(result) if isinstance(dialect, Digests) else result.detail
+    return cast(Digests, dialect).digest(result) if has(dialect, Digests) else result.detail
+
+
+def row_line_of(dialect: Dialect, eval_set: EvalSet, row: Row) -> int | None:
+    """The line a row starts on by its format's say (`LocatesRows`), else None."""
+    return cast(LocatesRows, dialect).row_line(eval_set, row) if has(dialect, LocatesRows) else None
 
 
 def detail_blocks(dialect: Dialect | None, detail: RowDetail) -> list[Block]:
     """One result of a row as the HTML report shows it: its format's renderer's blocks (`HasHtmlDetail`,
     imported when first asked), else `detail.default_blocks` (inputs, expected | actual)."""
-    if not isinstance(dialect, HasHtmlDetail) or not dialect.html_detail:
+    named = cast(HasHtmlDetail, dialect).html_detail if has(dialect, HasHtmlDetail) else ""
+    if not named:
         return default_blocks(detail)
-    module, _, function = dialect.html_detail.partition(":")
+    module, _, function = named.partition(":")
     render: Callable[[RowDetail], list[Block]] = getattr(importlib.import_module(module), function)
     return render(detail)

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ..dialects import dialect_for
-from ..dialects.base import LocatesRows
+from ..dialects.base import row_line_of
 from ..model import Problem, Project, Result, Severity
 from ..textsafe import one_line
 from .failing_rows import FailingRow, failing_rows
@@ -88,7 +88,7 @@ def row_line(row: FailingRow, lines_of: RowLines) -> int | None:
         dialect = dialect_for(row.eval_set.dialect)
     except LookupError:
         dialect = None
-    line = dialect.row_line(row.eval_set, row.row) if isinstance(dialect, LocatesRows) else None
+    line = row_line_of(dialect, row.eval_set, row.row) if dialect is not None else None
     return line if line is not None else lines_of.line(row.eval_set, row.row)
 
 
