@@ -1,8 +1,10 @@
 """Eval formats by dialect. Each turns its files into the same `Project`; the engine, history, reports
-and TUI reach a format only through its `Dialect` (`base.py`), found here by name.
+and TUI reach a format only through its `Dialect` (`base.py`: the core, its `Words`, the capabilities it
+has), found here by name.
 
-To add a format: copy a package under `dialects/` (`conversations/` runs a row as several target calls,
-`uipath/` as one) and add one line to `REGISTRY` below.
+To add a format: copy the example kept in the tests (`tests/helpers/quiz_format/`: the core and three
+capabilities), make it a package under `dialects/`, and add one line to `REGISTRY` below
+(`conversations/` shows a row run as several target calls).
 
 Nothing is imported until a dialect is asked for: the settings layer discovers each package's
 `settings.py` (its section of workbench.toml) without loading the formats themselves.
