@@ -18,6 +18,7 @@ from typing import Any
 from .cluster import rows_in_flight
 from .config import Config
 from .dialects import RowRun, dialect_for
+from .dialects.base import run_error_of, run_fingerprint_of
 from .events import (
     EventSink,
     IterationFinished,
@@ -339,7 +340,7 @@ class Engine:
         if job.row.problem is not None:
             return None
         dialect = dialect_for(job.eval_set.dialect)
-        return row_fingerprint(dialect.name, job.eval_set, job.row, dialect.run_fingerprint(job.row))
+        return row_fingerprint(dialect.name, job.eval_set, job.row, run_fingerprint_of(dialect, job.row))
 
     async def _run_job(self, job: _Job, runner_source: Callable[[], Runner], emit: EventSink,
                        report: IterationReport, reuse: IterationReuse | None, fingerprint: str | None) -> list[Result]:
@@ -363,7 +364,7 @@ class Engine:
             outcomes = [await self._run_sample(job, key, index, repeat, runner_source, emit)
                         for index in range(repeat)]
             if reuse is not None and fingerprint is not None:
-                error = next((why for outcome in outcomes if (why := dialect.run_error(outcome)) is not None), None)
+                error = next((why for outcome in outcomes if (why := run_error_of(dialect, outcome)) is not None), None)
                 reuse.ran(key, fingerprint, outcomes, error)
         results = []
         for plan in job.plans:

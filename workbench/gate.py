@@ -1,5 +1,5 @@
 """The CI gate: does this iteration pass, given the pass-rate minimum and the baseline checks, and the
-gates of their own that formats bring (`Dialect.gate`: scenarios')? What decides lives here, without
+gates of their own that formats bring (`Gates.gate`: scenarios')? What decides lives here, without
 I/O; `actions/gate.py` runs the iteration, records it and blesses the baselines."""
 
 from __future__ import annotations

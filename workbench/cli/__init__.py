@@ -87,7 +87,7 @@ class WorkbenchGroup(click.Group):
         """The help, with FORMATS said as the registered formats say themselves (imported only for --help)."""
         from ..dialects import all_dialects
 
-        formats = ", ".join(f"{dialect.title} ({dialect.expects})" for dialect in all_dialects())
+        formats = ", ".join(f"{dialect.title} ({dialect.words.expects})" for dialect in all_dialects())
         original = self.help
         self.help = (original or "").replace("FORMATS", formats)
         try:

@@ -55,12 +55,12 @@ files none of them is in are printed but not counted."""
 
 def run_help() -> str:
     """`run --help`: what a run does, a paragraph per format with a gate of its own, the exit status."""
-    return "\n\n".join([RUN_HELP, *(d.gate_help for d in all_dialects() if d.gate_help), EXIT_HELP])
+    return "\n\n".join([RUN_HELP, *(d.words.gate_help for d in all_dialects() if d.words.gate_help), EXIT_HELP])
 
 
 def baseline_help() -> str:
     """`--baseline`'s help: the generic baseline's default, then what it names in each format's projects."""
-    formats = "".join(f"; {d.baseline_help}" for d in all_dialects() if d.baseline_help)
+    formats = "".join(f"; {d.words.baseline_help}" for d in all_dialects() if d.words.baseline_help)
     return f"Baseline file (default workbench-baseline.json at the project root{formats})."
 
 
