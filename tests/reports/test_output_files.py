@@ -72,3 +72,19 @@ def test_report_md_makes_a_missing_folder(grading, tmp_path):
     result = invoke_workbench("report", str(grading), "--md", str(target))
     assert result.returncode == 0, result.stderr
     assert target.read_text().startswith("#")
+
+
+def test_md_file_is_said_like_html(grading, tmp_path):
+    """Issue 38 (9): `--md FILE` says what it wrote as `--html FILE` does; printing the digest (`--md`, `--md -`)
+    adds nothing to it; with --json the line goes to stderr so stdout stays the document."""
+    md, html = tmp_path / "digest.md", tmp_path / "report.html"
+    result = invoke_workbench("run", str(grading), "--md", str(md), "--html", str(html), "-q")
+    assert result.returncode in (0, 1), result.stderr
+    assert f"wrote {md} (" in result.stdout and f"wrote {html} (" in result.stdout
+    as_json = invoke_workbench("run", str(grading), "--md", str(md), "--json")
+    assert f"wrote {md} (" in as_json.stderr and "wrote" not in as_json.stdout
+    report = invoke_workbench("report", str(grading), "--md", str(md), "--html", str(html))
+    assert report.returncode == 0, report.stderr
+    assert f"wrote {md} (" in report.stdout and f"wrote {html} (" in report.stdout
+    printed = invoke_workbench("report", str(grading), "--md")
+    assert "wrote" not in printed.stdout and printed.stdout.startswith("## workbench:")

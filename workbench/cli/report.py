@@ -14,7 +14,7 @@ from ..history import DB_NAME, HistoryStore
 from ..project import load_project
 from ..report.output_file import OutputFileError
 from .common import EXIT_FAILED, fail, load_project_config, resolve_root
-from .share_output import REPORT_MD_HELP, write_markdown
+from .share_output import REPORT_MD_HELP, write_markdown, wrote
 
 HTML_HELP = ("Write the HTML report to FILE: one self-contained page (no network, opens over file://) with the "
              "summary, the gate, the trend, every row with filters and each row's detail; secrets redacted.")
@@ -33,11 +33,6 @@ def split_args(args: tuple[str, ...]) -> tuple[str | None, int | None]:
         else:
             fail(f"{arg!r} is not an iteration number")
     return path, number
-
-
-def wrote(path: Path, size: int) -> str:
-    """`wrote report.html (38 KB)`."""
-    return f"wrote {path} ({max(1, round(size / 1024))} KB)"
 
 
 @click.command("report")

@@ -160,7 +160,7 @@ def _share(config: Config, run: GateRun, *, annotations: str | None, md_path: st
     if md_path:
         from ..actions.share_run import from_gate_run
 
-        write_markdown(config, from_gate_run(config, run), md_path)
+        write_markdown(config, from_gate_run(config, run), md_path, to_stderr=to_stderr)
     if html_path:
         write_run_html(config, run, html_path, to_stderr=to_stderr)
     if junit_path:

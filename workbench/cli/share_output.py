@@ -33,19 +33,27 @@ REDACT_HELP = ("Redact what is printed (the result lines, --json, --brief) as th
                "outputs, wherever they occur. Without it, what is printed on the terminal is shown as it is.")
 
 
-def write_markdown(config: Config, run: SharedRun, target: str) -> None:
-    """The digest to `target` ("-": stdout), redacted; a file that can't be written fails the command (exit 1)."""
+def wrote(path: Path, size: int) -> str:
+    """`wrote report.html (38 KB)`: the line each report written to a file ends with (`--html`, `--md`)."""
+    return f"wrote {path} ({max(1, round(size / 1024))} KB)"
+
+
+def write_markdown(config: Config, run: SharedRun, target: str, *, to_stderr: bool = False) -> None:
+    """The digest to `target` ("-": stdout), redacted; a file that can't be written fails the command (exit 1).
+    A file written is said as `--html`'s is (`wrote FILE (N KB)`; on stderr when stdout carries --json/--brief)."""
     from ..report.markdown import markdown_digest  # the digest and annotations: only when asked for
 
     text = markdown_digest(run, redactor_for(config))
     if target == "-":
         click.echo(text, nl=False)
         return
+    data = text.encode()
     try:
-        write_output_file(Path(target), text.encode(), "the Markdown digest",
+        write_output_file(Path(target), data, "the Markdown digest",
                           "give a file path, or - to print the digest")
     except OutputFileError as exc:
         fail(str(exc), EXIT_FAILED)
+    click.echo(wrote(Path(target), len(data)), err=to_stderr)
 
 
 def print_annotations(config: Config, report: IterationReport, *, to_stderr: bool = False) -> None:
