@@ -1,4 +1,4 @@
-"""Make the README's picture of the HTML report: screenshots/report.png (light) and report-dark.png.
+"""Make the picture of the HTML report (README.md, docs/reports.md): screenshots/report.png (light) and report-dark.png.
 
     python scripts/make_report_screenshot.py
 

@@ -16,6 +16,7 @@ from typing import Any
 from .cluster import rows_in_flight
 from .config import Config
 from .dialects import RowRun, dialect_for
+from .dialects.base import run_error_of
 from .events import (
     EventSink,
     IterationFinished,
@@ -209,7 +210,7 @@ class Engine:
             outcomes = [await self._run_sample(job, key, index, repeat, runner_source, emit)
                         for index in range(repeat)]
             if reuse is not None and fingerprint is not None:
-                error = next((why for outcome in outcomes if (why := dialect.run_error(outcome)) is not None), None)
+                error = next((why for outcome in outcomes if (why := run_error_of(dialect, outcome)) is not None), None)
                 reuse.ran(key, fingerprint, outcomes, error)
         results = []
         for scored in job.plans:

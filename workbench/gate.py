@@ -1,5 +1,5 @@
 """The CI gate: does this iteration pass, given the pass-rate minimum and the baseline checks, and the
-gates of their own that formats bring (`Dialect.gate`: scenarios')? What decides lives here, without
+gates of their own that formats bring (`Gates.gate`: scenarios')? What decides lives here, without
 I/O; `actions/gate.py` runs the iteration, records it and blesses the baselines."""
 
 from __future__ import annotations
@@ -71,15 +71,18 @@ def evaluate_gate(report: IterationReport, settings: GateSettings, check: Baseli
     summary = report.summary
     rate = result_pass_rate(report)
     reasons: list[str] = []
+    problems = report.error_problems
+    counted = f"{len(problems)} file problem{'s' if len(problems) != 1 else ''}"
     if not summary.total:
-        if not settings.allow_empty:
+        if problems:  # the files are why nothing ran: point there, not at --allow-empty (issue 38)
+            reasons.append(f"nothing ran because of {counted}")
+        elif not settings.allow_empty:
             reasons.append("nothing ran (use --allow-empty if that is expected)")
     elif rate < settings.min_pass_rate:
         reasons.append(f"pass rate {summary.passed}/{summary.total} ({rate:.1%}) is below the minimum "
                        f"{settings.min_pass_rate:.1%}")
-    problems = report.error_problems
-    if problems:
-        reasons.append(f"{len(problems)} file problem{'s' if len(problems) != 1 else ''}")
+    if problems and summary.total:
+        reasons.append(counted)
     warnings: list[str] = []
     flaky = flaky_reason(report)
     if flaky is not None:

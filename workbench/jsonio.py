@@ -104,12 +104,22 @@ def _position(text: str, index: int) -> tuple[int, int]:
     return line, column
 
 
+def _explained(exc: json.JSONDecodeError) -> str:
+    """json's message, with a hint for the mistakes people make most: a trailing comma before `]` or `}`."""
+    before = exc.doc[:exc.pos].rstrip()
+    if exc.msg in ("Expecting value", "Expecting property name enclosed in double quotes") and \
+            before.endswith(",") and exc.doc[exc.pos:exc.pos + 1] in ("]", "}"):
+        return (f"{exc.msg} — a trailing comma before `{exc.doc[exc.pos]}` (JSON allows none; remove the comma "
+                f"after the last item)")
+    return exc.msg
+
+
 def _slow_loads(text: str) -> Any:
     """Python's json with our strictness rules; raises JsonError with a position."""
     try:
         return json.loads(text, parse_constant=_reject_constant, parse_float=_exact_float, parse_int=parse_int)
     except json.JSONDecodeError as exc:
-        raise JsonError(exc.msg, exc.lineno, exc.colno) from None
+        raise JsonError(_explained(exc), exc.lineno, exc.colno) from None
     except RecursionError:
         raise JsonError(f"nested more than about {MAX_DEPTH_HINT} levels deep; not supported") from None
     except ValueError as exc:  # NaN / Infinity from parse_constant

@@ -49,7 +49,7 @@ def _load_project(root: Path, config: Config | None) -> Project:
     root = root.resolve()
     present = [dialect for dialect in all_dialects() if dialect.present(root, config)]
     if not present:
-        expected = "; ".join(f"{d.title}: {d.expects}" for d in all_dialects() if d.expects)
+        expected = "; ".join(f"{d.title}: {d.words.expects}" for d in all_dialects() if d.words.expects)
         raise ProjectError(f"no eval files in {root} (expected {expected}). Create some with `workbench init "
                            f"{root}` (--format for the other formats), or point workbench at the project that "
                            "has them.")
@@ -67,11 +67,11 @@ def _no_sets(root: Path, present: list[Dialect]) -> Problem:
     ERROR that names some of them and every format's files (a run of nothing must never look green)."""
     unread = _some_files(root / EVALS_DIR)
     if not unread:
-        where = " or ".join(d.expects for d in present if d.expects)
+        where = " or ".join(d.words.expects for d in present if d.words.expects)
         return Problem(EVALS_DIR, f"no eval sets found: expected {where}", Severity.WARNING)
     names, more = unread
     shown = ", ".join(names) + (f" and {more} more" if more else "")
-    formats = "; ".join(f"{d.title}: {d.expects}" for d in all_dialects() if d.expects)
+    formats = "; ".join(f"{d.title}: {d.words.expects}" for d in all_dialects() if d.words.expects)
     return Problem(EVALS_DIR, f"holds only files workbench can't read ({shown}); it reads {formats}",
                    Severity.ERROR)
 

@@ -21,7 +21,7 @@ _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | 
 STARTER_TARGET = "agent.py"
 SETTINGS_FILE = "workbench.toml"
 
-# The starter target speaks the command runner's protocol (README: Running the target) and runs on any
+# The starter target speaks the command runner's protocol (docs/running.md) and runs on any
 # Python 3: it is the user's file from the moment init writes it.
 STARTER_TARGET_TEXT = '''"""A starter target for workbench: make `answer` call your agent.
 
@@ -48,7 +48,7 @@ if __name__ == "__main__":
 # "{python}" is the interpreter workbench runs on: the one that ran `init` (same install), and still the
 # right one in a clone of the project on another machine or in CI, where an absolute path to this
 # machine's interpreter would not exist and a `python3` on PATH may be missing or another Python.
-STARTER_SETTINGS_TEXT = f'''# How workbench runs the target (README: Running the target). Each row's inputs go to
+STARTER_SETTINGS_TEXT = f'''# How workbench runs the target (docs/running.md). Each row's inputs go to
 # {STARTER_TARGET} as JSON on stdin; its stdout is the output. "{{python}}" is the interpreter workbench runs on.
 [runner]
 kind = "command"

@@ -15,7 +15,7 @@ import pytest
 from helpers.paths import PACKAGE as WORKBENCH
 
 from workbench.dialects import REGISTRY, all_dialects
-from workbench.dialects.base import EVALS_DIR, Dialect
+from workbench.dialects.base import EVALS_DIR, Dialect, HasView
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +136,7 @@ def _sharing_its_name(dialect: Dialect) -> frozenset[str]:
 def _allowed_for(dialect: Dialect) -> set[str]:
     """Its TUI view module, and the registry that lists every format by module path."""
     allowed = {"workbench.dialects"}
-    if dialect.view:
+    if isinstance(dialect, HasView):
         allowed.add(dialect.view.partition(":")[0])
     return allowed
 

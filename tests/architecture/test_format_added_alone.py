@@ -23,6 +23,7 @@ import pytest
 from helpers.paths import EXAMPLES, PACKAGE, REPO
 
 from workbench.dialects import REGISTRY, all_dialects
+from workbench.dialects.base import HasView
 
 # The last commit before the seam a format plugs into without touching anything else (own scorers of core
 # type ids, `Dialect.criterion_for`, `RUNNER_DEFAULTS`; made in f0aef48): formats whose first commit comes
@@ -44,7 +45,7 @@ def formats() -> list[Format]:
     found = []
     for entry, dialect in zip(REGISTRY, all_dialects(), strict=False):
         package = entry.partition(":")[0].replace(".", "/")
-        view = dialect.view.partition(":")[0].replace(".", "/") + ".py" if dialect.view else None
+        view = dialect.view.partition(":")[0].replace(".", "/") + ".py" if isinstance(dialect, HasView) else None
         found.append(Format(entry, package, view, f"tests/dialects/{Path(package).name}"))
     return found
 

@@ -19,7 +19,7 @@ from workbench.config import load_config
 from workbench.dialects.uipath.scaffold import init_project, starter_row
 
 REPO = Path(__file__).resolve().parents[2]
-README = REPO / "README.md"
+INIT_DOCS = REPO / "docs" / "uipath.md"  # `workbench init`, moved out of the README (issue 34)
 EVALUATOR = f"evals/default/evaluators/{EXACT}.json"
 EVAL_SET = "evals/default/eval-sets/evaluation-set.json"
 STARTER = ["agent.py", "workbench.toml"]
@@ -165,13 +165,14 @@ def test_init_refuses_an_evals_folder_that_is_a_link_and_writes_nothing_there(tm
     assert list(outside.iterdir()) == []
 
 
-# -- the README ------------------------------------------------------------------------------------------
+# -- the docs ---------------------------------------------------------------------------------------------
 
 
-def test_the_readme_init_section_shows_a_whole_row_as_init_writes_it():
-    text = README.read_text(encoding="utf-8")
+def test_the_docs_init_section_shows_a_whole_row_as_init_writes_it():
+    text = INIT_DOCS.read_text(encoding="utf-8")
     section = text[text.index("### `workbench init`"):]
-    section = section[:section.index("\n#", 1)]
+    end = section.find("\n#", 1)
+    section = section if end < 0 else section[:end]  # up to the next heading, if any
     block = section[section.index("```json") + len("```json"):]
     shown = json.loads(block[:block.index("```")])
     assert set(shown) == {"id", "name", "inputs", "evaluationCriterias"}

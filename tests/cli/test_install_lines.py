@@ -18,9 +18,11 @@ ALLOWED_TARGETS = re.compile(r"^(?:workbench-evals|\.)(?:\[([a-z,]+)\])?$")
 
 
 def _texts() -> list[tuple[str, str]]:
-    """What a user reads install lines in: the README, help texts and messages in the code, CI, benchmarks."""
-    files = [ROOT / "README.md", ROOT / ".ci" / "run", *sorted((ROOT / "workbench").rglob("*.py")),
-             *sorted((ROOT / "benchmarks").glob("*.py")), *sorted((ROOT / "scripts").glob("*.py"))]
+    """What a user reads install lines in: the README and docs/, help texts and messages in the code, CI,
+    benchmarks."""
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / ".ci" / "run",
+             *sorted((ROOT / "workbench").rglob("*.py")), *sorted((ROOT / "benchmarks").glob("*.py")),
+             *sorted((ROOT / "scripts").glob("*.py"))]
     return [(str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")) for path in files if path.is_file()]
 
 

@@ -70,7 +70,7 @@ def test_workbench_help_names_every_format_it_reads() -> None:
 
     shown = " ".join(invoke_workbench("--help").stdout.split())
     for dialect in all_dialects():
-        assert dialect.expects.split(" or ")[0] in shown, dialect.name
+        assert dialect.words.expects.split(" or ")[0] in shown, dialect.name
     assert ".eval.ts" in shown and "workbench init" in shown
 
 

@@ -388,3 +388,17 @@ def test_ctrl_c_prints_every_finished_result_and_names_the_rows_that_did_not_fin
     assert "not run: 1 row (s.json › e)" in lines, out
     assert "workbench: interrupted; every child process was stopped" in err
     assert _gone(pids), f"orphans left running: {[p for p in pids if process_alive(p)]}"
+
+
+def test_nothing_ran_because_of_a_broken_file_points_at_the_file_not_allow_empty(tmp_path):
+    """Issue 38 (7): after a JSON syntax error the gate names the file problem, not --allow-empty; still fails."""
+    root = make_project(tmp_path, config=COMMAND_CONFIG, sets={"evaluation-set": [row("a", {"output": {"x": 1}},
+                                                                                        {"x": 1})]})
+    broken = next((root / "evals").rglob("eval-sets/*.json"))
+    broken.write_text(broken.read_text().replace('"', "", 1))
+    for extra in ((), ("--allow-empty",)):
+        proc = invoke_workbench("run", str(root), *extra)
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        out = proc.stdout + proc.stderr
+        assert "is not valid JSON" in out
+        assert "gate failed: nothing ran because of 1 file problem" in out and "--allow-empty" not in out

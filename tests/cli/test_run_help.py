@@ -1,5 +1,5 @@
 """`workbench run --help` takes its words about a format's own gate and baseline from the formats
-(`Dialect.gate_help`, `Dialect.baseline_help`): what the user reads is the same, cli/run.py names none."""
+(`Words.gate_help`, `Words.baseline_help`): what the user reads is the same, cli/run.py names none."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def squashed(text: str) -> str:
 
 def test_run_help_has_each_formats_gate_and_baseline_words() -> None:
     text = squashed(invoke_workbench("run", "--help").stdout)
-    gates = [dialect.gate_help for dialect in all_dialects() if dialect.gate_help]
+    gates = [dialect.words.gate_help for dialect in all_dialects() if dialect.words.gate_help]
     assert gates and all(squashed(gate) in text for gate in gates)
     assert squashed("Scenarios (.appilots/scenarios/*.json) have a gate of their own: at least 95% of them pass, "
                     "none that passed on .appilots/eval-baseline.json fails now, and none costs more tokens than "

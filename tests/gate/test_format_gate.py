@@ -1,4 +1,4 @@
-"""A format's own gate (`Dialect.gate`), defined in this module, joins `workbench run` with nothing changed
+"""A format's own gate (`Gates.gate`), defined in this module, joins `workbench run` with nothing changed
 elsewhere: its results leave the generic gate, its reasons join the verdict, its lines and `--json` part
 are shown, `--update-baseline` reports what it did, and a gate that takes `--baseline` gets the flag while
 the other results keep `[baseline]`'s file. (Scenarios' gate is the real one: tests/dialects/scenarios/.)
@@ -21,7 +21,7 @@ from helpers.cli import invoke_json, invoke_workbench
 from workbench.baseline import Baseline, write_baseline
 from workbench.config import Config
 from workbench.dialects import added_dialect
-from workbench.dialects.base import UNREADABLE, Dialect, GateAsk, GateUpdate, LoadContext
+from workbench.dialects.base import UNREADABLE, Dialect, GateAsk, GateUpdate, LoadContext, Words
 from workbench.events import IterationReport
 from workbench.model import EvalSet, EvaluatorDef, Project, Row, Verdict
 from workbench.scoring.base import Score, ScoreInput, Scorer
@@ -84,7 +84,7 @@ class TallyGate:
 class TallyDialect(Dialect):
     name = "toy-tally"
     title = "tallies"
-    expects = "*.tally.json"
+    words = Words(expects="*.tally.json")
 
     def __init__(self, takes_baseline: bool = False) -> None:
         self.takes_baseline = takes_baseline

@@ -1,7 +1,7 @@
 """Issue 20, case 13: a live handler runs in its scratch folder under `.workbench/replays/`, and what it
 writes by a relative path stays there: `../../../x` (the project root, from that folder) and deeper
 climbs are refused with a PermissionError naming the path; the project and a folder beside it are
-untouched. What is not contained (absolute paths, subprocesses) is stated in the README.
+untouched. What is not contained (absolute paths, subprocesses) is stated in docs/replays.md.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from typing import Any
 
 from workbench.config import Config, load_config
 from workbench.dialects import added_dialect
-from workbench.dialects.base import UNREADABLE, Dialect, LoadContext
+from workbench.dialects.base import UNREADABLE, Dialect, LoadContext, Words
 from workbench.model import EvalSet, EvaluatorDef, EvaluatorKey, Row
 from workbench.scoring.base import Scorer
 
@@ -31,7 +31,7 @@ CONFIG = '[runner]\nkind = "command"\ncommand = ["{python}", "-c", "pass"]\ntime
 class NamedRefsDialect(Dialect):
     name = NAME
     title = "named-refs sets"
-    expects = "*.named.json"
+    words = Words(expects="*.named.json")
 
     def present(self, root: Path, config: Config | None) -> bool:
         return any(root.glob("*.named.json"))

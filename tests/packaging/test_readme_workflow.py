@@ -1,6 +1,7 @@
-"""The README's GitHub Actions workflow is complete and true: it parses as YAML, has the check, the gate, the
-digest in the job summary, the annotations and the HTML report kept as an artifact even when the gate fails,
-and its `workbench` steps, run as GitHub would run them on the bundled example, do what the README says."""
+"""The GitHub Actions workflow the docs show (docs/reports.md; the README links to it) is complete and true:
+it parses as YAML, has the check, the gate, the digest in the job summary, the annotations and the HTML report
+kept as an artifact even when the gate fails, and its `workbench` steps, run as GitHub would run them on the
+bundled example, do what the page says."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from helpers.paths import EXAMPLES, REPO
 
 
 def _workflow() -> dict:
-    text = (REPO / "README.md").read_text()
-    section = text[text.index("### Share a run: a Markdown digest"):]
+    text = (REPO / "docs" / "reports.md").read_text()
+    section = text[text.index("## Share a run: a Markdown digest"):]
     block = section[section.index("```yaml\n") + len("```yaml\n"):]
     return yaml.safe_load(block[:block.index("```")])
 
@@ -39,7 +40,7 @@ def test_the_workflow_has_every_part():
     assert upload["with"]["path"] == "report.html"
 
 
-def test_its_workbench_steps_do_what_the_readme_says(tmp_path):
+def test_its_workbench_steps_do_what_the_docs_say(tmp_path):
     """Run on the bundled example as GitHub runs them (the workspace is the project): the check passes, the
     gate fails on the example's one failing row, which is annotated at its line; the summary holds the digest
     and the report is written for the artifact step."""

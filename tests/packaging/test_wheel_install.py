@@ -19,7 +19,7 @@ from helpers.paths import EXAMPLES, REPO
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("packaging")]  # one build per run
 
-SOURCES = ("pyproject.toml", "README.md", "hatch_build.py", "workbench", "examples")
+SOURCES = ("pyproject.toml", "README.md", "docs", "hatch_build.py", "workbench", "examples")
 CACHES = shutil.ignore_patterns(".workbench", "__pycache__", "*.pyc", ".pytest_cache", ".hypothesis",
                                 ".ruff_cache", ".mypy_cache")
 LEFT_BEHIND = (".workbench/history.sqlite3", "__pycache__/grade.cpython-311.pyc", ".pytest_cache/README.md")
@@ -80,6 +80,7 @@ def test_the_sdist_holds_the_examples_and_no_state_or_caches(dist: Path):
     shipped = {name.removeprefix("examples/") for name in names if name.startswith("examples/")}
     assert _example_files() <= shipped
     assert {"pyproject.toml", "README.md", "hatch_build.py", "workbench/cli/__init__.py"} <= set(names)
+    assert {"docs/index.md", "docs/settings.md"} <= set(names)  # the pages the README links to
     assert not [n for n in names if ".workbench" in n.split("/") or "__pycache__" in n or n.endswith(".pyc")
                 or ".pytest_cache" in n or n.startswith("tests/")]
 

@@ -1,4 +1,4 @@
-"""The classification set-level metric (README, "Evaluator types") is shown: in the text report's
+"""The classification set-level metric (docs/evaluators.md) is shown: in the text report's
 footer, in `--json` as `set_metrics`, and through `report.metrics` for the TUI's set line."""
 
 from __future__ import annotations

@@ -260,7 +260,7 @@ def test_the_text_report_marks_rescored_results() -> None:
 
 
 def test_run_reuse_without_history_reads_what_is_recorded_and_records_nothing(tmp_path: Path) -> None:
-    """README: `--no-history` skips recording this run; `--reuse` re-scores from whatever ran last. So the two
+    """docs/history.md: `--no-history` skips recording this run; `--reuse` re-scores from whatever ran last. So the two
     together re-score from the recorded iterations, and leave history and the reuse records as they were."""
     root = _project(tmp_path)
     invoke_json("run", str(root))

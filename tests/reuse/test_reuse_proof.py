@@ -413,7 +413,7 @@ def test_8_nothing_recorded_before_history_was_moved_aside_is_reused(tmp_path: P
     assert verdicts(doc) == {"r": ("PASS", False)}
     aside = tmp_path / "aside"
     aside.mkdir()
-    for path in (root / ".workbench").glob("history.sqlite3*"):  # the README's recovery
+    for path in (root / ".workbench").glob("history.sqlite3*"):  # docs/history.md's recovery
         path.rename(aside / path.name)
     (root / "agent.py").write_text(tripling)
     _, doc = invoke_json("run", str(root), env=env_for(tmp_path))  # the new history's iteration 1: FAIL

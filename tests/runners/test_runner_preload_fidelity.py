@@ -1,7 +1,7 @@
 """Issue 20, case 18: a row forked from the warm parent looks like `python script.py` to the script.
 
 Each test runs the same script once forked from the warm parent and once as a fresh process, and
-compares what it observed. What can't be the same is listed in the README's preload section (`hash()`
+compares what it observed. What can't be the same is listed in docs/running.md's preload section (`hash()`
 of str is randomised per warm parent, not per row, unless PYTHONHASHSEED is set).
 """
 

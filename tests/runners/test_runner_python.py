@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import textwrap
 from pathlib import Path
@@ -111,6 +112,27 @@ async def test_prints_go_to_the_rows_log(tmp_path: Path) -> None:
     first, second = await run_rows(make_config(tmp_path), [{"q": "a"}, {"q": "b"}])
     assert "thinking about a" in first.log and "stderr line" in first.log
     assert "thinking about b" in second.log and "thinking about a" not in second.log
+
+
+async def test_a_rows_last_log_lines_are_its_own_when_its_reply_is_read_first(tmp_path: Path, monkeypatch) -> None:
+    """The loop reads stdout and stderr separately: on a loaded machine the reply may be taken before the log
+    lines written (and flushed) ahead of it. Here the loop never reads stderr at all (its reading paused), so
+    only the reply's own draining of the pipe can put them in the row they belong to."""
+    from workbench.runners import worker
+
+    real_start = worker.Worker.start
+
+    async def start_with_stderr_paused(self: worker.Worker, *args: object) -> None:
+        await real_start(self, *args)  # type: ignore[arg-type]
+        assert self.transport is not None
+        stderr = self.transport.get_pipe_transport(2)
+        assert isinstance(stderr, asyncio.ReadTransport)
+        stderr.pause_reading()
+
+    monkeypatch.setattr(worker.Worker, "start", start_with_stderr_paused)
+    first, second = await run_rows(make_config(tmp_path), [{"q": "a"}, {"q": "b"}])
+    assert first.ok and "thinking about a" in first.log and "stderr line" in first.log
+    assert "thinking about b" in second.log and "stderr line" in second.log and "thinking about a" not in second.log
 
 
 async def test_an_exception_is_that_rows_error_with_the_traceback_in_the_log(tmp_path: Path) -> None:

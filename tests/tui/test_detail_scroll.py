@@ -75,7 +75,7 @@ async def test_another_row_starts_at_its_top(tmp_path: Path) -> None:
 
 
 async def test_a_failing_row_opened_again_opens_at_its_first_difference_again(tmp_path: Path) -> None:
-    """README: "a failing row opens scrolled to its first differing line" — every time it is opened, not only
+    """docs/tui.md: "a failing row opens scrolled to its first differing line" — every time it is opened, not only
     the first: back on it from another row (and Enter on it then) it opened at the top."""
     async with example_at_80x24(tmp_path) as (app, pilot):
         detail = app.main.detail

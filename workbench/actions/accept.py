@@ -37,7 +37,7 @@ class AcceptPreview:
 
 def refuse_format(eval_set: EvalSet, row: Row) -> None:
     """Refused when the row's format has no expected output to write (a conversation eval)."""
-    reason = dialect_for(eval_set.dialect).accept_refusal
+    reason = dialect_for(eval_set.dialect).words.accept_refusal
     if reason:
         raise Refused(f"{row.label!r} {reason}")
 

@@ -73,7 +73,7 @@ def _offer_if_failing(bulk: BulkPreview, eval_set: EvalSet, row: Row, results: l
 
 def acceptable_sets(project: Project) -> list[EvalSet]:
     """The sets whose format has expectations to accept (conversation evals have none)."""
-    return [s for s in project.sets if not dialect_for(s.dialect).accept_refusal]
+    return [s for s in project.sets if not dialect_for(s.dialect).words.accept_refusal]
 
 
 def preview_failing(project: Project, results: Iterable[Result], *, sets: Sequence[EvalSet] | None = None
@@ -128,7 +128,7 @@ def preview_recorded_failing(config: Config, set_name: str | None = None, *, eva
     evaluator, a format without expectations) are listed as skipped with the reason."""
     project = load_project(config.root, config)
     sets = [find_set(project, set_name)] if set_name else acceptable_sets(project)
-    if set_name and (reason := dialect_for(sets[0].dialect).accept_refusal):
+    if set_name and (reason := dialect_for(sets[0].dialect).words.accept_refusal):
         raise Refused(f"{sets[0].file_name} {reason}")
     if evaluator is not None and not any(evaluator in s.evaluator_refs for s in sets):
         raise WritebackError(f"no eval set {'named ' + repr(set_name) if set_name else 'here'} uses the "

@@ -11,6 +11,7 @@ from typing import Any
 from .. import jsonio
 from ..config import Config, reload_config
 from ..dialects import all_dialects, dialect_for
+from ..dialects.base import WritesRows
 from ..engine import RunnerFactory
 from ..model import EvalSet, EvaluatorDef, Project
 from ..runners import LogSink, make_runner
@@ -51,8 +52,8 @@ def check_new_row(eval_set: EvalSet, name: str, inputs_text: str) -> dict[str, A
     for inputs that are not a JSON object, Refused for an empty or taken name. Cheap enough to call
     as the user types."""
     dialect = dialect_for(eval_set.dialect)
-    if not dialect.row_sets:  # refused before the target runs; e.g. a .eval.ts file is never written into
-        where = " or ".join(d.row_sets for d in all_dialects() if d.row_sets) or "no format's sets"
+    if not isinstance(dialect, WritesRows):  # refused before the target runs; e.g. a .eval.ts file is never written
+        where = " or ".join(d.row_sets for d in all_dialects() if isinstance(d, WritesRows)) or "no format's sets"
         raise Refused(f"{eval_set.file_name} is a file of {dialect.title or dialect.name}, which workbench never "
                       f"writes (it adds rows only to {where}); add the row to the file by hand")
     inputs = parse_inputs(inputs_text)
@@ -114,6 +115,13 @@ async def run_for_new_row(config: Config, eval_set: EvalSet, name: str, inputs: 
     return TargetRun(row_id, name, inputs, outcome.output)
 
 
+def default_as_null(eval_set: EvalSet) -> bool:
+    """Whether a new row of `eval_set` writes "the evaluator's default" as null (its format's
+    `WritesRows.default_criterion_as_null`)."""
+    dialect = dialect_for(eval_set.dialect)
+    return isinstance(dialect, WritesRows) and dialect.default_criterion_as_null
+
+
 def plan_new_row(project: Project, eval_set: EvalSet, run: TargetRun,
                  criteria: dict[str, Any] | None = None) -> NewRow:
     """The row built from the run's output (an expectation per evaluator that compares with
@@ -121,7 +129,7 @@ def plan_new_row(project: Project, eval_set: EvalSet, run: TargetRun,
     try:
         row, notes = build_row(run.name, run.inputs, run.output, eval_set.evaluator_refs,
                                project.evaluators_of(eval_set.scope), row_id=run.row_id, criteria=criteria,
-                               default_as_null=dialect_for(eval_set.dialect).default_criterion_as_null)
+                               default_as_null=default_as_null(eval_set))
         plan = plan_add_row(project.root, eval_set.path, row)
     except WritebackError as exc:
         raise Refused(str(exc)) from None

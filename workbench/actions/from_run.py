@@ -3,8 +3,8 @@ what history recorded for one row of one iteration — its output, trace and inp
 anything again.
 
 `plan_script_case` makes a new case file of the format that makes cases from runs
-(`Dialect.case_from_run`: scripted replays, `evals/<name>.script.json`); `plan_set_row` appends a row
-with the recorded inputs and output to a set workbench writes (`Dialect.row_sets`), as `add-row` does.
+(`MakesCases.case_from_run`: scripted replays, `evals/<name>.script.json`); `plan_set_row` appends a row
+with the recorded inputs and output to a set workbench writes (`WritesRows.row_sets`), as `add-row` does.
 Both plan first (the front-end shows the preview), then `write_case` / `writing.write_plan` write.
 Refusals (unknown iteration or row, a name or file that exists) are `Refused`: exit 1, nothing written.
 """
@@ -19,7 +19,7 @@ from typing import Any
 
 from ..config import Config
 from ..dialects import all_dialects, dialect_for
-from ..dialects.base import NewCase
+from ..dialects.base import MakesCases, NewCase, WritesRows
 from ..errors import WorkbenchError
 from ..history import HistoryStore
 from ..model import EvalSet, Project, Result, RowKey, results_by_row
@@ -77,7 +77,7 @@ def plan_script_case(config: Config, project: Project, recorded: RecordedRow, na
     nothing readable is left — as the TUI's `c` dialog proposes), from the format that makes cases from runs.
     Refused when the file or a case of that name exists, or the run can't be a case."""
     name = name if name is not None else (slug(recorded.result.label) or recorded.result.row_id)
-    maker = next((dialect for dialect in all_dialects() if dialect.makes_cases_from_runs), None)
+    maker = next((dialect for dialect in all_dialects() if isinstance(dialect, MakesCases)), None)
     if maker is None:
         raise Refused("no eval format here makes cases from recorded runs")
     try:
@@ -109,8 +109,8 @@ def plan_set_row(project: Project, recorded: RecordedRow, set_name: str, name: s
         eval_set: EvalSet = find_set(project, set_name)
     except WritebackError as exc:
         raise Refused(str(exc)) from None
-    if not dialect_for(eval_set.dialect).row_sets:
-        where = " or ".join(d.expects for d in all_dialects() if d.row_sets) or "no format's sets"
+    if not isinstance(dialect_for(eval_set.dialect), WritesRows):
+        where = " or ".join(d.words.expects for d in all_dialects() if isinstance(d, WritesRows)) or "no format's sets"
         raise Refused(f"{eval_set.stem} is not an eval set rows are added to ({where}); use --script for a "
                       "scripted case")
     result = recorded.result

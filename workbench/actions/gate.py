@@ -14,7 +14,7 @@ from typing import Any
 from ..baseline import Baseline, BaselineCheck, configured_baseline, load_baseline, write_baseline
 from ..config import Config
 from ..dialects import all_dialects
-from ..dialects.base import DialectGate, GateAsk, GateVerdict, relative
+from ..dialects.base import DialectGate, GateAsk, Gates, GateVerdict, relative
 from ..engine import Engine, RunnerFactory
 from ..errors import WorkbenchError
 from ..events import EventSink, IterationReport, Trigger, TriggerKind
@@ -91,7 +91,7 @@ class GateRun:
     check: BaselineCheck | None = None  # None without a baseline file (or with --update-baseline)
     history_problem: str | None = None  # why the run was not recorded
     baseline_update: BaselineUpdate | None = None
-    verdicts: list[GateVerdict] = field(default_factory=list)  # the formats' own gates (Dialect.gate)
+    verdicts: list[GateVerdict] = field(default_factory=list)  # the formats' own gates (Gates.gate)
     # A narrowed run's problems of files none of its rows are in: shown, not counted (`split_problems`)
     elsewhere: list[Problem] = field(default_factory=list)
 
@@ -183,7 +183,8 @@ def split_problems(project: Project, report: IterationReport) -> tuple[list[Prob
 
 def dialect_gates(project: Project, config: Config, ask: GateAsk) -> list[DialectGate]:
     """The gates of their own of the formats in `project` (raising when one's baseline can't be used)."""
-    return [gate for dialect in all_dialects() if (gate := dialect.gate(project, config, ask)) is not None]
+    return [gate for dialect in all_dialects()
+            if isinstance(dialect, Gates) and (gate := dialect.gate(project, config, ask)) is not None]
 
 
 def judge_run(request: GateRequest, report: IterationReport, baseline: Baseline | None, gates: list[DialectGate],

@@ -2,7 +2,7 @@
 
 The settings, every file the project's formats define (each dialect reports its own), the results
 that can only be ERRORs (a ref with no evaluator file, a row with no criterion for it, an unsupported
-evaluator type), and what each format checks beyond loading (`Dialect.check`: for UiPath projects with a
+evaluator type), and what each format checks beyond loading (`Checks.check`: for UiPath projects with a
 `Workflow.json`, every row's `inputs` and `expectedOutput` against its declared schemas). Loading reports
 those findings as warnings beside the rows; here they are errors, because such a row cannot pass.
 """
@@ -16,7 +16,7 @@ from typing import Any
 from ..cluster import check_cluster
 from ..config import Config, ConfigError, apply_runner_defaults, read_settings, resolve_runner_kind
 from ..dialects import all_dialects, runner_needed
-from ..dialects.base import relative
+from ..dialects.base import Checks, relative
 from ..errors import WorkbenchError
 from ..model import EvalSet, EvaluatorKey, Problem, Project, Row, Severity, error_problems
 from ..project import load_project
@@ -70,7 +70,8 @@ def check_project(root: Path) -> CheckReport:
     project = load_project(root, config)
     report = CheckReport(root, sets=len(project.sets), rows=sum(len(s.rows) for s in project.sets),
                          evaluators=len(project.evaluators))
-    checked = [dialect.check(project, config) for dialect in all_dialects()]  # each format's own checks
+    checked = [dialect.check(project, config) for dialect in all_dialects()  # each format's own checks
+               if isinstance(dialect, Checks)]
     report.workflow = next((c.against for c in checked if c.against is not None), None)
     twins = {p for c in checked for p in c.replaces}  # what loading already added as warnings
     found = [*(p for c in checked for p in c.file_problems), *(p for p in project.problems if p not in twins),
@@ -115,7 +116,7 @@ def _runnable_problems(root: Path, config: Config) -> list[Problem]:
     except ConfigError as exc:
         problem = settings_problem(root, str(exc).strip().splitlines()[0], config.source)
         return [replace(problem, message=f"nothing runs the rows yet: {problem.message} `workbench run` "
-                                         "stops here; say how in a [runner] table (README: Running the target)")]
+                                         "stops here; say how in a [runner] table (docs/running.md)")]
     startup = startup_problem(config, kind)
     if startup is not None:
         return [settings_problem(root, startup, config.source)]

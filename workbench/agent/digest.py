@@ -3,7 +3,7 @@ its text, the MCP `run` tool returns it as structured content plus that text.
 
 A result document sized for programs (`run --json`: every result with its full actual and expected) floods
 an agent's context at 200 rows. This one is bounded whatever the project: at most `MAX_ROWS` failing rows,
-each with its failing evaluators and the format's compact account of the failure (`Dialect.digest`), the
+each with its failing evaluators and the format's compact account of the failure (`Digests.digest`), the
 text at most about `TEXT_BUDGET` bytes; the rest are counted, with how to see them. Then what flipped
 against the previous iteration, where the loop stands (stall, iterations since the last green) and one
 `next` hint.

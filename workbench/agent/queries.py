@@ -13,6 +13,7 @@ from ..actions.project_check import check_project
 from ..compare import differences, format_path
 from ..config import Config
 from ..dialects import all_dialects
+from ..dialects.base import Checks
 from ..history import HistoryStore, IterationInfo
 from ..model import EvalSet, EvaluatorDef, Project, Result, ResultKey, Row, RowKey
 from ..output_paths import MISSING, WHOLE, describe_target, select_pairs, split_path
@@ -97,6 +98,8 @@ def row_findings(config: Config, project: Project, key: RowKey) -> list[str]:
     workflow's schemas), each once."""
     found = [p.message for p in project.problems if p.row == key]
     for dialect in all_dialects():
+        if not isinstance(dialect, Checks):
+            continue
         checked = dialect.check(project, config)
         found += [p.message for p in checked.findings if p.row == key]
     return list(dict.fromkeys(found))

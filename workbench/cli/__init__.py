@@ -80,14 +80,33 @@ class WorkbenchGroup(click.Group):
         """Anything but a command name or the group's own options (`--help`, `--version`) is `open`'s:
         `workbench`, `workbench PATH`, `workbench --tag smoke`, `workbench --no-watch --cluster local PATH`."""
         if not args or (args[0] not in COMMANDS and args[0] not in self._own_options(ctx)):
+            if args:
+                self._refuse_a_mistyped_command(ctx, args[0])
             args = ["open", *args]
         return super().parse_args(ctx, args)
+
+    @staticmethod
+    def _refuse_a_mistyped_command(ctx: click.Context, word: str) -> None:
+        """`workbench rn` → `no such command 'rn'; did you mean `run`?` (exit 2) — only for a word close to a
+        command that is no file or folder here and doesn't look like a path, so `workbench PATH` still opens PATH."""
+        import os
+
+        if word.startswith("-") or "/" in word or os.sep in word or "." in word or os.path.lexists(word):
+            return
+        import difflib
+
+        close = difflib.get_close_matches(word, list(COMMANDS), n=1, cutoff=0.6)
+        if close:
+            from .common import EXIT_USAGE, render_error
+
+            render_error(WorkbenchError(f"no such command {word!r}; did you mean `{close[0]}`?"))
+            ctx.exit(EXIT_USAGE)
 
     def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The help, with FORMATS said as the registered formats say themselves (imported only for --help)."""
         from ..dialects import all_dialects
 
-        formats = ", ".join(f"{dialect.title} ({dialect.expects})" for dialect in all_dialects())
+        formats = ", ".join(f"{dialect.title} ({dialect.words.expects})" for dialect in all_dialects())
         original = self.help
         self.help = (original or "").replace("FORMATS", formats)
         try:

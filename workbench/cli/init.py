@@ -8,19 +8,24 @@ from pathlib import Path
 import click
 
 from ..dialects import all_dialects
-from ..dialects.base import Dialect
+from ..dialects.base import Dialect, Scaffolds
 from .common import EXIT_FAILED, fail, project_argument
 
 
 def _formats() -> dict[str, Dialect]:
-    """`init --format NAME` → the format that scaffolds it (every dialect with starter files)."""
-    return {d.init_name: d for d in all_dialects() if d.init_name}
+    """`init --format NAME` → the format that scaffolds it (every dialect with starter files: `Scaffolds`)."""
+    return {d.init_name: d for d in all_dialects() if isinstance(d, Scaffolds)}
+
+
+def init_name(dialect: Dialect) -> str:
+    """Its `init --format` name ("": it has no starter files)."""
+    return dialect.init_name if isinstance(dialect, Scaffolds) else ""
 
 
 @click.command("init")
 @project_argument
 @click.option("--format", "file_format", type=click.Choice(sorted(_formats())), default=next(iter(_formats())),
-              show_default=True, help="; ".join(f"{name}: {d.init_help}" for name, d in _formats().items()) + ".")
+              show_default=True, help="; ".join(f"{name}: {d.words.init_help}" for name, d in _formats().items()) + ".")
 @click.pass_context
 def init_command(ctx: click.Context, path: str | None, file_format: str) -> None:
     """Create evals/<scope>/evaluators/exact-match-evaluator.json and evals/<scope>/eval-sets/evaluation-set.json
@@ -36,7 +41,9 @@ def init_command(ctx: click.Context, path: str | None, file_format: str) -> None
         _refuse_beside_another_format(root, _formats()[file_format])
     try:
         root.mkdir(parents=True, exist_ok=True)
-        done = _formats()[file_format].scaffold(root)
+        chosen = _formats()[file_format]
+        assert isinstance(chosen, Scaffolds)
+        done = chosen.scaffold(root)
     except OSError as exc:
         fail(f"cannot write in {root}: {exc.strerror or exc}")
     for item in done.created:
@@ -63,7 +70,8 @@ def _refuse_beside_another_format(root: Path, chosen: Dialect) -> None:
         return
     others = [d for d in all_dialects() if d is not chosen and d.present(root, None)]
     if others:
-        found = "; ".join(f"{d.title} ({d.expects})" for d in others)
+        found = "; ".join(f"{d.title} ({d.words.expects})" for d in others)
+        other = init_name(others[0]) or init_name(chosen)
         fail(f"{root} already holds {found}: `workbench run` runs them as they are. `init` would add "
-             f"{chosen.title} beside them; give --format {chosen.init_name} to do that anyway, or --format "
-             f"{others[0].init_name or chosen.init_name} for a starter file of the format that is there.", EXIT_FAILED)
+             f"{chosen.title} beside them; give --format {init_name(chosen)} to do that anyway, or --format "
+             f"{other} for a starter file of the format that is there.", EXIT_FAILED)

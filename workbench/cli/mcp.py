@@ -24,7 +24,7 @@ def mcp_missing() -> str | None:
 def mcp_command(path: str | None) -> None:
     """Serve this project to a coding agent: a Model Context Protocol server on stdin/stdout.
 
-    Tools: check, run, status, row, history, accept, add_row (see README "From a coding agent").
+    Tools: check, run, status, row, history, accept, add_row (see docs/agents.md).
     Register it with `claude mcp add workbench -- workbench mcp` (or give PATH). Only protocol goes to
     stdout; workbench's and the targets' output go to stderr and .workbench/. The tools touch only
     this project.

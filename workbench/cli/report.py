@@ -12,8 +12,9 @@ from ..config import STATE_DIR, Config
 from ..errors import WorkbenchError
 from ..history import DB_NAME, HistoryStore
 from ..project import load_project
+from ..report.output_file import OutputFileError
 from .common import EXIT_FAILED, fail, load_project_config, resolve_root
-from .share_output import REPORT_MD_HELP, write_markdown
+from .share_output import REPORT_MD_HELP, write_markdown, wrote
 
 HTML_HELP = ("Write the HTML report to FILE: one self-contained page (no network, opens over file://) with the "
              "summary, the gate, the trend, every row with filters and each row's detail; secrets redacted.")
@@ -32,11 +33,6 @@ def split_args(args: tuple[str, ...]) -> tuple[str | None, int | None]:
         else:
             fail(f"{arg!r} is not an iteration number")
     return path, number
-
-
-def wrote(path: Path, size: int) -> str:
-    """`wrote report.html (38 KB)`."""
-    return f"wrote {path} ({max(1, round(size / 1024))} KB)"
 
 
 @click.command("report")
@@ -81,8 +77,8 @@ def report_command(args: tuple[str, ...], html_path: str | None, md_path: str | 
             size = write_history_report(config, project, store, number, target)
     except WorkbenchError as exc:  # the history can't be read, no such iteration
         fail(str(exc), EXIT_FAILED)
-    except OSError as exc:
-        fail(f"cannot write the HTML report to {html_path}: {exc.strerror or exc}", EXIT_FAILED)
+    except OutputFileError as exc:
+        fail(str(exc), EXIT_FAILED)
     click.echo(wrote(target, size))
 
 
@@ -92,6 +88,6 @@ def write_run_html(config: Config, run: GateRun, target: str, *, to_stderr: bool
 
     try:
         size = write_gate_run_report(config, run, Path(target))
-    except OSError as exc:
-        fail(f"cannot write the HTML report to {target}: {exc.strerror or exc}", EXIT_FAILED)
+    except OutputFileError as exc:
+        fail(str(exc), EXIT_FAILED)
     click.echo(wrote(Path(target), size), err=to_stderr)

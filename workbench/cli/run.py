@@ -55,12 +55,12 @@ files none of them is in are printed but not counted."""
 
 def run_help() -> str:
     """`run --help`: what a run does, a paragraph per format with a gate of its own, the exit status."""
-    return "\n\n".join([RUN_HELP, *(d.gate_help for d in all_dialects() if d.gate_help), EXIT_HELP])
+    return "\n\n".join([RUN_HELP, *(d.words.gate_help for d in all_dialects() if d.words.gate_help), EXIT_HELP])
 
 
 def baseline_help() -> str:
     """`--baseline`'s help: the generic baseline's default, then what it names in each format's projects."""
-    formats = "".join(f"; {d.baseline_help}" for d in all_dialects() if d.baseline_help)
+    formats = "".join(f"; {d.words.baseline_help}" for d in all_dialects() if d.words.baseline_help)
     return f"Baseline file (default workbench-baseline.json at the project root{formats})."
 
 
@@ -160,16 +160,17 @@ def _share(config: Config, run: GateRun, *, annotations: str | None, md_path: st
     if md_path:
         from ..actions.share_run import from_gate_run
 
-        write_markdown(config, from_gate_run(config, run), md_path)
+        write_markdown(config, from_gate_run(config, run), md_path, to_stderr=to_stderr)
     if html_path:
         write_run_html(config, run, html_path, to_stderr=to_stderr)
     if junit_path:
         from ..report.junit import write_junit
+        from ..report.output_file import OutputFileError
 
         try:
             write_junit(run.report, Path(junit_path), redactor_for(config))
-        except OSError as exc:
-            fail(f"cannot write {junit_path}: {exc.strerror or exc}", EXIT_FAILED)
+        except OutputFileError as exc:
+            fail(str(exc), EXIT_FAILED)
 
 
 def _print_gate(run: GateRun) -> None:

@@ -3,8 +3,6 @@ printed — for `run --md/--annotations` and `workbench report --md`; both redac
 
 from __future__ import annotations
 
-import os
-import stat
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,8 +11,8 @@ import click
 
 from ..config import Config
 from ..events import IterationReport
+from ..report.output_file import OutputFileError, write_output_file
 from ..report.redact import redactor_for
-from ..writeback.atomic import write_atomically
 from .common import EXIT_FAILED, fail
 
 if TYPE_CHECKING:
@@ -35,29 +33,27 @@ REDACT_HELP = ("Redact what is printed (the result lines, --json, --brief) as th
                "outputs, wherever they occur. Without it, what is printed on the terminal is shown as it is.")
 
 
-def write_markdown(config: Config, run: SharedRun, target: str) -> None:
-    """The digest to `target` ("-": stdout), redacted; a file that can't be written fails the command (exit 1)."""
+def wrote(path: Path, size: int) -> str:
+    """`wrote report.html (38 KB)`: the line each report written to a file ends with (`--html`, `--md`)."""
+    return f"wrote {path} ({max(1, round(size / 1024))} KB)"
+
+
+def write_markdown(config: Config, run: SharedRun, target: str, *, to_stderr: bool = False) -> None:
+    """The digest to `target` ("-": stdout), redacted; a file that can't be written fails the command (exit 1).
+    A file written is said as `--html`'s is (`wrote FILE (N KB)`; on stderr when stdout carries --json/--brief)."""
     from ..report.markdown import markdown_digest  # the digest and annotations: only when asked for
 
     text = markdown_digest(run, redactor_for(config))
     if target == "-":
         click.echo(text, nl=False)
         return
-    path = Path(target)
+    data = text.encode()
     try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        info = None
-    except OSError as exc:
-        fail(f"cannot write the Markdown digest to {target}: {exc.strerror or exc}", EXIT_FAILED)
-    if info is not None and not stat.S_ISREG(info.st_mode):  # a link, a FIFO, a device: never replaced or followed
-        kind = "a link" if stat.S_ISLNK(info.st_mode) else "not a regular file"
-        fail(f"cannot write the Markdown digest to {target}: it is {kind}, so workbench leaves it alone "
-             "(give a file path, or - to print the digest)", EXIT_FAILED)
-    try:
-        write_atomically(path, text.encode())
-    except OSError as exc:
-        fail(f"cannot write the Markdown digest to {target}: {exc.strerror or exc}", EXIT_FAILED)
+        write_output_file(Path(target), data, "the Markdown digest",
+                          "give a file path, or - to print the digest")
+    except OutputFileError as exc:
+        fail(str(exc), EXIT_FAILED)
+    click.echo(wrote(Path(target), len(data)), err=to_stderr)
 
 
 def print_annotations(config: Config, report: IterationReport, *, to_stderr: bool = False) -> None:

@@ -1,8 +1,10 @@
 """Eval formats by dialect. Each turns its files into the same `Project`; the engine, history, reports
-and TUI reach a format only through its `Dialect` (`base.py`), found here by name.
+and TUI reach a format only through its `Dialect` (`base.py`: the core, its `Words`, the capabilities it
+has), found here by name.
 
-To add a format: copy a package under `dialects/` (`conversations/` runs a row as several target calls,
-`uipath/` as one) and add one line to `REGISTRY` below.
+To add a format: copy the example kept in the tests (`tests/helpers/quiz_format/`: the core and three
+capabilities), make it a package under `dialects/`, and add one line to `REGISTRY` below
+(`conversations/` shows a row run as several target calls).
 
 Nothing is imported until a dialect is asked for: the settings layer discovers each package's
 `settings.py` (its section of workbench.toml) without loading the formats themselves.
@@ -67,8 +69,10 @@ def package_names() -> list[str]:
 def runner_needed(root: Path, config: Config | None) -> bool:
     """Whether running the project at `root` needs its target: not when every format present there
     runs without one (a project of scripted replays needs no `[runner]`)."""
+    from .base import needs_runner
+
     present = [dialect for dialect in all_dialects() if dialect.present(root, config)]
-    return not present or any(dialect.needs_runner(root, config) for dialect in present)
+    return not present or any(needs_runner(dialect, root, config) for dialect in present)
 
 
 def dialect_for(name: str) -> Dialect:

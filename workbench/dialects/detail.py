@@ -1,6 +1,6 @@
 """A row's detail as plain data, for front ends that are not the TUI (the HTML report): a list of *blocks*,
 each a JSON-able dict the page draws the same way whatever the format. A format that shows its rows its own
-way names its renderer in `Dialect.html_detail` (a module of its package); every other format gets
+way names its renderer in `HasHtmlDetail.html_detail` (a module of its package); every other format gets
 `default_blocks` — what is expected beside what came back, the differing paths marked, the paths an
 evaluator's targetOutputKey leaves out dimmed.
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ..dialects import dialect_for
+from ..dialects.base import row_line_of
 from ..model import Problem, Project, Result, Severity
 from ..textsafe import one_line
 from .failing_rows import FailingRow, failing_rows
@@ -81,12 +82,13 @@ def _row_command(row: FailingRow, lines_of: RowLines, base: Path, redactor: Reda
 
 
 def row_line(row: FailingRow, lines_of: RowLines) -> int | None:
-    """The row's line: its format's answer (`Dialect.row_line`), else found in the JSON file."""
+    """The row's line: its format's answer (`LocatesRows.row_line`), else found in the JSON file."""
     assert row.eval_set is not None and row.row is not None
     try:
-        line = dialect_for(row.eval_set.dialect).row_line(row.eval_set, row.row)
+        dialect = dialect_for(row.eval_set.dialect)
     except LookupError:
-        line = None
+        dialect = None
+    line = row_line_of(dialect, row.eval_set, row.row) if dialect is not None else None
     return line if line is not None else lines_of.line(row.eval_set, row.row)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..events import IterationReport
 from ..model import Result, Verdict
+from .output_file import write_output_file
 from .redact import Redactor
 
 # Characters XML 1.0 cannot carry at all (terminal escapes among them) are written as visible escapes.
@@ -88,5 +89,6 @@ def junit_xml(report: IterationReport, redactor: Redactor | None = None) -> byte
 
 
 def write_junit(report: IterationReport, path: Path, redactor: Redactor | None = None) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(junit_xml(report, redactor))
+    """The JUnit XML to `path`, whole or not at all; a link or FIFO there is refused (`output_file.py`).
+    OutputFileError when it can't be written."""
+    write_output_file(path, junit_xml(report, redactor), "the JUnit XML")

@@ -1,6 +1,6 @@
 """The Markdown digest of a run (`run --md FILE`, `workbench report --md`): for a pull-request comment or
 `$GITHUB_STEP_SUMMARY`. Counts, the gate, the failing rows with their first differences (each format's
-account, `Dialect.digest`), the flips since the previous iteration and the file problems — at most
+account, `Digests.digest`), the flips since the previous iteration and the file problems — at most
 `MAX_LINES` lines whatever the project: what doesn't fit is counted.
 
 Everything that comes from the user's files or the target's output (row and set names, digests, problem

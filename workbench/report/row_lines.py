@@ -6,7 +6,7 @@ row's value (`Row.raw`, what the loader read) is found in it — at `[row.index]
 anywhere — and the offset of that value is taken from a scan of the text that tracks each value's path
 (strings decoded by the json module's own scanner, so `"{"` inside a string is never a bracket). A row
 that is a whole file (a scenario, a replay script) starts where its document does. A format whose files
-aren't JSON answers itself (`Dialect.row_line`: TypeScript evals, say).
+aren't JSON answers itself (`LocatesRows.row_line`: TypeScript evals, say).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from .. import jsonio
 from ..dialects import dialect_for
+from ..dialects.base import digest_of
 from ..events import Event, IterationReport, IterationStarted, ResultReady, RowStarted
 from ..model import Problem, Project, Result, RowKey, Summary, Verdict, error_problems, is_green
 from ..textsafe import counted, one_line, printable
@@ -25,13 +26,13 @@ Digest = Callable[[Result], str]  # why a result did not pass, in its format's w
 
 
 def digests_of(project: Project) -> Digest:
-    """Each result's account in the words of the format its set belongs to (`Dialect.digest`)."""
+    """Each result's account in the words of the format its set belongs to (`Digests.digest`)."""
     formats = {(s.scope, s.file_name): s.dialect for s in project.sets}
 
     def digest(result: Result) -> str:
         name = formats.get((result.scope, result.set_file))
         try:
-            return dialect_for(name).digest(result) if name is not None else result.detail
+            return digest_of(dialect_for(name), result) if name is not None else result.detail
         except LookupError:  # a set of a format no longer registered (an old history entry)
             return result.detail
     return digest

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..dialects import dialect_for
+from ..dialects.base import run_fingerprint_of
 from ..model import EvalSet, EvaluatorDef, EvaluatorKey, Project, Row, RowKey
 from ..scoring import Score, scorer_of, unsupported_message
 from .records import row_fingerprint
@@ -152,4 +153,4 @@ def run_fingerprint(job: RowPlan) -> str | None:
     if job.row.problem is not None:
         return None
     dialect = dialect_for(job.eval_set.dialect)
-    return row_fingerprint(dialect.name, job.eval_set, job.row, dialect.run_fingerprint(job.row))
+    return row_fingerprint(dialect.name, job.eval_set, job.row, run_fingerprint_of(dialect, job.row))

@@ -7,7 +7,7 @@ one by one), the dependency folders by what is installed in them, and the files 
 A recorded run is re-scored only in a world equal to the one it ran in (see `records.py`), the way a
 build tool reuses an artifact only when every declared input hashes the same. What a target reads
 outside all this is not seen — except for Python targets, whose reads are recorded per row
-(`RunOutcome.reads`) — and the README says so.
+(`RunOutcome.reads`) — and docs/reuse.md says so.
 """
 
 from __future__ import annotations

@@ -303,6 +303,7 @@ class Worker:
         self.answered_id = row.id
         if self.ready_at is None:  # it answered, so it takes rows now (a worker that never says it is ready)
             self.ready_at = time.perf_counter()
+        self._drain_stderr()
         row.settle(reply)
 
     def _twice(self, line: bytes) -> None:
@@ -315,6 +316,26 @@ class Worker:
             self.kill()
         else:
             self._break(what)
+
+    def _drain_stderr(self) -> None:
+        """Take what the process wrote on stderr before its reply, now, into the row it replied for. The two
+        pipes are read by separate loop callbacks, so on a loaded machine the reply could be taken first and
+        the row's last log lines land in the next row's log; a child that flushes stderr before replying
+        (`worker_main.py` does) has them in the pipe already: read until it would block."""
+        stderr = self.transport.get_pipe_transport(2) if self.transport else None
+        pipe = stderr.get_extra_info("pipe") if stderr is not None and not stderr.is_closing() else None
+        if pipe is None or os.get_blocking(pipe.fileno()):  # asyncio's pipes are non-blocking; never wait here
+            return
+        for _ in range(64):  # at most 64 reads of 64 KiB: a child writing without pause can't hold the loop
+            try:
+                data = os.read(pipe.fileno(), 65536)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                return
+            if not data:  # end of file: the transport sees it too, and closes the pipe itself
+                return
+            self.stderr_data(data)
 
     def stderr_data(self, data: bytes) -> None:
         buffer = self._err

@@ -92,11 +92,11 @@ def scorer_of(evaluator: EvaluatorDef) -> Scorer | None:
 
 def unsupported_message(type_id: str, dialect: str = "") -> str:
     """Why an evaluator of format `dialect` can't score: its type, the format's own words for a type it knows
-    but can't score (`Dialect.unsupported_type`), and the types it does accept — not other formats' own."""
+    but can't score (`Words.unsupported_type`), and the types it does accept — not other formats' own."""
     from ..dialects import all_dialects
 
     words = next((said for d in all_dialects() if dialect and d.name == dialect
-                  if (said := d.unsupported_type(type_id))), None)
+                  if d.words.unsupported_type is not None and (said := d.words.unsupported_type(type_id))), None)
     lead = f"unsupported evaluator type {type_id!r}" + (f": {words}" if words else "")
     return f"{lead}; supported types: {', '.join(accepted_types(dialect))}"
 

@@ -6,12 +6,15 @@ can be classified against `"expectedClass": true`. When `classes` is set, `expec
 of them (else the row is an ERROR) and a prediction outside them fails saying so.
 
 Like the SDK, the set-level metric (`metricType`: precision, recall or f-score; `averaging` micro or
-macro for multiclass; binary needs `positiveClass`) is computed over all rows: see `set_metric`.
+macro for multiclass; binary needs `positiveClass`) is computed over all rows: see `set_metric`. Its
+arithmetic (`metric_value`, `binary_counts`, `class_counts`, `averaged`) and the reading of a set's results
+(`result_pairs`) are the one implementation every format computes it with; which label a row gives is the
+format's (`labels`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
 from .. import jsonio
@@ -121,15 +124,43 @@ class MulticlassClassification(_Classification):
 # -- the set-level metric ------------------------------------------------------------------------
 
 
-def _prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f_score = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return precision, recall, f_score
+def metric_value(metric: str, tp: int, fp: int, fn: int, beta: float = 1.0) -> float:
+    """Precision, recall or F-beta (`metric`: one of `METRICS`) of one set of counts; a ratio with nothing to
+    divide by is 0."""
+    precision = tp / (tp + fp) if tp + fp > 0 else 0.0
+    recall = tp / (tp + fn) if tp + fn > 0 else 0.0
+    if metric == "precision":
+        return precision
+    if metric == "recall":
+        return recall
+    squared = beta ** 2
+    denominator = squared * precision + recall
+    return (1 + squared) * precision * recall / denominator if denominator > 0 else 0.0
 
 
-def _pick(metric: str, values: tuple[float, float, float]) -> float:
-    return values[METRICS.index(metric)]
+Counts = tuple[int, int, int]  # true positives, false positives, false negatives
+
+
+def binary_counts(pairs: Sequence[tuple[str, str]], positive: str) -> Counts:
+    """The counts of (expected, predicted) label pairs against the positive class."""
+    tp = sum(e == positive and p == positive for e, p in pairs)
+    fp = sum(e != positive and p == positive for e, p in pairs)
+    fn = sum(e == positive and p != positive for e, p in pairs)
+    return tp, fp, fn
+
+
+def class_counts(pairs: Sequence[tuple[str, str]], classes: Sequence[str]) -> list[Counts]:
+    """Each class's counts, as if it were the positive one."""
+    return [binary_counts(pairs, c) for c in classes]
+
+
+def averaged(metric: str, counts: Sequence[Counts], averaging: str, beta: float = 1.0) -> float:
+    """`metric` over several classes' counts: `micro` of the summed counts, `macro` the mean of the classes'
+    (no classes: 0)."""
+    if averaging == "micro":
+        tp, fp, fn = (sum(column) for column in zip(*counts, strict=True)) if counts else (0, 0, 0)
+        return metric_value(metric, tp, fp, fn, beta)
+    return sum(metric_value(metric, *c, beta) for c in counts) / len(counts) if counts else 0.0
 
 
 def set_metric(evaluator: EvaluatorDef, pairs: Iterable[tuple[str, str]]) -> SetMetric | None:
@@ -143,29 +174,25 @@ def set_metric(evaluator: EvaluatorDef, pairs: Iterable[tuple[str, str]]) -> Set
         positive = label(evaluator.config.get("positiveClass"))
         if positive is None:
             return None
-        tp = sum(e == positive and p == positive for e, p in pairs)
-        fp = sum(e != positive and p == positive for e, p in pairs)
-        fn = sum(e == positive and p != positive for e, p in pairs)
-        return SetMetric(metric, _pick(metric, _prf(tp, fp, fn)), len(pairs))
+        return SetMetric(metric, metric_value(metric, *binary_counts(pairs, positive)), len(pairs))
     averaging = evaluator.config.get("averaging") or "macro"
     classes = _classes(evaluator) or sorted({e for e, _ in pairs} | {p for _, p in pairs})
-    counts = [(sum(e == c and p == c for e, p in pairs), sum(e != c and p == c for e, p in pairs),
-               sum(e == c and p != c for e, p in pairs)) for c in classes]
-    if averaging == "micro":
-        value = _pick(metric, _prf(*(sum(column) for column in zip(*counts, strict=True))))
-    else:
-        value = sum(_pick(metric, _prf(*c)) for c in counts) / len(counts)
-    return SetMetric(f"{metric} ({averaging})", value, len(pairs))
+    return SetMetric(f"{metric} ({averaging})", averaged(metric, class_counts(pairs, classes), averaging), len(pairs))
 
 
-def result_pairs(evaluator: EvaluatorDef, results: Iterable[Result]) -> list[tuple[str, str]]:
-    """(expected, predicted) labels of the scored (PASS/FAIL) results of one classification evaluator."""
-    path = target_path(evaluator)
-    pairs = []
-    for result in results:
-        if result.verdict is Verdict.ERROR or result.evaluator != evaluator.ref:
-            continue
-        expected, predicted = label(result.expected), label(select(result.actual, path))
-        if expected is not None:
-            pairs.append((expected, predicted if predicted is not None else ""))
-    return pairs
+def result_pairs(evaluator: EvaluatorDef, results: Iterable[Result],
+                 labels: Callable[[Result], tuple[str, str] | None] | None = None) -> list[tuple[str, str]]:
+    """(expected, predicted) labels of the scored (PASS/FAIL) results of one classification evaluator, each read
+    by `labels` (None: leave the result out); by default seed 003's reading (`seed_labels`)."""
+    read = labels or (lambda result: seed_labels(evaluator, result))
+    return [pair for result in results if result.verdict is not Verdict.ERROR and result.evaluator == evaluator.ref
+            if (pair := read(result)) is not None]
+
+
+def seed_labels(evaluator: EvaluatorDef, result: Result) -> tuple[str, str] | None:
+    """A result's labels by `label`: its expected class (none: left out) and its prediction ("" when the
+    selected output is no label)."""
+    expected, predicted = label(result.expected), label(select(result.actual, target_path(evaluator)))
+    if expected is None:
+        return None
+    return expected, predicted if predicted is not None else ""

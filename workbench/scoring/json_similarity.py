@@ -1,10 +1,17 @@
 """`uipath-json-similarity`: leaf-by-leaf similarity of the selected output to `expectedOutput`. Graded.
 
-Following the UiPath SDK: only the expected side's leaves count (extra keys and extra array items in
-the output cost nothing); a leaf scores its number similarity (1 - relative difference, floored at 0),
-string similarity (1 - edit distance / longer length), or 1/0 for booleans and null; a type mismatch
-or a missing key scores 0 for every leaf below it. The score is matched / total leaves, and 1.0 when
-the expectation has no leaves at all. The walk is iterative, so any nesting depth works.
+The one computation of the type for every format (`compare`, with the few rules formats differ in as a
+`SimilarityRules`); this module's scorer is seed 003's. Following the UiPath SDK: only the expected
+side's leaves count (extra keys and extra array items in the output cost nothing); a leaf scores its
+number similarity (1 - relative difference, floored at 0), string similarity (1 - edit distance /
+longer length), or 1/0 for booleans and null; a type mismatch or a missing key scores 0 for every
+leaf below it. The score is matched / total leaves, and 1.0 when the expectation has no leaves at all.
+The walk is iterative, so any nesting depth works.
+
+Where formats differ (`SimilarityRules`): seed 003 scores a non-finite number 0 and compares two very long,
+different strings approximately (`MAX_EDIT_CELLS`); the SDK's arithmetic takes a non-finite number as it comes
+(an expected inf against 5 is 1 - inf/inf = nan, which its clamp `max(0, min(1, nan))` turns into 1) and
+compares any length exactly.
 """
 
 from __future__ import annotations
@@ -27,6 +34,19 @@ MAX_EDIT_CELLS = 400_000_000
 _SHOWN = 10
 
 Path = tuple[str | int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SimilarityRules:
+    """The rules of a leaf's score that formats differ in."""
+
+    finite_only: bool = True
+    """A non-finite number (inf, nan) scores 0; False: the ratio's arithmetic as it comes, clamped to 0..1."""
+    max_edit_cells: int | None = MAX_EDIT_CELLS
+    """Above this many edit-distance cells a string pair is compared approximately; None: always exactly."""
+
+
+SEED_RULES = SimilarityRules()
 
 
 @dataclass(slots=True)
@@ -64,14 +84,15 @@ def count_leaves(value: Any) -> int:
     return count
 
 
-def number_similarity(expected: Any, actual: Any) -> float:
+def number_similarity(expected: Any, actual: Any, finite_only: bool = True) -> float:
+    """1 - |e - a| / |e|, clamped to 0..1 (an expected 0 needs an actual within 1e-12 of 0)."""
     if expected == actual:
         return 1.0
     try:
         e, a = float(expected), float(actual)
     except (OverflowError, ValueError):
         return 0.0
-    if not (math.isfinite(e) and math.isfinite(a)):
+    if finite_only and not (math.isfinite(e) and math.isfinite(a)):
         return 0.0
     if math.isclose(e, 0.0, abs_tol=1e-12):
         return 1.0 if math.isclose(a, 0.0, abs_tol=1e-12) else 0.0
@@ -111,8 +132,9 @@ def edit_distance(a: str, b: str) -> int:
     return distance
 
 
-def string_similarity(expected: str, actual: str) -> tuple[float, bool]:
-    """(1 - distance / longer length, approximated?). Common ends are trimmed first."""
+def string_similarity(expected: str, actual: str, max_cells: int | None = MAX_EDIT_CELLS) -> tuple[float, bool]:
+    """(1 - distance / longer length, approximated?). Common ends are trimmed first (which keeps the distance);
+    above `max_cells` edit-distance cells (None: never) the pair is compared approximately."""
     if expected == actual:
         return 1.0, False
     longest = max(len(expected), len(actual))
@@ -124,7 +146,7 @@ def string_similarity(expected: str, actual: str) -> tuple[float, bool]:
            and expected[-1 - end] == actual[-1 - end]):
         end += 1
     e, a = expected[start:len(expected) - end], actual[start:len(actual) - end]
-    if len(e) * len(a) > MAX_EDIT_CELLS:
+    if max_cells is not None and len(e) * len(a) > max_cells:
         # An upper bound on difflib's ratio, linear in the lengths: only for huge, different texts.
         ratio = difflib.SequenceMatcher(None, e, a).quick_ratio()
         distance = round((1 - ratio) * max(len(e), len(a)))
@@ -132,7 +154,8 @@ def string_similarity(expected: str, actual: str) -> tuple[float, bool]:
     return max(0.0, 1.0 - edit_distance(e, a) / longest), False
 
 
-def compare(expected: Any, actual: Any, base: Path = (), misses: list[Miss] | None = None) -> Similarity:
+def compare(expected: Any, actual: Any, base: Path = (), misses: list[Miss] | None = None,
+            rules: SimilarityRules = SEED_RULES) -> Similarity:
     """Matched and total leaves of `expected` found in `actual`; records imperfect leaves in `misses`.
 
     Iterative, and each node's path is kept as a link to its parent's (made into a tuple only for a
@@ -156,7 +179,7 @@ def compare(expected: Any, actual: Any, base: Path = (), misses: list[Miss] | No
             result.total += leaves
             miss(trail, e, a, 0.0, leaves, "missing from the actual output")
         elif is_number(e) and is_number(a):
-            score = number_similarity(e, a)
+            score = number_similarity(e, a, rules.finite_only)
             result.matched += score
             result.total += 1
             miss(trail, e, a, score, 1)
@@ -170,7 +193,7 @@ def compare(expected: Any, actual: Any, base: Path = (), misses: list[Miss] | No
             stack.extend(((i, trail), item, a[i] if i < len(a) else MISSING)
                          for i, item in reversed(list(enumerate(e))))
         elif isinstance(e, str):
-            score, approximate = string_similarity(e, a)
+            score, approximate = string_similarity(e, a, rules.max_edit_cells)
             result.approximate |= approximate
             result.matched += score
             result.total += 1

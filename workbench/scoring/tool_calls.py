@@ -1,5 +1,9 @@
 """Tool-call evaluators, scored from the row's trace (`tool_call` events, in order). Graded.
 
+The computations of the four types (`order_score`, `count_holds`, `pair_calls`, `args_hold`, `share`,
+`empty_case`) are the one implementation every format scores them with; what a call is, which call stands for an
+expected one and when two values are equal are passed in. This module's scorers are seed 003's.
+
 Semantics follow the UiPath SDK: when both the expectation and the trace's calls are empty the score is
 1, when exactly one side is empty it is 0.
 
@@ -17,8 +21,8 @@ from __future__ import annotations
 
 import operator
 from collections import Counter
-from collections.abc import Callable
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
 
 from .. import jsonio
 from ..compare import strict_equal
@@ -34,18 +38,24 @@ COMPARATORS: dict[str, Callable[[int, int], bool]] = {
 }
 
 
-def lcs(actual: list[str], expected: list[str]) -> list[str]:
-    """A longest common subsequence of two name lists."""
+Call = TypeVar("Call")
+Want = TypeVar("Want")
+
+
+def lcs(actual: Sequence[Call], expected: Sequence[str],
+        same: Callable[[Call, str], bool] = operator.eq) -> list[str]:
+    """The expected names of a longest common subsequence of the calls and `expected`, a call standing for an
+    expected name when `same(call, name)` (by default: the call is that name)."""
     rows, cols = len(actual), len(expected)
     table = [[0] * (cols + 1) for _ in range(rows + 1)]
     for i in range(rows - 1, -1, -1):
         for j in range(cols - 1, -1, -1):
-            table[i][j] = (table[i + 1][j + 1] + 1 if actual[i] == expected[j]
+            table[i][j] = (table[i + 1][j + 1] + 1 if same(actual[i], expected[j])
                            else max(table[i + 1][j], table[i][j + 1]))
     out, i, j = [], 0, 0
     while i < rows and j < cols:
-        if actual[i] == expected[j]:
-            out.append(actual[i])
+        if same(actual[i], expected[j]):
+            out.append(expected[j])
             i, j = i + 1, j + 1
         elif table[i + 1][j] >= table[i][j + 1]:
             i += 1
@@ -54,15 +64,68 @@ def lcs(actual: list[str], expected: list[str]) -> list[str]:
     return out
 
 
-def empty_case(expected_empty: bool, actual_empty: bool) -> tuple[float, list[str]] | None:
-    """The SDK's rule for empty sides: both empty scores 1, exactly one empty scores 0; else None."""
+def order_score(actual: Sequence[Call], expected: Sequence[str], strict: bool,
+                same: Callable[[Call, str], bool] = operator.eq) -> tuple[float, list[str] | None]:
+    """`uipath-tool-call-order` of two non-empty sides: (score, the longest common subsequence, None under
+    `strict`). Strict: 1 only for exactly the expected calls in that order; else the subsequence's length over the
+    number expected."""
+    if strict:
+        exact = len(actual) == len(expected) and all(map(same, actual, expected))
+        return float(exact), None
+    common = lcs(actual, expected, same)
+    return len(common) / len(expected), common
+
+
+def count_holds(comparator: str, count: int, wanted: int) -> bool:
+    """Does a tool's `count` of calls hold `[comparator, wanted]` (comparators: `COMPARATORS`)?"""
+    return COMPARATORS[comparator](count, wanted)
+
+
+def share(held: int, total: int, strict: bool) -> float:
+    """The share of the expected things that held; `strict`: 0 unless all did (`total` > 0)."""
+    if strict:
+        return float(held == total)
+    return held / total
+
+
+def args_hold(expected: Mapping[str, Any], actual: Mapping[str, Any], subset: bool,
+              equal: Callable[[Any, Any], bool]) -> bool:
+    """Every expected argument is there with an `equal` value; without `subset` the call has no others."""
+    if not subset and expected.keys() != actual.keys():
+        return False
+    return all(key in actual and equal(actual[key], value) for key, value in expected.items())
+
+
+def pair_calls(expected: Sequence[Want], calls: Sequence[Call], of_tool: Callable[[Call, Want], bool],
+               holds: Callable[[Call, Want], bool], *, first_of_tool: bool = False) -> list[tuple[int | None, bool]]:
+    """`uipath-tool-call-args`' and `-output`'s pairing: for each expected call in order, (the index of the call
+    paired with it, whether it holds). Each takes the first call not yet paired that is of its tool
+    (`of_tool`) and for which `holds`; (None, False) when there is none. With `first_of_tool` it takes the first
+    call not yet paired that is of its tool, held or not (a call that doesn't hold is used up all the same)."""
+    used: set[int] = set()
+    pairs: list[tuple[int | None, bool]] = []
+    for want in expected:
+        hit = next((i for i, call in enumerate(calls) if i not in used and of_tool(call, want)
+                    and (first_of_tool or holds(call, want))), None)
+        if hit is None:
+            pairs.append((None, False))
+            continue
+        used.add(hit)
+        pairs.append((hit, True if not first_of_tool else holds(calls[hit], want)))
+    return pairs
+
+
+def empty_case(expected_empty: bool, actual_empty: bool,
+               none_made: str = "does the target append tool_call events to the file named by $WORKBENCH_TRACE?"
+               ) -> tuple[float, list[str]] | None:
+    """The SDK's rule for empty sides: both empty scores 1, exactly one empty scores 0; else None. `none_made`:
+    the hint when calls were expected and none were made (how the format's trace records them)."""
     if expected_empty and actual_empty:
         return 1.0, ["no tool calls expected and none in the trace"]
     if expected_empty:
         return 0.0, ["no tool calls expected, but the trace has some (one side empty scores 0)"]
     if actual_empty:
-        return 0.0, ["tool calls expected, but the trace has none (one side empty scores 0); does the "
-                     "target append tool_call events to the file named by $WORKBENCH_TRACE?"]
+        return 0.0, [f"tool calls expected, but the trace has none (one side empty scores 0); {none_made}"]
     return None
 
 
@@ -106,13 +169,13 @@ class ToolCallOrder(_ToolCallScorer):
         empty = empty_case(not expected, not actual)
         if empty is not None:
             return empty[0], [*empty[1], *lines], expected
-        if actual == expected:
-            return 1.0, lines, expected
-        if flag(data.evaluator, "strict"):
-            return 0.0, ["strict: the calls must be exactly the expected sequence", *lines], expected
-        common = lcs(actual, expected)
-        lines.append(f"longest common subsequence: {show(common, 200)} ({len(common)} of {len(expected)})")
-        return len(common) / len(expected), lines, expected
+        score, common = order_score(actual, expected, flag(data.evaluator, "strict"))
+        if common is None:
+            if score < 1:
+                lines.insert(0, "strict: the calls must be exactly the expected sequence")
+        elif score < 1:
+            lines.append(f"longest common subsequence: {show(common, 200)} ({len(common)} of {len(expected)})")
+        return score, lines, expected
 
 
 def _whole(value: Any) -> int | None:
@@ -154,45 +217,41 @@ class ToolCallCount(_ToolCallScorer):
             return empty[0], empty[1], raw
         lines, held = [], 0
         for name, (op, count) in rules.items():
-            ok = COMPARATORS[op](counts.get(name, 0), count)
+            ok = count_holds(op, counts.get(name, 0), count)
             held += ok
             lines.append(f"{'ok  ' if ok else 'FAIL'} {name}: called {counts.get(name, 0)} time(s), "
                          f"expected {op} {count}")
-        if flag(data.evaluator, "strict") and held < len(rules):
-            return 0.0, ["strict: every count must hold", *lines], raw
-        return held / len(rules), lines, raw
+        strict = flag(data.evaluator, "strict")
+        if strict and held < len(rules):
+            lines.insert(0, "strict: every count must hold")
+        return share(held, len(rules), strict), lines, raw
 
 
 def _matches(data: ScoreInput, expected: list[tuple[str, Any]], calls: list[ToolCall],
              equal: Callable[[Any, ToolCall], bool], what: str) -> tuple[float, list[str]]:
-    """Greedy matching: each expected (name, value) takes the first unused actual call that equals it."""
+    """Each expected (name, value) takes the first unused actual call of that name that equals it."""
+    pairs = pair_calls(expected, calls, lambda call, want: call.name == want[0],
+                       lambda call, want: equal(want[1], call))
     used: set[int] = set()
-    lines, matched = [], 0
-    for position, (name, value) in enumerate(expected):
+    lines = []
+    for position, ((name, value), (hit, _)) in enumerate(zip(expected, pairs, strict=True)):
         same_name = [i for i, call in enumerate(calls) if call.name == name and i not in used]
-        hit = next((i for i in same_name if equal(value, calls[i])), None)
         if hit is not None:
             used.add(hit)
-            matched += 1
             lines.append(f"ok   [{position}] {name}: {what} match call #{hit + 1}")
         elif same_name:
             seen = "; ".join(show(_shown(calls[i], what), 60) for i in same_name[:3])
             lines.append(f"FAIL [{position}] {name}: expected {what} {show(value, 100)}, the calls had {seen}")
         else:
             lines.append(f"FAIL [{position}] {name}: no (unmatched) call to {name} in the trace")
-    if flag(data.evaluator, "strict") and matched < len(expected):
-        return 0.0, ["strict: every expected call must match", *lines]
-    return matched / len(expected), lines
+    matched, strict = sum(held for _, held in pairs), flag(data.evaluator, "strict")
+    if strict and matched < len(expected):
+        lines.insert(0, "strict: every expected call must match")
+    return share(matched, len(expected), strict), lines
 
 
 def _shown(call: ToolCall, what: str) -> Any:
     return call.args if what == "args" else call.output
-
-
-def _args_equal(expected: dict[str, Any], actual: dict[str, Any], subset: bool) -> bool:
-    if not subset and expected.keys() != actual.keys():
-        return False
-    return all(key in actual and strict_equal(actual[key], value) for key, value in expected.items())
 
 
 def _output_equal(expected: Any, actual: Any) -> bool:
@@ -229,7 +288,7 @@ class ToolCallArgs(_ToolCallScorer):
         if empty is not None:
             return empty[0], empty[1], raw
         subset = flag(data.evaluator, "subset")
-        score, lines = _matches(data, expected, calls, lambda v, c: _args_equal(v, c.args, subset), "args")
+        score, lines = _matches(data, expected, calls, lambda v, c: args_hold(v, c.args, subset, strict_equal), "args")
         if not subset:
             lines.append("(args must be equal; set evaluatorConfig.subset to allow extra actual args)")
         return score, lines, raw

@@ -2,7 +2,7 @@
 
 A field is declared once — type, default, bounds, a one-line `description` — and that one declaration
 checks `workbench.toml`, `[tool.workbench]`, a format's own settings file and the command-line flags,
-and writes the JSON Schema and the README's table. Checks that belong to one value live in the types
+and writes the JSON Schema and docs/settings.md's table. Checks that belong to one value live in the types
 here (NUL characters, an argv given as a string); checks across a section's fields in its
 `model_validator`.
 A check refuses with `refuse(phrase)`: the phrase follows the key ("contains a NUL character ...").
@@ -29,7 +29,7 @@ class Note:
 
 @dataclass(frozen=True, slots=True)
 class Kind:
-    """What a value of the field is, when its Python type doesn't say it well: `noun` for the README's
+    """What a value of the field is, when its Python type doesn't say it well: `noun` for docs/settings.md's
     table, `phrase` for "must be <phrase>"."""
 
     noun: str
@@ -50,6 +50,17 @@ class Section(BaseModel):
         """The section with every field at its declared default: what `cls()` gives, without building the
         validator (tests/settings/test_section_defaults.py holds the two equal for every section)."""
         return cls.model_construct()
+
+
+def empty_list() -> list[Any]:
+    """`default_factory` for a list field. Not the builtin `list`: pydantic asks a factory's signature, and
+    `inspect` reads a builtin's from its text with `tokenize`, whose pattern costs ~8 ms to compile at start."""
+    return []
+
+
+def empty_table() -> dict[str, Any]:
+    """`default_factory` for a table field (not the builtin `dict`, as for `empty_list`)."""
+    return {}
 
 
 def refuse(phrase: str) -> PydanticCustomError:

@@ -1,5 +1,6 @@
-"""The JSON Schema of workbench.toml and the README's table of settings, both made from the declarations
-(`scripts/gen_settings_docs.py` writes them; `tests/settings/test_settings_docs.py` checks they are current).
+"""The JSON Schema of workbench.toml and the table of settings in docs/settings.md, both made from the
+declarations (`scripts/gen_settings_docs.py` writes them; `tests/settings/test_settings_docs.py` checks they
+are current).
 
 The schema is for editors: a TOML language server (Taplo, Even Better TOML) given it completes and checks
 the file. TOML has no null, so a setting that may be unset is an optional key, never `null`.
@@ -95,7 +96,7 @@ def _cell(text: str) -> str:
 
 
 def settings_table() -> str:
-    """The README's table: one line per setting, every section's, the formats' own included."""
+    """The settings table of docs/settings.md: one line per setting, every section's, the formats' own included."""
     lines = [f"<!-- {GENERATED} -->", "", "| section | key | type | default | allowed | flag | what it does |",
              "|---|---|---|---|---|---|---|"]
     for name, cls in declared().sections.items():
@@ -109,12 +110,12 @@ def settings_table() -> str:
     return "\n".join(lines)
 
 
-def with_table(readme: str) -> str:
-    """The README with the text between the settings markers replaced by the current table."""
-    start, end = readme.find(TABLE_START), readme.find(TABLE_END)
+def with_table(page: str) -> str:
+    """The page (docs/settings.md) with the text between the settings markers replaced by the current table."""
+    start, end = page.find(TABLE_START), page.find(TABLE_END)
     if start < 0 or end < start:
-        raise ValueError(f"the README has no {TABLE_START} ... {TABLE_END} markers for the settings table")
-    return f"{readme[: start + len(TABLE_START)]}\n{settings_table()}\n{readme[end:]}"
+        raise ValueError(f"the page has no {TABLE_START} ... {TABLE_END} markers for the settings table")
+    return f"{page[: start + len(TABLE_START)]}\n{settings_table()}\n{page[end:]}"
 
 
 __all__ = ["SCHEMA_FILE", "TABLE_END", "TABLE_START", "json_schema", "schema_text", "settings_table", "with_table"]

@@ -1,6 +1,6 @@
 """What a declared field says about itself, in words: its kind ("a number"), its bounds ("between 0 and
 1"), its default; and a value checked against it, with the refusal said the same way whichever file or
-flag the value came from. The messages, the README table and the flags' help are all made here."""
+flag the value came from. The messages, the docs/settings.md table and the flags' help are all made here."""
 
 from __future__ import annotations
 

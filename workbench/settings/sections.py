@@ -8,7 +8,21 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from ..secret_files import PatternError, check_patterns
-from .base import Argv, Increase, Note, PathText, Rate, Seconds, Section, Text, TextList, TextTable, refuse
+from .base import (
+    Argv,
+    Increase,
+    Note,
+    PathText,
+    Rate,
+    Seconds,
+    Section,
+    Text,
+    TextList,
+    TextTable,
+    empty_list,
+    empty_table,
+    refuse,
+)
 
 RunnerKind = Literal["command", "uip", "worker", "python"]
 
@@ -31,7 +45,7 @@ class RunnerConfig(Section):
         "32, for uip, whose runs mostly wait"))
     workflow: Text = Field(default="Workflow.json", description="The API workflow file the uip runner runs")
     uip: Argv = Field(default_factory=lambda: ["uip"], description="The uip program (and arguments before its own)")
-    env: TextTable = Field(default_factory=dict, description=(
+    env: TextTable = Field(default_factory=empty_table, description=(
         "Environment variables the target gets on top of workbench's own"))
     max_output_mb: float = Field(default=16.0, gt=0, le=4096, allow_inf_nan=False, description=(
         "A row printing more than this many MiB on stdout is stopped and killed"))
@@ -56,7 +70,8 @@ class WatchConfig(Section):
     paths: Annotated[TextList, AfterValidator(_something_watched)] = Field(
         default_factory=lambda: ["."], json_schema_extra={"minItems": 1}, description=(
             "Folders and files watched (and fingerprinted), relative to the project root"))
-    ignore: TextList = Field(default_factory=list, description="Globs left out of watching, on top of the defaults")
+    ignore: TextList = Field(default_factory=empty_list, description=(
+        "Globs left out of watching, on top of the defaults"))
     ignore_defaults: bool = Field(default=True, description=(
         "false: watch and fingerprint bytecode, tool caches and editor files too"))
     debounce_ms: Annotated[int, Note("(10 seconds)")] = Field(default=50, ge=0, le=10_000, description=(
@@ -82,7 +97,7 @@ class HistoryConfig(Section):
         default=20.0, ge=0, le=100_000, allow_inf_nan=False, description=(
             "MiB of changed project files kept (compressed) for `workbench compare`; the oldest go first (0: none)"))
     secret_files: Annotated[TextList, AfterValidator(_gitignore_patterns)] = Field(
-        default_factory=list, description=(
+        default_factory=empty_list, description=(
             "gitignore-style patterns of more secret files, on top of the built-in list: compare notes their "
             "changes, their contents are never kept"))
 
@@ -136,9 +151,10 @@ class CacheConfig(Section):
     """Re-scoring a row from its recorded run when nothing it depends on changed."""
 
     reuse: bool = Field(default=True, description="false: every row runs every iteration")
-    inputs: TextList = Field(default_factory=list, description=(
+    inputs: TextList = Field(default_factory=empty_list, description=(
         "Globs of files outside the project (or unseen) whose change must re-run rows, e.g. \"../data/**\""))
-    ignore_env: TextList = Field(default_factory=list, description="Environment variables left out of the fingerprint")
+    ignore_env: TextList = Field(default_factory=empty_list, description=(
+        "Environment variables left out of the fingerprint"))
     trust_subprocesses: bool = Field(default=False, description=(
         "A Python target that starts a program may be re-scored (the program is fingerprinted; inputs covers what "
         "it reads)"))
@@ -168,7 +184,7 @@ class ClusterConfig(Section):
     max_in_flight: int | None = Field(default=None, ge=1, le=100_000, description=(
         "Rows at once (unset: as many as the cluster's CPUs hold)"))
     retries: int = Field(default=0, ge=0, le=10, description="Runs more for a row whose Ray worker or node died")
-    ship_ignore: TextList = Field(default_factory=list, description=(
+    ship_ignore: TextList = Field(default_factory=empty_list, description=(
         "gitignore-style patterns never shipped to the cluster, on top of those always left out"))
 
     @model_validator(mode="after")
@@ -186,7 +202,7 @@ class AgentConfig(Section):
         "(unset: no limit)"))
 
 
-# The sections every project has, in the order the README and `unknown section` list them.
+# The sections every project has, in the order docs/settings.md and `unknown section` list them.
 CORE_SECTIONS: dict[str, type[Section]] = {
     "runner": RunnerConfig,
     "watch": WatchConfig,

@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import jsonio
 from ..compare import strict_equal
-from ..dialects.base import Dialect
+from ..dialects.base import WritesRows
 from ..model import EvaluatorDef, Result, Verdict
 from ..output_paths import MISSING, WHOLE, resolve, set_at
 from . import expected as exp
@@ -71,7 +71,7 @@ def _get(node: Any, *keys: str) -> Any:
 
 
 def _ops_for(result: Result, evaluator: EvaluatorDef, row: dict[str, Any], index: int,
-            writer: Dialect) -> tuple[list[Op], Change | None]:
+            writer: WritesRows) -> tuple[list[Op], Change | None]:
     """The edits that make this ref's expectation hold the recorded output, and what they change."""
     ref, label = result.evaluator, result.label
     if result.verdict is Verdict.PASS:  # already holds: left as written (a null criterion stays the default)
@@ -131,7 +131,7 @@ def _stamp_ops(doc: dict[str, Any], indexes: Sequence[int], now: datetime) -> tu
 
 
 def _row_ops(doc: dict[str, Any], results: Sequence[Result], evaluators: Mapping[str, EvaluatorDef],
-             writer: Dialect) -> tuple[int, list[Op], list[Change]]:
+             writer: WritesRows) -> tuple[int, list[Op], list[Change]]:
     """Where the row of `results` is in `doc` (by the rule of the set's format, `writer`), and the edits
     that accept them there."""
     row_id, label = results[0].row_id, results[0].label
@@ -149,7 +149,7 @@ def _row_ops(doc: dict[str, Any], results: Sequence[Result], evaluators: Mapping
     return index, ops, changes
 
 
-def accept_rows_edit(rows: Sequence[Sequence[Result]], evaluators: Mapping[str, EvaluatorDef], writer: Dialect,
+def accept_rows_edit(rows: Sequence[Sequence[Result]], evaluators: Mapping[str, EvaluatorDef], writer: WritesRows,
                      clock: Clock = utc_now) -> Edit:
     """The edit (bytes → Edited) that accepts several rows of one eval set of format `writer` at once: one
     parse, one splice per changed value, one check of the result (bulk accept writes each file once).
@@ -181,7 +181,7 @@ def accept_rows_edit(rows: Sequence[Sequence[Result]], evaluators: Mapping[str, 
     return edit
 
 
-def accept_edit(results: Sequence[Result], evaluators: Mapping[str, EvaluatorDef], writer: Dialect,
+def accept_edit(results: Sequence[Result], evaluators: Mapping[str, EvaluatorDef], writer: WritesRows,
                 clock: Clock = utc_now) -> Edit:
     """The edit (bytes → Edited) that accepts `results` (one row, one result per evaluator ref)."""
     return accept_rows_edit([results], evaluators, writer, clock)

@@ -100,7 +100,7 @@ def build_row(name: str, inputs: dict[str, Any], output: Any, refs: Sequence[str
     """The new row for `output` (the target's raw output, wrapped as scorers see it): an expectedOutput
     for each evaluator that compares with it, the given `criteria` for the others (refused when one
     is needed and missing), and notes on evaluators left to their default criterion — their key left out,
-    or `null` under it where the set's format says so (`Dialect.default_criterion_as_null`)."""
+    or `null` under it where the set's format says so (`WritesRows.default_criterion_as_null`)."""
     if not name.strip():
         raise WritebackError("the row needs a name")
     given = dict(criteria or {})

@@ -55,7 +55,7 @@ def same(recorded: Any, raw_on_disk: Any, evaluator: EvaluatorDef | None = None,
          sources: list[Any] | None = None) -> bool:
     """Whether the expectation on disk is still the one a recorded result was scored against. A row
     with no expectation of its own may have been scored against one of `sources` (the format's
-    `Dialect.expected_sources`; by default the evaluator's defaultEvaluationCriteria)."""
+    `WritesRows.expected_sources`; by default the evaluator's defaultEvaluationCriteria)."""
     if raw_on_disk is not MISSING:
         return strict_equal(decode(recorded)[0], decode(raw_on_disk)[0])
     candidates: list[Any] = [None, *(default_expectation(evaluator) if sources is None else sources)]

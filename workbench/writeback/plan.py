@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..dialects import all_dialects
-from ..dialects.base import Dialect
+from ..dialects.base import WritesRows
 from ..project import MAX_FILE_BYTES
 from .atomic import check_replaceable, read_bytes, replace_atomically
 from .errors import ConcurrentChange, WritebackError
@@ -70,12 +70,12 @@ class WritePlan:
         return "\n".join(lines)
 
 
-def writer_of(root: Path, path: Path) -> tuple[Path, Dialect]:
+def writer_of(root: Path, path: Path) -> tuple[Path, WritesRows]:
     """The real file behind `path` and the format whose set it is, provided it is a set workbench writes
-    (`Dialect.is_row_set`: for UiPath, `<root>/evals/<scope>/eval-sets/*.json`). That format's rules find
-    the rows in it (`Dialect.row_ids`) and say what a row was scored against (`Dialect.expected_sources`)."""
+    (`WritesRows.is_row_set`: for UiPath, `<root>/evals/<scope>/eval-sets/*.json`). That format's rules find
+    the rows in it (`row_ids`) and say what a row was scored against (`expected_sources`)."""
     real = Path(os.path.realpath(path))
-    writers = [dialect for dialect in all_dialects() if dialect.row_sets]
+    writers = [dialect for dialect in all_dialects() if isinstance(dialect, WritesRows)]
     for dialect in writers:
         if dialect.is_row_set(root, real):
             return real, dialect

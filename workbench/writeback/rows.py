@@ -2,7 +2,7 @@
 
 Row ids must match what `project.load_project` assigned when the output was recorded (a row without
 an id is tracked by its name or `#index`, a duplicate id as `id#index`), so `row_ids` repeats those
-rules on the document as it is on disk at write time (the set's format's `Dialect.row_ids` is the one
+rules on the document as it is on disk at write time (the set's format's `WritesRows.row_ids` is the one
 rule: `plan.writer_of` says which format a set file is).
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 from ..model import EvalSet, Problem, Project, Row
 from .errors import WritebackError
 
-RowIds = Callable[[list[Any]], list[str | None]]  # a format's `Dialect.row_ids`
+RowIds = Callable[[list[Any]], list[str | None]]  # a format's `WritesRows.row_ids`
 
 
 def row_index(evaluations: list[Any], row_id: str, ids: RowIds) -> int | None:

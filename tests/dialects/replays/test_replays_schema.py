@@ -73,3 +73,51 @@ def test_schema_mistakes_and_unchecked_keywords_are_found_before_any_replay() ->
     assert "inputSchema.required must be an array, not string" in mistakes
     assert unchecked_keywords(schema) == ["inputSchema.properties.c.anyOf"]
     assert schema_mistakes([1]) == ["inputSchema must be an object (a JSON Schema), not array"]
+
+
+@pytest.mark.parametrize(("schema", "value", "expected"), [
+    (False, 1, ["arguments is not allowed (inputSchema)"]),
+    ({"properties": {"a": False}}, {"a": 1}, ["arguments.a is not allowed (inputSchema.properties.a)"]),
+    ({"items": False}, [1, 2], ["arguments[0] is not allowed (inputSchema.items)",
+                                "arguments[1] is not allowed (inputSchema.items)"]),
+    ({"minimum": 1, "exclusiveMinimum": True}, 1, ["arguments is 1, not more than 1 (inputSchema.exclusiveMinimum)"]),
+    ({"maximum": 5, "exclusiveMaximum": True}, 5, ["arguments is 5, not less than 5 (inputSchema.exclusiveMaximum)"]),
+    ({"minimum": 1, "exclusiveMinimum": False}, 1, []),
+    ({"minimum": "1", "maxLength": "2", "required": "a", "enum": "x"}, {"x": 1}, []),
+    ({"type": "text"}, "a", ['arguments must be a text, not string "a" (inputSchema.type)']),
+    ({"type": ["integer", 7]}, "a", ['arguments must be an integer or 7, not string "a" (inputSchema.type)']),
+    ({"properties": {"a": 5, "b": {"type": "string"}}}, {"a": 1, "b": 2},
+     ["arguments.b must be a string, not number 2 (inputSchema.properties.b.type)"]),
+    ({"enum": [1, 2], "const": 3, "minimum": 5}, 4,
+     ["arguments is 4, not one of [1,2] (inputSchema.enum)", "arguments is 4, not 3 (inputSchema.const)",
+      "arguments is 4, less than 5 (inputSchema.minimum)"]),
+    ({"anyOf": [{"type": "string"}], "$ref": "#/nowhere", "type": "integer"}, 3, []),
+])
+def test_edges_of_the_subset(schema: Any, value: Any, expected: list[str]) -> None:
+    assert messages(schema, value) == expected
+
+
+def test_failures_read_in_the_arguments_order_and_stop_at_five() -> None:
+    schema = {"type": "object", "required": ["z", "y"], "additionalProperties": False,
+              "properties": {"b": {"type": "string"}, "a": {"type": "array", "items": {"maximum": 1}}}}
+    assert messages(schema, {"a": [5, 0, 7], "q": 1, "b": 3}) == [
+        "arguments.z is required but missing (inputSchema.required)",
+        "arguments.y is required but missing (inputSchema.required)",
+        "arguments.a[0] is 5, more than 1 (inputSchema.properties.a.items.maximum)",
+        "arguments.a[2] is 7, more than 1 (inputSchema.properties.a.items.maximum)",
+        "arguments.q is not a property of this tool (properties: b, a) (inputSchema.additionalProperties)",
+    ]
+    assert messages({"items": {"type": "string"}}, list(range(9))) == [
+        f"arguments[{index}] must be a string, not number {index} (inputSchema.items.type)" for index in range(5)]
+
+
+def test_a_pattern_that_must_be_stopped_names_its_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    from workbench.dialects.replays import schema as module
+
+    class Stuck:
+        def search(self, value: str) -> None:
+            raise module.PatternError("took too long")
+
+    monkeypatch.setattr(module, "compile_pattern", lambda source: Stuck())
+    with pytest.raises(module.PatternError, match=r"^inputSchema\.properties\.a\.pattern took too long"):
+        validate({"properties": {"a": {"pattern": "x"}}}, {"a": "y"})

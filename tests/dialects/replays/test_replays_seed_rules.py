@@ -1,7 +1,7 @@
 """Issue 22, Plico (seed 001) rules: after a held approval or a denial ends the run, the rest of the script is
 still checked (each wiring mistake fails the case naming its step); an unknown key in `expect` is an ERROR
 with a "did you mean"; `assistant.output` `content` must be a string; and point 10: the set has one name,
-`scripts`, in the text report, the JSON, `check`, the README and `--set`."""
+`scripts`, in the text report, the JSON, `check`, the docs (docs/replays.md) and `--set`."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from workbench.project import load_project
 
 REFUND = call("issue_refund", {"orderId": "A-1001"}, result={"orderId": "A-1001", "status": "refunded"})
 LOOKUP = call("lookup_order", {"orderId": "A-1001"}, result={"orderId": "A-1001", "total": 39.0})
-README = Path(__file__).resolve().parents[3] / "README.md"
+REPLAYS_DOCS = Path(__file__).resolve().parents[3] / "docs" / "replays.md"
 
 
 # -- the rest of the script after a held approval or a denial ---------------------------------------------
@@ -165,11 +165,11 @@ def test_the_set_has_one_name_in_the_report_the_json_check_the_readme_and_set(tm
     assert "scripts › ok" in checked.stdout and "evals ›" not in checked.stdout, checked.stdout
     wrong = invoke_workbench("run", str(root), "--set", "nope")
     assert "eval sets: scripts" in wrong.stderr
-    readme = README.read_text(encoding="utf-8")
-    section = readme[readme.index("### Scripted replays"):]
+    docs = REPLAYS_DOCS.read_text(encoding="utf-8")
+    section = docs[docs.index("# Scripted replays"):]
     section = section[:section.index("\n#", 1)]
     assert "one set, `scripts` (`workbench run --set scripts`" in section
-    assert "scripts › " in section  # the README shows the report's line with that name
+    assert "scripts › " in section  # the page shows the report's line with that name
 
 
 def test_add_row_from_run_finds_the_replay_row_recorded_under_the_one_name(tmp_path: Path) -> None:

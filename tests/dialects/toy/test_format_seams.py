@@ -24,7 +24,7 @@ from helpers.paths import EXAMPLES
 from workbench import config as config_module
 from workbench.config import Config, load_config
 from workbench.dialects import added_dialect
-from workbench.dialects.base import UNREADABLE, Dialect, LoadContext
+from workbench.dialects.base import UNREADABLE, Dialect, LoadContext, Words
 from workbench.model import EvalSet, EvaluatorDef, Row
 from workbench.scoring import SCORERS, accepted_types, scorer_for, scorer_of, unsupported_message
 from workbench.scoring.base import Score, ScoreInput, Scorer
@@ -58,7 +58,7 @@ class ShoutDialect(Dialect):
 
     name = "toy-shout"
     title = "shouts"
-    expects = "*.shout.json"
+    words = Words(expects="*.shout.json")
 
     def scorers(self) -> tuple[Scorer, ...]:
         return (CaseBlindScorer(),)
@@ -166,8 +166,9 @@ class WhisperingShouts(ShoutDialect):
             scope=SCOPE, ref=REF, path=evaluator.path, id=None, name=REF, type_id=WHISPER, config={}, raw={},
             dialect=self.name)
 
-    def unsupported_type(self, type_id: str) -> str | None:
-        return "whispers are scored by ear, not by workbench" if type_id == WHISPER else None
+    words = Words(expects="*.shout.json",  # its own words for a type it knows but can't score
+                  unsupported_type=lambda type_id: "whispers are scored by ear, not by workbench"
+                  if type_id == WHISPER else None)
 
 
 def test_an_unknown_type_lists_only_the_types_its_format_accepts(shout: ShoutDialect) -> None:

@@ -202,3 +202,40 @@ def test_uip_runs_with_no_auth_by_default_and_auth_true_drops_it(tmp_path: Path)
     assert "--no-auth" in uip_argv(tmp_path / "off", "[runner]\nauth = false\n")
     argv = uip_argv(tmp_path / "on", "[runner]\nauth = true\n")
     assert "--no-auth" not in argv and argv[-6:-2] == ["--output", "json", "--log-level", "debug"]
+
+
+RICH_INPUT = {"type": "object", "additionalProperties": {"type": "string"}, "required": ["mode", "zz"],
+              "properties": {"mode": {"enum": ["fast", "slow"]}, "n": {"type": "integer"},
+                             "tags": {"type": "array", "items": {"type": "string"}},
+                             "odd key": {"const": 1}, "free": {"anyOf": [{"type": "string"}]},
+                             "any": {"type": "decimal"}, "loose": {"type": "object", "additionalProperties": False},
+                             "nested": {"type": "object", "properties": {"x": {"type": "boolean"}}}}}
+
+
+def test_every_kind_of_input_finding_reads_in_the_row_order(tmp_path: Path) -> None:
+    """A wrong type or value hides what is inside it; a key declared in another casing ("Mode": the extra
+    keys' schema allows it) is no missing key; unknown types and combinators are trusted."""
+    inputs = {"nested": {"x": 1, "Y": 2}, "mode": "medium", "n": 3.0, "tags": ["a", 2, "c", None],
+              "odd key": 2, "free": 5, "any": [], "loose": {"k": 1}, "extra": 4, "Mode": "x"}
+    root = project(tmp_path, [row("rich", inputs, {"sum": 1})], wf=workflow(input_schema=RICH_INPUT))
+    assert messages(root) == [
+        "evaluations[0] ('rich'): inputs.nested.x is number (1), but input.schema says boolean",
+        "evaluations[0] ('rich'): inputs.nested has \"Y\", which input.schema does not declare",
+        "evaluations[0] ('rich'): inputs.mode is \"medium\", which input.schema does not allow (one of: \"fast\", "
+        "\"slow\")",
+        "evaluations[0] ('rich'): inputs.tags[1] is number (2), but input.schema says string",
+        "evaluations[0] ('rich'): inputs.tags[3] is null (null), but input.schema says string",
+        "evaluations[0] ('rich'): inputs[\"odd key\"] is 2, which input.schema does not allow (one of: 1)",
+        "evaluations[0] ('rich'): inputs.extra is number (4), but input.schema says string",
+        "evaluations[0] ('rich'): inputs lacks \"zz\", which input.schema requires",
+    ]
+
+
+def test_findings_past_ten_per_row_are_counted(tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "array", "items": {"type": "integer"}}}}
+    root = project(tmp_path, [row("many", {"a": [str(i) for i in range(150)]}, {"sum": 1})],
+                   wf=workflow(input_schema=schema))
+    found = messages(root)
+    assert found[:2] == ["evaluations[0] ('many'): inputs.a[0] is string (\"0\"), but input.schema says integer",
+                         "evaluations[0] ('many'): inputs.a[1] is string (\"1\"), but input.schema says integer"]
+    assert len(found) == 11 and found[-1] == "evaluations[0] ('many'): … and 90 more like these"

@@ -276,7 +276,7 @@ async def test_a_row_edited_to_name_a_failing_evaluator_opens_on_it_and_its_mark
 
 
 async def test_a_failing_row_opens_at_its_first_difference_at_80x24(tmp_path: Path) -> None:
-    """As the default view does (README): the expectation's first differing line is in view when a failing row
+    """As the default view does (docs/tui.md): the expectation's first differing line is in view when a failing row
     opens, every time it is opened; a passing row opens at its top."""
     config = write_project(tmp_path / "capitals")
     path = config.root / "evaluations" / "eval-sets" / "default.json"

@@ -1,4 +1,4 @@
-"""Issue 25: a format draws its rows in the HTML report through its `Dialect.html_detail` (a module of its own
+"""Issue 25: a format draws its rows in the HTML report through its `html_detail` (`HasHtmlDetail`) (a module of its own
 package) and nothing else names it; without one it gets the default (inputs, expected | actual); a renderer
 that raises costs its row's detail, never the report."""
 
@@ -10,7 +10,7 @@ from typing import ClassVar
 from helpers.html_report import synthetic_source
 
 from workbench.dialects import all_dialects
-from workbench.dialects.base import Dialect
+from workbench.dialects.base import Dialect, HasHtmlDetail, detail_blocks
 from workbench.dialects.detail import RowDetail, differing_paths
 from workbench.report.html import data
 
@@ -27,13 +27,13 @@ class BrokenDialect(Dialect):
 
 def test_a_format_draws_its_own_detail(tmp_path: Path) -> None:
     result = synthetic_source(tmp_path, 1).report.results[0]
-    blocks = ToyDialect().detail_blocks(RowDetail(result))
+    blocks = detail_blocks(ToyDialect(), RowDetail(result))
     assert blocks == [{"kind": "text", "title": "Toy", "text": f"toy says {result.actual!r}", "tone": ""}]
 
 
 def test_without_a_renderer_a_format_gets_expected_beside_actual(tmp_path: Path) -> None:
     result = synthetic_source(tmp_path, 1).report.results[0]  # row 0 fails
-    kinds = [b["kind"] for b in Dialect().detail_blocks(RowDetail(result))]
+    kinds = [b["kind"] for b in detail_blocks(Dialect(), RowDetail(result))]
     assert kinds == ["json", "sides"]
 
 
@@ -45,7 +45,7 @@ def test_a_broken_renderer_costs_only_its_rows_detail(tmp_path: Path) -> None:
 
 def test_every_registered_format_with_a_renderer_names_a_function_of_its_own_package() -> None:
     for dialect in all_dialects():
-        if dialect.html_detail:
+        if isinstance(dialect, HasHtmlDetail):
             module = dialect.html_detail.partition(":")[0]
             assert module.startswith(type(dialect).__module__.rsplit(".", 1)[0]) or module.startswith(
                 type(dialect).__module__), dialect.name

@@ -150,7 +150,7 @@ def test_md_refuses_a_link_or_a_fifo_and_leaves_it_alone(tmp_path):
     link.symlink_to(target)
     fifo = tmp_path / "fifo.md"
     os.mkfifo(fifo)
-    for path, kind in ((link, "a link"), (fifo, "not a regular file")):
+    for path, kind in ((link, "a link"), (fifo, "a FIFO")):
         result = invoke_workbench("run", str(root), "--md", str(path), "--no-history", "-q")
         assert result.returncode == 1
         assert f"it is {kind}, so workbench leaves it alone" in result.stderr

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...runners.base import RunOutcome
-from ..base import EVALS_DIR, Dialect, LoadContext, RowRun, Scaffolded
+from ..base import EVALS_DIR, Dialect, LoadContext, RowRun, Scaffolded, Words, run_error
 from .layout import DIALECT, SUFFIX, TS_SUFFIX, eval_files
 
 if TYPE_CHECKING:
@@ -26,24 +26,29 @@ if TYPE_CHECKING:
 
 
 class ConversationsDialect(Dialect):
+    """Core (a row is a conversation: several target calls); scaffolds, has a TUI view and an HTML detail,
+    finds an `.eval.ts` row's line, and says when a conversation failed as a run."""
+
     name = DIALECT
     title = "conversation evals"
-    expects = f"{EVALS_DIR}/**/*{SUFFIX} or *{TS_SUFFIX}"
+    words = Words(
+        expects=f"{EVALS_DIR}/**/*{SUFFIX} or *{TS_SUFFIX}",
+        init_help=(f"{EVALS_DIR}/greeting{SUFFIX} (a conversation eval), in a folder without a target also a "
+                   "starter bot.py and the workbench.toml that runs it"),
+        accept_refusal=("is a conversation eval: its assertions are checked turn by turn and there is no single "
+                        "expected output to accept; edit the assertions in its .eval.json or .eval.ts file instead "
+                        "(workbench never writes into a .eval.ts file)"),
+    )
     markers = (EVALS_DIR,)
     view = "workbench.tui.detail_views.conversation:ConversationView"
     html_detail = "workbench.dialects.conversations.html:detail_blocks"
     init_name = "botpress"
-    init_help = (f"{EVALS_DIR}/greeting{SUFFIX} (a conversation eval), in a folder without a target also a starter "
-                 "bot.py and the workbench.toml that runs it")
 
     def scaffold(self, root: Path) -> Scaffolded:
         from . import scaffold
 
         created, kept, skipped = scaffold.init_conversations(root)
         return Scaffolded(created, kept, skipped, scaffold.next_steps(created))
-    accept_refusal = ("is a conversation eval: its assertions are checked turn by turn and there is no single "
-                      "expected output to accept; edit the assertions in its .eval.json or .eval.ts file instead "
-                      "(workbench never writes into a .eval.ts file)")
 
     def scorers(self) -> tuple[Scorer, ...]:
         from .scorer import ConversationScorer
@@ -78,7 +83,7 @@ class ConversationsDialect(Dialect):
             return f"the conversation stopped: {stopped.get('error') or 'no reason given'}"
         if isinstance(outcome.output, dict) and outcome.output.get("cut"):
             return "its transcript was cut to keep it bounded (see the turns marked \"cut\")"
-        return super().run_error(outcome)
+        return run_error(outcome)
 
 
 __all__ = ["ConversationsDialect"]

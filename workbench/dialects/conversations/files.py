@@ -1,5 +1,5 @@
 """Finding and reading conversation eval files: any `*.eval.json` or `*.eval.ts` under `evals/` outside
-the folders other formats hold their files in (`Dialect.folders`: UiPath's `eval-sets/`, `evaluators/`,
+the folders other formats hold their files in (`OwnsFolders.folders`: UiPath's `eval-sets/`, `evaluators/`,
 `eval-files/`). A JSON file holds one eval object, an array of them, or `{"evals": [...]}`; a TypeScript
 file (a Botpress project's own) the literal of every `new Eval({...})` it has (`ts_literals.py`). Either is
 one set, each eval a row scored by the evaluator named `conversation`, and a row reads the same whichever

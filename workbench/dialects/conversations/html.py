@@ -1,4 +1,4 @@
-"""A conversation eval's detail in the HTML report (`Dialect.html_detail`): the transcript turn by turn —
+"""A conversation eval's detail in the HTML report (`HasHtmlDetail.html_detail`): the transcript turn by turn —
 what was said or sent, the reply, the tool calls, the state that changed, the workflows, the time — each
 turn's assertions marked ✔ / ✘, then the outcome's. Built from the result alone (its inputs hold the
 turns, its actual the recorded transcript, its expected the marks), so a report read from history shows it

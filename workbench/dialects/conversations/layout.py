@@ -17,8 +17,11 @@ DIALECT = "conversations"
 
 
 def _not_ours() -> set[str]:
-    """The folders other formats keep their files in: not walked into."""
-    return {folder for dialect in all_dialects() if dialect.name != DIALECT for folder in dialect.folders}
+    """The folders other formats keep their files in (`OwnsFolders`): not walked into."""
+    from ..base import OwnsFolders
+
+    return {folder for dialect in all_dialects() if dialect.name != DIALECT and isinstance(dialect, OwnsFolders)
+            for folder in dialect.folders}
 
 
 def eval_files(evals: Path, on_error: Any = None) -> Iterator[Path]:

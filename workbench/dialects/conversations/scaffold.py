@@ -54,7 +54,7 @@ def reply(request):
         return {"reply": None}
     return {"reply": "Hello! How can I help you today?"}
 '''
-STARTER_BOT_SETTINGS = f'''# How workbench runs the bot (README: Conversations): {STARTER_BOT}'s reply(), once per turn,
+STARTER_BOT_SETTINGS = f'''# How workbench runs the bot (docs/conversations.md): {STARTER_BOT}'s reply(), once per turn,
 # in a worker process that lives for the whole iteration.
 [runner]
 kind = "python"

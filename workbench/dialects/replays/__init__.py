@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...model import EvalSet, EvaluatorDef, EvaluatorKey, Project, Result, Row
 from ...runners.base import RunOutcome
-from ..base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, NewCase, RowRun, Scaffolded
+from ..base import EVALS_DIR, UNREADABLE, Dialect, LoadContext, NewCase, RowRun, Scaffolded, Words, run_error
 from .script import SUFFIX, Case, StepError, case_name, parse_case
 
 if TYPE_CHECKING:
@@ -75,13 +75,20 @@ def scratch_dir(config: Config, row_id: str) -> Path:
 
 
 class ReplaysDialect(Dialect):
+    """Core (rows replayed, not run on the target); makes cases from runs, scaffolds, has a TUI view and an
+    HTML detail, runs without the target, and says what a run depends on and when it failed."""
+
     name = "replays"
     title = "scripted replays"
-    expects = f"{EVALS_DIR}/*{SUFFIX}"
+    words = Words(
+        expects=f"{EVALS_DIR}/*{SUFFIX}",
+        init_help=f"tools.json and {EVALS_DIR}/smoke{SUFFIX} (scripted replays, no target)",
+        accept_refusal=("is a scripted replay: its expect (status, outputContains) is written by hand and there is "
+                        "no expectedOutput to accept; `workbench add-row --from-run N --row ROW --script` copies a "
+                        "run into a new case"),
+    )
     markers = ("tools.json",)
     init_name = "plico"
-    init_help = f"tools.json and {EVALS_DIR}/smoke{SUFFIX} (scripted replays, no target)"
-    makes_cases_from_runs = True
     view = "workbench.tui.detail_views.replay:ReplayView"
     html_detail = "workbench.dialects.replays.html:detail_blocks"
 
@@ -90,10 +97,10 @@ class ReplaysDialect(Dialect):
 
         created, kept, skipped = scaffold.init_replays(root)
         return Scaffolded(created, kept, skipped, scaffold.NEXT_STEPS)
-    needs_target = False
-    accept_refusal = ("is a scripted replay: its expect (status, outputContains) is written by hand and there is no "
-                      "expectedOutput to accept; `workbench add-row --from-run N --row ROW --script` copies a run "
-                      "into a new case")
+
+    def needs_runner(self, root: Path, config: Config | None) -> bool:
+        """Never: a case replays its steps against the tools, with no target."""
+        return False
 
     def scorers(self) -> tuple[Scorer, ...]:
         from .expect import ReplayExpect
@@ -169,7 +176,7 @@ class ReplaysDialect(Dialect):
         if status.get("type") == RUN_STATUS and status.get(LIVE_FAILED):
             lines = str(status.get("detail") or "").strip().splitlines()
             return f"its live handler failed: {lines[0] if lines else 'no detail'}"
-        return super().run_error(outcome)
+        return run_error(outcome)
 
     async def execute(self, run: RowRun) -> RunOutcome:
         replay = run.row.raw

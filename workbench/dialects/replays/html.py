@@ -1,4 +1,4 @@
-"""A scripted replay's detail in the HTML report (`Dialect.html_detail`): how the run ended, every step of
+"""A scripted replay's detail in the HTML report (`HasHtmlDetail.html_detail`): how the run ended, every step of
 the script with the state it reached (`outline.py`, as the TUI draws it), then what the case expects beside
 what the run produced."""
 

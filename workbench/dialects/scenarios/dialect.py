@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..base import Dialect, DialectGate, GateAsk, LoadContext, Scaffolded
+from ..base import Dialect, DialectGate, GateAsk, LoadContext, Scaffolded, Words
 from .names import APPILOTS_DIR, DEFAULT_MIN_PASS_RATE, DIALECT, RC_FILE
 
 if TYPE_CHECKING:
@@ -17,19 +17,24 @@ if TYPE_CHECKING:
 
 
 class ScenariosDialect(Dialect):
+    """Core; a gate of its own, scaffolds, a TUI view and an HTML detail."""
+
     name = DIALECT
     title = "scenarios"
-    expects = f"{APPILOTS_DIR}/scenarios/*.json"
+    words = Words(
+        expects=f"{APPILOTS_DIR}/scenarios/*.json",
+        init_help=(f"{APPILOTS_DIR}/scenarios/example.json (one scenario: given a screen, when the user says X), "
+                   "in a folder without a target also a starter agent.py and the workbench.toml that runs it"),
+        gate_help=(f"Scenarios ({APPILOTS_DIR}/scenarios/*.json) have a gate of their own: at least "
+                   f"{DEFAULT_MIN_PASS_RATE:.0%} of them pass, none that passed on {APPILOTS_DIR}/eval-baseline.json "
+                   "fails now, and none costs more tokens than the baseline allows (--max-token-regression)."),
+        baseline_help=(f"in a project with scenarios, the scenario baseline, default "
+                       f"{APPILOTS_DIR}/eval-baseline.json"),
+    )
     markers = (APPILOTS_DIR, RC_FILE)
     view = "workbench.tui.detail_views.scenario:ScenarioView"
     html_detail = "workbench.dialects.scenarios.html:detail_blocks"
     init_name = "appilots"
-    init_help = (f"{APPILOTS_DIR}/scenarios/example.json (one scenario: given a screen, when the user says X), in a "
-                 "folder without a target also a starter agent.py and the workbench.toml that runs it")
-    gate_help = (f"Scenarios ({APPILOTS_DIR}/scenarios/*.json) have a gate of their own: at least "
-                 f"{DEFAULT_MIN_PASS_RATE:.0%} of them pass, none that passed on {APPILOTS_DIR}/eval-baseline.json "
-                 "fails now, and none costs more tokens than the baseline allows (--max-token-regression).")
-    baseline_help = f"in a project with scenarios, the scenario baseline, default {APPILOTS_DIR}/eval-baseline.json"
 
     def scorers(self) -> tuple[Scorer, ...]:
         from .expect import ScenarioExpect

@@ -1,4 +1,4 @@
-"""A scenario's detail in the HTML report (`Dialect.html_detail`): the request (screen, what the user said),
+"""A scenario's detail in the HTML report (`HasHtmlDetail.html_detail`): the request (screen, what the user said),
 the listed actions aligned with the actual ones (`align.py`, as the TUI draws them), the reply against its
 rules, then the expect block beside the response."""
 

@@ -74,7 +74,7 @@ def respond(request):
         return {"actions": [], "reply": "Sorry, I can't help with that on this screen."}
     return {"actions": [{"type": "form_fill", "payload": {"fields": fields}}], "reply": "I filled in your details."}
 '''
-STARTER_SETTINGS_TEXT = f'''# How workbench asks the agent (README: Scenarios): {STARTER_TARGET}'s respond(), once per
+STARTER_SETTINGS_TEXT = f'''# How workbench asks the agent (docs/scenarios.md): {STARTER_TARGET}'s respond(), once per
 # scenario, in a worker process that lives for the whole iteration.
 [runner]
 kind = "python"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...compare import type_name
 from ...model import EvalSet, EvaluatorDef, EvaluatorKey, Project, Row, unique_ids
-from ..base import EVALS_DIR, UNREADABLE, Checked, Dialect, LoadContext, Scaffolded
+from ..base import EVALS_DIR, UNREADABLE, Checked, Dialect, LoadContext, Scaffolded, Words, default_expected_sources
 from .check import missing_inputs, workflow_check
 from .layout import EVAL_FILES_DIR, EVALUATORS_DIR, SETS_DIR, workflow_path
 from .target_paths import as_warnings
@@ -47,50 +47,57 @@ def row_ids(evaluations: list[Any]) -> list[str | None]:
     return unique_ids(wanted)
 
 
+def missing_evaluator(project: Project, scope: str, ref: str) -> str:
+    """Refs are evaluator file base names (seed 003 rule 1): an id used as a ref says so."""
+    path = WORDS.evaluator_file.format(scope=scope, ref=ref)
+    by_id = [e for (s, _), e in project.evaluators.items() if s == scope and e.id == ref]
+    if by_id:
+        stem = by_id[0].ref
+        return (f"no evaluator file {path}. {ref!r} is the id of {EVALUATORS_DIR}/{stem}.json, but refs "
+                f"are evaluator file base names: use {stem!r}")
+    available = sorted(r for (s, r) in [*project.evaluators, *project.broken_evaluators] if s == scope)
+    ids = sorted(e.id for (s, _), e in project.evaluators.items() if s == scope and e.id)
+    hint = f"; evaluator files here: {', '.join(available)}" if available else "; this scope has no evaluators"
+    if ids:
+        hint += f" (their ids: {', '.join(ids)})"
+    return f"no evaluator file {path}{hint}"
+
+
+WORDS = Words(
+    expects=f"{EVALS_DIR}/<scope>/{SETS_DIR}/*.json",
+    evaluator_file=f"{EVALS_DIR}/{{scope}}/{EVALUATORS_DIR}/{{ref}}.json",
+    missing_criterion=("this row has no evaluationCriterias[{ref!r}] (criteria present: {present}); "
+                       "keys are evaluator file base names"),
+    # written, as null: say so, not "no criterion (criteria present: ref)"
+    null_criterion=("evaluationCriterias[{ref!r}] is null; write an object such as "
+                    "{{\"expectedOutput\": {{...}}}} (the output this row expects)"),
+    malformed_criterion="evaluationCriterias[{ref!r}] must be an object such as {{\"expectedOutput\": {{...}}}}",
+    init_help=("the evals/ files Studio Web seeds (an exact-match evaluator and an eval set), in a project "
+               "without a target also a starter agent.py, the workbench.toml that runs it and one row"),
+    missing_evaluator=missing_evaluator,
+)
+
+
 class UiPathDialect(Dialect):
+    """Core; writes its sets (accept, add-row), scaffolds, checks rows against Workflow.json, owns its folders
+    and says when a project has no rows of it to run."""
+
     name = "uipath"
     title = "UiPath API workflow evals"
-    expects = f"{EVALS_DIR}/<scope>/{SETS_DIR}/*.json"
+    words = WORDS
     markers = (EVALS_DIR, "Workflow.json")
     init_name = "uipath"
-    init_help = ("the evals/ files Studio Web seeds (an exact-match evaluator and an eval set), in a project "
-                 "without a target also a starter agent.py, the workbench.toml that runs it and one row")
     folders = (SETS_DIR, EVALUATORS_DIR, EVAL_FILES_DIR)
     row_sets = f"{EVALS_DIR}/<scope>/{SETS_DIR}/"
+    default_criterion_as_null = False  # a missing key means the evaluator's default
 
     def scaffold(self, root: Path) -> Scaffolded:
         from .scaffold import init_project
 
         return init_project(root)
 
-    def evaluator_file(self, scope: str, ref: str) -> str:
-        return f"{EVALS_DIR}/{scope}/{EVALUATORS_DIR}/{ref}.json"
-
-    def missing_criterion(self, row: Row, ref: str) -> str:
-        if ref in row.criteria:  # written, as null: say so, not "no criterion (criteria present: ref)"
-            return (f"evaluationCriterias[{ref!r}] is null; write an object such as "
-                    "{\"expectedOutput\": {...}} (the output this row expects)")
-        present = ", ".join(repr(k) for k in row.criteria) or "none"
-        return (f"this row has no evaluationCriterias[{ref!r}] (criteria present: {present}); "
-                "keys are evaluator file base names")
-
-    def malformed_criterion(self, ref: str) -> str:
-        return f"evaluationCriterias[{ref!r}] must be an object such as {{\"expectedOutput\": {{...}}}}"
-
-    def missing_evaluator(self, project: Project, scope: str, ref: str) -> str:
-        """Refs are evaluator file base names (seed 003 rule 1): an id used as a ref says so."""
-        path = self.evaluator_file(scope, ref)
-        by_id = [e for (s, _), e in project.evaluators.items() if s == scope and e.id == ref]
-        if by_id:
-            stem = by_id[0].ref
-            return (f"no evaluator file {path}. {ref!r} is the id of {EVALUATORS_DIR}/{stem}.json, but refs "
-                    f"are evaluator file base names: use {stem!r}")
-        available = sorted(r for (s, r) in [*project.evaluators, *project.broken_evaluators] if s == scope)
-        ids = sorted(e.id for (s, _), e in project.evaluators.items() if s == scope and e.id)
-        hint = f"; evaluator files here: {', '.join(available)}" if available else "; this scope has no evaluators"
-        if ids:
-            hint += f" (their ids: {', '.join(ids)})"
-        return f"no evaluator file {path}{hint}"
+    def expected_sources(self, entry: Any, ref: str, evaluator: EvaluatorDef) -> list[Any]:
+        return default_expected_sources(evaluator)
 
     def is_row_set(self, root: Path, real: Path) -> bool:
         """`<root>/evals/<scope>/eval-sets/*.json`, nothing else (the real path: no link leads out)."""

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...model import EvalSet, EvaluatorDef, Problem, Project, Result, Row, Severity, Verdict
-from ..base import Checked, Dialect, LoadContext, Scaffolded
+from ..base import Checked, Dialect, LoadContext, Scaffolded, Words, default_expected_sources
 from . import criteria
 from .layout import (
     DIALECT,
@@ -38,15 +38,49 @@ if TYPE_CHECKING:
 __all__ = ["UiPathCodedDialect"]
 
 
+def _missing_evaluator(project: Project, scope: str, ref: str) -> str:
+    """Refs are evaluator ids: a ref that is a file's name says whose id it should have been."""
+    found = project.evaluators_of(scope).values()
+    for evaluator in found:
+        if evaluator.path.stem == ref:
+            return (f"{ref!r} is the file name of {EVALUATORS_DIR}/{evaluator.path.name}, whose id is "
+                    f"{evaluator.id!r}: refs are evaluator ids")
+    ids = sorted(evaluator.ref for evaluator in found)
+    hint = f"; evaluator ids here: {', '.join(ids)}" if ids else f"; {EVALUATIONS_DIR}/{EVALUATORS_DIR}/ has none"
+    unread = sorted(key.ref for key in project.broken_evaluators
+                    if key.scope == scope and key.ref.endswith(".json"))
+    if unread:
+        hint += f" (not loaded, see problems: {', '.join(unread)})"
+    return f"no evaluator in {EVALUATIONS_DIR}/{EVALUATORS_DIR}/ has the id {ref!r}{hint}"
+
+
+def _unsupported_type(type_id: str) -> str | None:
+    from .scorers import hosted_only
+
+    return hosted_only(type_id)
+
+
+# Its words for a missing or malformed criterion are `criteria.py`'s, said by its own `criterion_for`.
+WORDS = Words(
+    expects=f"{EVALUATIONS_DIR}/{SETS_DIR}/*.json beside {PROJECT_FILE}",
+    evaluator_file=f"{EVALUATIONS_DIR}/{EVALUATORS_DIR}/ (id {{ref!r}})",
+    init_help=(f"a UiPath coded agent: {PROJECT_FILE}, a main.py and one eval set scored by two evaluators "
+               f"({EVALUATIONS_DIR}/), run as `uipath eval` runs it"),
+    missing_evaluator=_missing_evaluator,
+    unsupported_type=_unsupported_type,
+)
+
+
 class UiPathCodedDialect(Dialect):
+    """Core (its own criteria rules, scorers and refs); writes its sets, scaffolds, checks uipath.json and the
+    entry point, has a TUI view and an HTML detail, owns its folders and digests graded failures."""
+
     name = DIALECT
     title = "UiPath coded agent evals"
-    expects = f"{EVALUATIONS_DIR}/{SETS_DIR}/*.json beside {PROJECT_FILE}"
+    words = WORDS
     markers = (PROJECT_FILE,)
     default_criterion_as_null = True  # a missing key skips the evaluator; null is its default
     init_name = "uipath-coded"
-    init_help = (f"a UiPath coded agent: {PROJECT_FILE}, a main.py and one eval set scored by two evaluators "
-                 f"({EVALUATIONS_DIR}/), run as `uipath eval` runs it")
     view = "workbench.tui.detail_views.uipath_coded:CodedAgentView"
     html_detail = "workbench.dialects.uipath_coded.html:detail_blocks"
     row_sets = f"{EVALUATIONS_DIR}/{SETS_DIR}/"
@@ -61,11 +95,6 @@ class UiPathCodedDialect(Dialect):
         from .loader import load_coded
 
         load_coded(ctx)
-
-    def unsupported_type(self, type_id: str) -> str | None:
-        from .scorers import hosted_only
-
-        return hosted_only(type_id)
 
     def scorers(self) -> tuple[Scorer, ...]:
         try:
@@ -83,30 +112,6 @@ class UiPathCodedDialect(Dialect):
 
     def criterion_for(self, row: Row, ref: str, evaluator: EvaluatorDef, scorer: Scorer) -> dict[str, Any] | str | None:
         return criteria.coded_criterion(row, ref, evaluator, scorer)
-
-    def missing_criterion(self, row: Row, ref: str) -> str:
-        return criteria.missing(row, ref)
-
-    def malformed_criterion(self, ref: str) -> str:
-        return criteria.malformed(ref)
-
-    def evaluator_file(self, scope: str, ref: str) -> str:
-        return f"{EVALUATIONS_DIR}/{EVALUATORS_DIR}/ (id {ref!r})"
-
-    def missing_evaluator(self, project: Project, scope: str, ref: str) -> str:
-        """Refs are evaluator ids: a ref that is a file's name says whose id it should have been."""
-        found = project.evaluators_of(scope).values()
-        for evaluator in found:
-            if evaluator.path.stem == ref:
-                return (f"{ref!r} is the file name of {EVALUATORS_DIR}/{evaluator.path.name}, whose id is "
-                        f"{evaluator.id!r}: refs are evaluator ids")
-        ids = sorted(evaluator.ref for evaluator in found)
-        hint = f"; evaluator ids here: {', '.join(ids)}" if ids else f"; {EVALUATIONS_DIR}/{EVALUATORS_DIR}/ has none"
-        unread = sorted(key.ref for key in project.broken_evaluators
-                        if key.scope == scope and key.ref.endswith(".json"))
-        if unread:
-            hint += f" (not loaded, see problems: {', '.join(unread)})"
-        return f"no evaluator in {EVALUATIONS_DIR}/{EVALUATORS_DIR}/ has the id {ref!r}{hint}"
 
     def is_row_set(self, root: Path, real: Path) -> bool:
         """`<root>/evaluations/eval-sets/*.json`, nothing else (the real path: no link leads out)."""
@@ -135,7 +140,7 @@ class UiPathCodedDialect(Dialect):
         """A criterion without `expectedOutput` was scored against the row's own one when it has one (the
         SDK injects it), else against the evaluator's default."""
         own = entry.get("expectedOutput") if isinstance(entry, dict) else None
-        return [own] if own is not None else super().expected_sources(entry, ref, evaluator)
+        return [own] if own is not None else default_expected_sources(evaluator)
 
     def digest(self, result: Result) -> str:
         """A graded score that fell short says its score and the threshold it missed before the detail."""

@@ -1,4 +1,5 @@
-"""The set-level score of the coded classification types, as the SDK 2.14.44 reduces their rows' results.
+"""The set-level score of the coded classification types, as the SDK 2.14.44 reduces their rows' results: the
+core's arithmetic (`scoring/classification.py`) over the labels the SDK's rules give.
 
 Each scored row (not an ERROR) gives a pair of labels, lower-cased: the criterion's `expectedClass` and
 Python's `str()` of the output under `targetOutputKey`.
@@ -15,49 +16,32 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ...model import EvaluatorDef, Result, Verdict
+from ...model import EvaluatorDef, Result
 from ...scoring.base import SetMetric
+from ...scoring.classification import averaged, binary_counts, class_counts, metric_value, result_pairs
 from .outputs import SelectionError, actual_value, py_str
 
 
-def _ratio(part: int, whole: int) -> float:
-    return part / whole if whole > 0 else 0.0
-
-
-def metric_value(metric: str, tp: int, fp: int, fn: int, beta: float) -> float:
-    """Precision, recall or F-beta of one set of counts."""
-    precision, recall = _ratio(tp, tp + fp), _ratio(tp, tp + fn)
-    if metric == "precision":
-        return precision
-    if metric == "recall":
-        return recall
-    squared = beta ** 2
-    denominator = squared * precision + recall
-    return (1 + squared) * precision * recall / denominator if denominator > 0 else 0.0
-
-
 def label_pairs(evaluator: EvaluatorDef, key: Any, results: Iterable[Result]) -> list[tuple[str, str]]:
-    """(expected, predicted) labels of this evaluator's scored results, lower-cased."""
-    pairs = []
-    for result in results:
-        if result.verdict is Verdict.ERROR or result.evaluator != evaluator.ref or result.expected is None:
-            continue
+    """(expected, predicted) labels of this evaluator's scored results, lower-cased (`result_pairs`)."""
+
+    def labels(result: Result) -> tuple[str, str] | None:
+        if result.expected is None:
+            return None
         try:
             predicted = py_str(actual_value(result.actual, key)).lower()
         except SelectionError:
-            continue
-        pairs.append((py_str(result.expected).lower(), predicted))
-    return pairs
+            return None
+        return py_str(result.expected).lower(), predicted
+
+    return result_pairs(evaluator, results, labels)
 
 
 def binary_metric(settings: Any, pairs: Sequence[tuple[str, str]]) -> SetMetric | None:
     if not pairs:
         return None
     positive = settings.positive_class.lower()
-    tp = sum(expected == positive and predicted == positive for expected, predicted in pairs)
-    fp = sum(predicted == positive and expected != positive for expected, predicted in pairs)
-    fn = sum(expected == positive and predicted != positive for expected, predicted in pairs)
-    value = metric_value(settings.metric_type, tp, fp, fn, settings.f_value)
+    value = metric_value(settings.metric_type, *binary_counts(pairs, positive), settings.f_value)
     return SetMetric(f"{settings.metric_type} of {positive!r}", value, len(pairs))
 
 
@@ -66,12 +50,5 @@ def multiclass_metric(settings: Any, pairs: Sequence[tuple[str, str]]) -> SetMet
         return None
     classes = [label.lower() for label in settings.classes]
     inside = [(expected, predicted) for expected, predicted in pairs if expected in classes and predicted in classes]
-    counts = [(sum(e == c and p == c for e, p in inside), sum(p == c and e != c for e, p in inside),
-               sum(e == c and p != c for e, p in inside)) for c in classes]
-    metric, beta = settings.metric_type, settings.f_value
-    if settings.averaging == "micro":
-        value = metric_value(metric, sum(c[0] for c in counts), sum(c[1] for c in counts), sum(c[2] for c in counts),
-                             beta)
-    else:
-        value = sum(metric_value(metric, *count, beta) for count in counts) / len(counts) if counts else 0.0
-    return SetMetric(f"{metric} ({settings.averaging})", value, len(pairs))
+    value = averaged(settings.metric_type, class_counts(inside, classes), settings.averaging, settings.f_value)
+    return SetMetric(f"{settings.metric_type} ({settings.averaging})", value, len(pairs))

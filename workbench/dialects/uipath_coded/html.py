@@ -1,4 +1,4 @@
-"""A coded agent row's detail, as the HTML report draws it (`Dialect.html_detail`) and as plain facts the TUI's
+"""A coded agent row's detail, as the HTML report draws it (`HasHtmlDetail.html_detail`) and as plain facts the TUI's
 `CodedAgentView` draws too: for an output evaluator, the expected value beside the actual one at its
 `targetOutputKey` (as `uipath eval` selects them: numbers as floats); for a tool-call evaluator, the calls it
 expects beside the calls recorded from the row's spans (name, arguments, output), in the order they ended;

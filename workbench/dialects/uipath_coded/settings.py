@@ -33,7 +33,7 @@ from ... import jsonio
 from ...compare import type_name
 from ...config import ConfigError
 from ...regular_files import read_regular_file
-from ...settings.base import Kind, Rate, Section, Text
+from ...settings.base import Kind, Rate, Section, Text, empty_table
 from ...settings.sections import RunnerConfig
 from .names import DEFAULT_ENTRY, EVALUATIONS_DIR, PROJECT_FILE, SECTION
 
@@ -55,7 +55,7 @@ class CodedConfig(Section):
     pass_threshold: Rate = Field(default=1.0, description=(
         "A result passes when its score is at least this (boolean evaluators score only 0 or 1)"))
     thresholds: Annotated[dict[Text, Rate], Kind("table of numbers", "a table of evaluator ids to numbers between "
-                                                  "0 and 1")] = Field(default_factory=dict, description=(
+                                                  "0 and 1")] = Field(default_factory=empty_table, description=(
         "Per evaluator id, the score its results pass at, in place of pass_threshold"))
 
 
@@ -130,7 +130,7 @@ class ProjectFile:
 
     functions: dict[str, Entry]
     agents: tuple[str, ...] = ()
-    raw: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=empty_table)
 
 
 def read_project_file(root: Path) -> ProjectFile:

@@ -1,53 +1,40 @@
 """The tool-call evaluator types of a coded agent, scored from the row's spans (`tool_spans.py`) as the SDK
-2.14.44 scores them.
+2.14.44 scores them: the core's computations (`scoring/tool_calls.py`: `order_score`, `count_holds`,
+`pair_calls`, `args_hold`, `share`, `empty_case`) with the SDK's rules passed in.
 
 For all four: no expected calls and none made scores 1; only one of the two empty scores 0 (so expecting
 a tool to be called 0 times fails when no tool is called at all).
 
-- order (`toolCallsOrder`: keys): the longest common subsequence of the calls and the expected keys,
-  over the number expected; `strict`: 1 only for exactly the expected calls in that order.
-- count (`toolCallsCount`: {key: [comparator, n]}): the share of keys whose count holds (a key is looked
-  up as written, then sanitised; a tool not called counts 0); `strict`: 0 unless all hold.
-- args (`toolCalls`: [{name, args, id?}]): the share of expected calls matched by a distinct call of that
-  tool whose arguments hold every expected argument (extra arguments are allowed, with or without
-  `subset`); `strict`: 0 unless all match.
-- output (`toolOutputs`: [{name, output, id?}]): the same on the output text; `strict`: 0 at the first
-  call of an expected tool whose output differs.
+The SDK's rules, kept here:
+- a call stands for an expected key or `{name, id?}` by `tool_spans.matches_key` / `matches_expected` (its id
+  when it has one, else its sanitised name);
+- count: a key is looked up as written, then sanitised (a tool not called counts 0); a comparator outside
+  `COMPARATORS` is an ERROR (the criterion's declaration takes any text, as the SDK's does);
+- args: every expected argument must be there with a Python-equal value; extra arguments are allowed, with or
+  without `subset`;
+- output: the output text must be equal; `strict`: 0 at the first call left of an expected tool whose output
+  differs (not any call of it).
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ...scoring.base import Score, ScoreInput
+from ...scoring.tool_calls import COMPARATORS, args_hold, count_holds, empty_case, order_score, pair_calls, share
 from . import scorer_fields as fields
 from .scorer_base import CodedScorer, Unscorable, boolean, graded
 from .tool_spans import ToolSpan, is_json_string, matches_expected, matches_key, sanitize, tool_spans
 
-COMPARATORS: dict[str, Callable[[int, int], bool]] = {
-    ">": operator.gt, "<": operator.lt, ">=": operator.ge, "<=": operator.le,
-    "=": operator.eq, "==": operator.eq, "!=": operator.ne,
-}
 _TRACE = "the tool calls in the trace (spans with tool.name)"
-
-
-def empty_sides(expected: Sequence[Any] | dict[str, Any], calls: Sequence[ToolSpan]) -> tuple[float, str] | None:
-    """The SDK's rule when either side is empty; None when both have calls."""
-    if not expected and not calls:
-        return 1.0, "no tool calls expected and none made"
-    if not expected:
-        return 0.0, f"no tool calls expected, but {len(calls)} made (one side empty scores 0)"
-    if not calls:
-        return 0.0, "tool calls expected, but none made (one side empty scores 0); are the tools traced with " \
-                    "@traced(span_type=\"tool\")?"
-    return None
+_NONE_MADE = "are the tools traced with @traced(span_type=\"tool\")?"
 
 
 class ToolScorer(CodedScorer):
     """A tool-call type: the row's calls (`spans`: what `tool_spans` reads of them) against the criterion's
-    expected ones (`expected`); both empty or one empty is the SDK's rule (`empty_sides`), else `compare`."""
+    expected ones (`expected`); both empty or one empty is the SDK's rule (`empty_case`), else `compare`."""
 
     compares: ClassVar[str] = _TRACE
     spans: ClassVar[dict[str, bool]] = {}
@@ -62,9 +49,9 @@ class ToolScorer(CodedScorer):
 
     def measure(self, settings: Any, criterion: Any, trace: list[dict[str, Any]]) -> tuple[float, str]:
         calls, expected = tool_spans(trace, **self.spans), self.expected(criterion)
-        empty = empty_sides(expected, calls)
+        empty = empty_case(not expected, not calls, _NONE_MADE)
         if empty is not None:
-            return empty
+            return empty[0], "; ".join(empty[1])
         return self.compare(settings, expected, calls)
 
     def expected(self, criterion: Any) -> Any:
@@ -74,56 +61,14 @@ class ToolScorer(CodedScorer):
         raise NotImplementedError
 
 
-Holds = Callable[[ToolSpan, Any], bool]
-
-
-def first_unused(calls: Sequence[ToolSpan], used: set[int], want: Any, holds: Holds | None = None) -> int | None:
-    """The first call not yet paired with an expected one that is of `want`'s tool (its name, and its id when it
-    names one) and for which `holds(call, want)`; None when there is none."""
-    for index, call in enumerate(calls):
-        if index not in used and matches_expected(call, want.name, want.id) and (holds is None or holds(call, want)):
-            return index
-    return None
-
-
-def paired(expected: Sequence[Any], calls: Sequence[ToolSpan], holds: Holds) -> tuple[set[int], list[Any]]:
-    """Each expected call paired with the first call left of its tool that `holds` for it: the paired calls'
-    indexes, and the expected calls left unpaired."""
-    used: set[int] = set()
-    missed = []
-    for want in expected:
-        index = first_unused(calls, used, want, holds)
-        if index is None:
-            missed.append(want)
-        else:
-            used.add(index)
-    return used, missed
+def of_tool(call: ToolSpan, want: Any) -> bool:
+    """Is `call` of the tool an expected `{name, id?}` names?"""
+    return matches_expected(call, want.name, want.id)
 
 
 def matched_words(matched: int, expected: int, what: str, missed: list[str]) -> str:
     unmatched = f"; not matched: {', '.join(missed)}" if missed else ""
     return f"{matched} of {expected} expected {what} matched{unmatched}"
-
-
-def longest_common(calls: Sequence[ToolSpan], expected: Sequence[str]) -> list[str]:
-    """The expected keys of a longest common subsequence of the calls and `expected`."""
-    rows, cols = len(calls), len(expected)
-    table = [[0] * (cols + 1) for _ in range(rows + 1)]
-    for i in range(1, rows + 1):
-        for j in range(1, cols + 1):
-            table[i][j] = (table[i - 1][j - 1] + 1 if matches_key(calls[i - 1], expected[j - 1])
-                           else max(table[i - 1][j], table[i][j - 1]))
-    found: list[str] = []
-    i, j = rows, cols
-    while i > 0 and j > 0:
-        if matches_key(calls[i - 1], expected[j - 1]):
-            found.append(expected[j - 1])
-            i, j = i - 1, j - 1
-        elif table[i - 1][j] > table[i][j - 1]:
-            i -= 1
-        else:
-            j -= 1
-    return found[::-1]
 
 
 class CodedToolCallOrder(ToolScorer):
@@ -135,11 +80,10 @@ class CodedToolCallOrder(ToolScorer):
 
     def compare(self, settings: Any, expected: Any, calls: Sequence[ToolSpan]) -> tuple[float, str]:
         made = f"calls {[call.key for call in calls]}"
-        if settings.strict:
-            exact = len(calls) == len(expected) and all(map(matches_key, calls, expected))
-            return float(exact), f"strict: {made} {'are' if exact else 'are not'} exactly {expected}"
-        common = longest_common(calls, expected)
-        return len(common) / len(expected), f"LCS {common} of expected {expected}; {made}"
+        score, common = order_score(calls, expected, settings.strict, matches_key)
+        if common is None:
+            return score, f"strict: {made} {'are' if score else 'are not'} exactly {expected}"
+        return score, f"LCS {common} of expected {expected}; {made}"
 
     def shown(self, criterion: Any) -> Any:
         return self.expected(criterion)
@@ -156,7 +100,7 @@ class CodedToolCallCount(ToolScorer):
         counts: dict[str, int] = {}
         for call in calls:
             counts[call.key] = counts.get(call.key, 0) + 1
-        held, lines = 0.0, []
+        held, lines = 0, []
         for key, (comparator, wanted) in expected.items():
             count = counts.get(key)
             if count is None:
@@ -164,12 +108,12 @@ class CodedToolCallCount(ToolScorer):
             if comparator not in COMPARATORS:
                 raise Unscorable(f"toolCallsCount[{key!r}] has the comparator {comparator!r}; use one of "
                                  f"{' '.join(COMPARATORS)}")
-            ok = COMPARATORS[comparator](count, wanted)
+            ok = count_holds(comparator, count, wanted)
             lines.append(f"{key}: {count} {'✓' if ok else '✗'} {comparator} {wanted}")
             if settings.strict and not ok:
-                return 0.0, f"strict: {lines[-1]}"
-            held += float(ok)
-        return held / len(expected), f"{held:g} of {len(expected)} counts hold: {'; '.join(lines)}"
+                return 0.0, f"strict: {lines[-1]}"  # the SDK stops at the first count that fails
+            held += ok
+        return share(held, len(expected), False), f"{held:g} of {len(expected)} counts hold: {'; '.join(lines)}"
 
     def shown(self, criterion: Any) -> Any:
         return {key: list(pair) for key, pair in self.expected(criterion).items()}
@@ -186,12 +130,19 @@ class _ExpectedCalls(ToolScorer):
     def missed(self, want: Any) -> str:
         raise NotImplementedError
 
+    def paired(self, expected: Any, calls: Sequence[ToolSpan], first_of_tool: bool = False
+               ) -> tuple[set[int], list[Any], list[tuple[int | None, bool]]]:
+        """The core's pairing (`pair_calls`) with this type's rules: the calls paired with an expected one that
+        holds, the expected calls left unpaired, and the pairs."""
+        pairs = pair_calls(expected, calls, of_tool, self.holds, first_of_tool=first_of_tool)
+        used = {hit for hit, held in pairs if hit is not None and held}
+        return used, [want for want, (_, held) in zip(expected, pairs, strict=True) if not held], pairs
+
     def compare(self, settings: Any, expected: Any, calls: Sequence[ToolSpan]) -> tuple[float, str]:
-        used, missed = paired(expected, calls, self.holds)
+        used, missed, _ = self.paired(expected, calls)
         said = matched_words(len(used), len(expected), self.what, [self.missed(want) for want in missed])
-        if settings.strict:
-            return float(len(used) == len(expected)), f"strict: {said}"
-        return len(used) / len(expected), said
+        score = share(len(used), len(expected), settings.strict)
+        return score, f"strict: {said}" if settings.strict else said
 
     def shown(self, criterion: Any) -> Any:
         return [item.model_dump(exclude_none=True) for item in self.expected(criterion)]
@@ -208,7 +159,7 @@ class CodedToolCallArgs(_ExpectedCalls):
 
     def holds(self, call: ToolSpan, want: Any) -> bool:
         """Every expected argument is there with its value (extra arguments are allowed)."""
-        return all(key in call.args and call.args[key] == value for key, value in want.args.items())
+        return args_hold(want.args, call.args, True, operator.eq)
 
     def missed(self, want: Any) -> str:
         return f"{want.name} {want.args}"
@@ -234,20 +185,18 @@ class CodedToolCallOutput(_ExpectedCalls):
         A miss says the outputs it was compared with, as compared: a string the tool returned is its JSON
         text, quotes included (the SDK compares the span's text), which is why `"Nairobi"` misses Nairobi."""
         if not settings.strict:
-            used, missed = paired(expected, calls, self.holds)
+            used, missed, _ = self.paired(expected, calls)
             words = [f"{self.missed(want)} (compared with {_outputs_of(want, calls, used)})" for want in missed]
             said = matched_words(len(used), len(expected), self.what, words)
-            return len(used) / len(expected), said + _json_text_note(calls, used, missed)
-        used = set()
-        for want in expected:
-            index = first_unused(calls, used, want)
+            return share(len(used), len(expected), False), said + _json_text_note(calls, used, missed)
+        used, missed, pairs = self.paired(expected, calls, first_of_tool=True)
+        for want, (index, held) in zip(expected, pairs, strict=True):
             if index is None:
                 return 0.0, f"strict: no call of {want.name} left to match"
-            if not self.holds(calls[index], want):
+            if not held:
                 note = _json_text_note([calls[index]], set(), [want])
                 return 0.0, (f"strict: {want.name} output {calls[index].output!r:.120}, expected "
                              f"{want.output!r:.120}{note}")
-            used.add(index)
         return 1.0, matched_words(len(used), len(expected), self.what, [])
 
 

@@ -1,6 +1,6 @@
 """The HTML report (`workbench report N --html FILE`, `run --html FILE`): one self-contained file to share a
 run. `data.py` builds the embedded document (a run just judged, or an iteration read back from history),
-each row's detail drawn by its format (`Dialect.detail_blocks`); `report/redact.py` keeps secrets out;
+each row's detail drawn by its format (`dialects.base.detail_blocks`); `report/redact.py` keeps secrets out;
 `page.py` writes the page, whose style and script are `report.css` and `report.js`."""
 
 from __future__ import annotations

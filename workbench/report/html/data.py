@@ -1,6 +1,6 @@
 """What the HTML report embeds: one JSON document built from an iteration — just run (`run --html`) or read
 back from history (`workbench report N --html`) — with the gate, the previous iteration and the baseline,
-the trend, the flips, every row with each result's detail as its format draws it (`Dialect.detail_blocks`),
+the trend, the flips, every row with each result's detail as its format draws it (`dialects.base.detail_blocks`),
 logs and traces, and the project's settings; secrets redacted (`report/redact.py`)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ...actions.gate import GateRun, dialect_gates, gate_request, judge_run
 from ...baseline import BaselineCheck, load_baseline
 from ...config import Config
 from ...dialects import all_dialects, dialect_for
-from ...dialects.base import Dialect, GateAsk, GateVerdict
+from ...dialects.base import Dialect, GateAsk, GateVerdict, detail_blocks
 from ...dialects.detail import RowDetail
 from ...errors import WorkbenchError
 from ...events import IterationReport
@@ -152,7 +152,7 @@ def _bounded_block(block: dict[str, Any]) -> dict[str, Any]:
 def row_blocks(dialect: Dialect | None, detail: RowDetail) -> list[dict[str, Any]]:
     """A result's detail drawn by its format (bounded); a renderer that raises says so in the row alone."""
     try:
-        blocks = (dialect or Dialect()).detail_blocks(detail)
+        blocks = detail_blocks(dialect, detail)
     except Exception as exc:  # a renderer's bug must not lose the report: the row says so, the rest shows
         return [{"kind": "text", "title": "Detail", "text": f"this detail could not be drawn: {exc!r}",
                  "tone": "error"}]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import jsonio
-from ...writeback.atomic import write_atomically
+from ..output_file import write_output_file
 
 _ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 _TABLE = str.maketrans(_ESCAPES)
@@ -55,8 +55,8 @@ def render(doc: dict[str, Any]) -> str:
 
 
 def write_report(path: Path, doc: dict[str, Any]) -> int:
-    """Write the page for `doc` to `path` (whole or not at all); returns its size in bytes."""
+    """Write the page for `doc` to `path` (whole or not at all; a link or FIFO there is refused:
+    `output_file.py`); returns its size in bytes. OutputFileError when it can't be written."""
     data = render(doc).encode("utf-8", errors="backslashreplace")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(path, data)
+    write_output_file(path, data, "the HTML report")
     return len(data)
