@@ -2,7 +2,8 @@
 screenshot script alike.
 
 This file wires the engine to the screen: the layout and the keys are `MainScreen`'s (main_screen.py),
-what a key does lives in `triage_rows.py` / `triage_writes.py`, how RunState is painted in `repaint.py`."""
+what a key does lives in `triage_rows.py` / `triage_writes.py`, how RunState is painted in each pane's
+module (`state_changed`; the screen passes RunState's changes on)."""
 
 from __future__ import annotations
 
@@ -71,8 +72,8 @@ class WorkbenchApp(App[None]):
         self.session = Session(config, on_event=self.link.event, on_iteration=self.link.iteration,
                                on_notice=self._session_notice, on_idle=self.link.idle, record=record,
                                runner_factory=runner_factory)
-        self.main = MainScreen(config, self.session, self.state, watching=watch)
-        self.main.show_path = show_path  # the demo: its project is a temporary copy the user must find to edit
+        # show_path: the demo's project is a temporary copy the user must find to edit
+        self.main = MainScreen(config, self.session, self.state, watching=watch, show_path=show_path)
         self.watcher = WatchControl(self, self.session, watching=watch, changed=self._watch_changed)
         self._closed = False
         self.closing = threading.Event()  # set when the app closes: writes stop waiting for a lock
@@ -144,7 +145,7 @@ class WorkbenchApp(App[None]):
 
     def on_iteration_done(self, message: IterationDone) -> None:
         self._repaint(message)
-        self.state.iteration_recorded(message.summary.number)
+        self.state.iteration_recorded(message.summary)
         self.main.iteration_done(message)
 
     def on_session_idle(self, message: SessionIdle) -> None:
@@ -207,8 +208,7 @@ class WorkbenchApp(App[None]):
 
     def _watch_changed(self) -> None:
         """The watcher stopped, restarted, paused or resumed (or, while paused, saw more changes)."""
-        self.main.watch_stopped = self.watcher.stopped
-        self.main.render_status()
+        self.main.watcher_changed(self.watcher.stopped)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

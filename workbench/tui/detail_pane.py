@@ -1,6 +1,9 @@
 """The row detail pane: the row's heading, one tab per evaluator (each marked ✔/✘ with its verdict), and
 below them the body drawn by the view registered for the row's dialect (`detail_views`; by default
-expected vs actual). A row opens on its first failing evaluator, which is where the work is."""
+expected vs actual). A row opens on its first failing evaluator, which is where the work is.
+
+It owns what it shows (the row, the evaluator tab: `evaluator_index`, the sample); the screen tells it where
+the sets pane's cursor went (`follow`) and passes RunState's changes on (`state_changed`)."""
 
 from __future__ import annotations
 
@@ -17,12 +20,12 @@ from textual.reactive import reactive
 from textual.widgets import Static, Tab, Tabs
 
 from ..dialects import dialect_for
-from ..model import EvalSet, EvaluatorKey, Result, ResultKey, Row, RowKey, Verdict
+from ..model import EvalSet, EvaluatorKey, Problem, Result, ResultKey, Row, RowKey, Verdict
 from ..report.text import format_duration
-from ..textsafe import one_line
+from ..textsafe import one_line, printable
 from .detail_views import DEFAULT_VIEW, DetailContext, DetailView, view_for
 from .labels import FLAKY_MARK, FLAKY_STYLE, project_file, verdict_text
-from .state import RUNNING, RunState
+from .state import RUNNING, Changes, RunState
 from .tab_labels import fit_labels
 
 NOTHING_SELECTED = "Select a row to see its inputs, expected and actual output."
@@ -75,6 +78,23 @@ class RowDetail(VerticalScroll, can_focus=True):
     def view(self) -> DetailView:
         """The body showing the selected row (its dialect's view)."""
         return self._view
+
+    # -- following the selection and RunState --------------------------------------------------------
+
+    def follow(self, key: RowKey | None, problem: Problem | None = None) -> None:
+        """The sets pane's cursor moved: show that row, or the file problem it is on."""
+        if problem is not None:
+            text = Text("File problem\n", "bold yellow")
+            text.append(f"{printable(problem.file)}\n\n", "bold")
+            text.append(printable(problem.message))
+            self.show_message(text)
+        else:
+            self.show(self.state.find_row(key) if key else None)
+
+    def state_changed(self, changes: Changes) -> None:
+        """Rows ran or changed: the shown one is drawn again (a new project shape waits for `follow`)."""
+        if not changes.structure and self.row is not None and RowKey.of(*self.row) in changes.rows:
+            self.refresh_detail()
 
     # -- showing -------------------------------------------------------------------------------------
 

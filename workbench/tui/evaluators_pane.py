@@ -14,6 +14,7 @@ from ..scoring import scorer_of
 from ..textsafe import one_line
 from .columns import Cell, Column, FittedTable, Names
 from .labels import compared, plain
+from .state import Changes, RunState
 
 # Narrower than every column: the scope goes first, then "compares" and "used by" give way (cut between
 # names), then the type goes, the status is cut (with …), and only then is the evaluator's file name cut.
@@ -34,8 +35,14 @@ def evaluator_file(project: Project, evaluator: EvaluatorDef) -> Text:
 
 
 class EvaluatorsTable(FittedTable):
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, state: RunState, **kwargs: Any) -> None:
         super().__init__(COLUMNS, **kwargs)
+        self.state = state
+
+    def state_changed(self, changes: Changes) -> None:
+        """The project's shape changed (it was read again): list its evaluators again."""
+        if changes.structure:
+            self.show(self.state.project)
 
     def show(self, project: Project | None) -> None:
         if project is None:

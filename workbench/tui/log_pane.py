@@ -1,6 +1,7 @@
 """The live run log: the selected row's log (a command target's stderr, the uip debug log), streamed
 while it runs and kept afterwards, each run under its own header (`row_logs.py`). It follows the newest
-line unless the user scrolled up; scrolling back to the bottom follows again."""
+line unless the user scrolled up; scrolling back to the bottom follows again. The screen tells it where the
+sets pane's cursor went (`follow`) and passes RunState's changes on (`state_changed`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ..model import RowKey
 from ..textsafe import one_line, printable
 from .row_logs import RowLogs
 from .settling import Settling
+from .state import Changes, RunState
 
 NO_OUTPUT = "(no log output yet)"
 
@@ -26,8 +28,9 @@ class RunLog(Settling, Log):
     horizontal scrollbar a moment after it is written (Log measures widths in a thread), which takes a
     line of the height, leaves the view one line short of the bottom, and Log would stop following."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, state: RunState, **kwargs: Any) -> None:
         super().__init__(max_lines=5000, highlight=False, auto_scroll=False, **kwargs)
+        self.state = state
         self.row: RowKey | None = None
         self.following = True  # the view keeps to the newest line (the user has not scrolled up)
         self._shown = 0  # lines of the row's log shown so far (RowLogs.added when last drawn)
@@ -62,6 +65,18 @@ class RunLog(Settling, Log):
             self.scroll_end(animate=False, immediate=True, x_axis=False)
         finally:
             self._moving = False
+
+    def follow(self, key: RowKey | None) -> None:
+        """The selection moved: another row's whole log, or what the same row's gained."""
+        if key is None or key != self.row:
+            self.show(key, self.state.logs, self.state.label_of(key) if key else "")
+        else:
+            self.catch_up(key, self.state.logs, self.state.label_of(key))
+
+    def state_changed(self, changes: Changes) -> None:
+        """The shown row's log has new lines: append them."""
+        if self.row is not None and self.row in changes.logs:
+            self.catch_up(self.row, self.state.logs, self.state.label_of(self.row))
 
     def show(self, row: RowKey | None, logs: RowLogs, label: str) -> None:
         """Draw `row`'s whole log (the selection moved): it opens on its newest lines."""

@@ -4,7 +4,12 @@ Its keys act on the selection, which spans the sets tree, the row detail and the
 works whichever of those panes has the focus: Textual looks bindings up along the focus chain only, so
 they sit here, on the panes' common parent, with their handlers (`triage_rows`, `triage_writes`). Keys of
 one pane sit on it (j/k on SetsTree, ←/→/Esc on RowDetail, Esc on the filter box). The watch keys are the
-app's (`app.toggle_watch`: the watcher is the app's), bound here so the footer keeps one order."""
+app's (`app.toggle_watch`: the watcher is the app's), bound here so the footer keeps one order.
+
+Besides the keys, the screen only routes: RunState's changes (after an engine message) to every pane that
+draws from RunState, in one fixed order; the sets pane's cursor to the detail and the log; its filters to
+the status line; a recorded iteration to the history, the sets pane and the user. What each pane does with
+it is the pane's own business (panes.py lists who owns what)."""
 
 from __future__ import annotations
 
@@ -14,18 +19,20 @@ from textual import on
 from textual.binding import Binding, BindingType
 from textual.widgets import Input, Tree
 
+from ..progress import IterationSummary
 from .detail_pane import RowDetail
 from .filter_box import NameFilter
 from .filter_text import filter_text
 from .help_screen import HelpScreen
 from .history_pane import HistoryPane
-from .repaint import Repaint
+from .messages import IterationDone
+from .progress_notices import iteration_notices
 from .sets_pane import NodeRef, SetsTree
 from .triage_rows import RowKeys
 from .triage_writes import WriteKeys
 
 
-class MainScreen(RowKeys, WriteKeys, Repaint):
+class MainScreen(RowKeys, WriteKeys):
     BINDINGS: ClassVar[list[BindingType]] = [  # footer order: what fits at 80 columns comes first
         Binding("question_mark,f1", "help", "Help", id="help", tooltip="show every key"),
         Binding("q", "app.quit", "Quit", id="quit", tooltip="quit (running targets are stopped)"),
@@ -61,9 +68,6 @@ class MainScreen(RowKeys, WriteKeys, Repaint):
     ]
 
     def on_mount(self) -> None:
-        self.sets_tree.border_title = "Eval sets"
-        if self.show_path:
-            self.sets_tree.show_path(self.config.root)
         self.detail.border_title = "Row detail"
         self.name_box.display = False
         self._show_selection_filter()
@@ -85,19 +89,71 @@ class MainScreen(RowKeys, WriteKeys, Repaint):
         panes = (("in the history tab", list(HistoryPane.BINDINGS)), ("in the detail", list(RowDetail.BINDINGS)))
         self.app.push_screen(HelpScreen(list(self.BINDINGS), panes))
 
+    # -- RunState and the engine's messages → the panes ---------------------------------------------
+
+    def apply_changes(self) -> None:
+        """Pass what changed in RunState since the last time to the panes that draw from it (each repaints only
+        what concerns it); a new project shape puts the detail and the log back on the tree's cursor."""
+        changes = self.state.drain()
+        for pane in (self.sets_tree, self.evaluators, self.detail, self.run_log):
+            pane.state_changed(changes)
+        if changes.structure:
+            self._follow_selection()
+        self.status.state_changed(changes)
+
+    def render_status(self) -> None:
+        """Something the status line shows changed outside RunState (paused, a launch filter)."""
+        self.status.update_status()
+
+    def iteration_done(self, message: IterationDone) -> None:
+        """An iteration was recorded (RunState has counted it): the history lists it, rows history found flaky
+        are drawn again, the user hears what needs attention, the sets pane follows."""
+        self.history_pane.reload(self.session.history)
+        self.state.mark_flaky(message.report.results)
+        for text, severity in iteration_notices(message.report, message.summary):
+            self.notify(text, severity=severity, timeout=6)
+        self.sets_tree.iteration_recorded(first=self.state.iterations_done == 1)
+        self.apply_changes()
+
+    def watcher_changed(self, stopped: bool) -> None:
+        """The watcher stopped, restarted, paused or resumed (or, while paused, saw more changes)."""
+        self.status.watch_stopped = stopped
+        self.status.update_status()
+
+    @property
+    def iterations_done(self) -> int:
+        """Iterations finished in this session."""
+        return self.state.iterations_done
+
+    @property
+    def last_summary(self) -> IterationSummary | None:
+        """The last iteration recorded, as the status line counts it."""
+        return self.state.last_summary
+
+    @last_summary.setter
+    def last_summary(self, summary: IterationSummary | None) -> None:
+        self.state.last_summary = summary
+
     # -- the panes' messages -------------------------------------------------------------------------
+
+    def _follow_selection(self) -> None:
+        """The detail and the log follow the tree's cursor (a row, or a file problem)."""
+        tree = self.sets_tree
+        self.detail.follow(tree.selected_row, tree.selected_problem)
+        self.run_log.follow(tree.selected_row)
 
     @on(Tree.NodeHighlighted, "#sets")
     def _row_highlighted(self, _event: Tree.NodeHighlighted[NodeRef]) -> None:
-        self.show_selected()
+        self._follow_selection()
 
     @on(SetsTree.CursorRestored)
     def _cursor_restored(self, _event: SetsTree.CursorRestored) -> None:
-        self.show_selected()
+        self._follow_selection()
 
     @on(SetsTree.FiltersChanged)
-    def _filters_changed(self, _event: SetsTree.FiltersChanged) -> None:
-        self.render_status()
+    def _filters_changed(self, event: SetsTree.FiltersChanged) -> None:
+        self.status.name_filter = event.name_filter
+        self.status.failures_only = event.failures_only
 
     @on(Tree.NodeSelected, "#sets")
     def _row_selected(self, event: Tree.NodeSelected[NodeRef]) -> None:

@@ -1,8 +1,12 @@
-"""The main screen's parts, as its key and painting mixins see them: the panes it composes, the RunState
-they show, the Session the keys drive and the few facts about this launch the status line shows.
+"""The main screen's parts, as its key mixins see them: the panes it composes, the RunState they show and
+the Session the keys drive.
 
-`MainScreen` (main_screen.py) is `Panes` plus its keys (`triage_rows.RowKeys`, `triage_writes.WriteKeys`)
-and its painting (`repaint.Repaint`); each mixin is typed against this class, not against the app."""
+Each pane is a widget that owns its state (the filters and the cursor: `SetsTree`; the row, evaluator and
+sample shown: `RowDetail`; the row whose log is shown: `RunLog`; the filters and the watcher as last
+announced: `StatusBar`; the iterations read: `HistoryPane`) and draws itself from RunState when the screen
+passes RunState's changes on (`state_changed`). `MainScreen` (main_screen.py) is `Panes` plus its keys
+(`triage_rows.RowKeys`, `triage_writes.WriteKeys`) and the routing: engine messages and the panes' own
+messages to the panes they concern. Each mixin is typed against this class, not against the app."""
 
 from __future__ import annotations
 
@@ -10,13 +14,11 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.notifications import SeverityLevel
-from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from ..config import Config
 from ..model import RowKey
-from ..progress import IterationSummary
 from ..session import Session
 from .detail_pane import RowDetail
 from .evaluators_pane import EvaluatorsTable
@@ -29,7 +31,7 @@ from .status_bar import StatusBar
 
 
 class Panes(Screen[None]):
-    """The layout and what the panes share; the keys and the painting are the subclasses'."""
+    """The layout and what the panes share; the keys and the routing are the subclass's."""
 
     class Ready(Message):
         """The screen and its panes are composed and mounted: the project can be loaded into them."""
@@ -41,17 +43,14 @@ class Panes(Screen[None]):
             super().__init__()
             self.row = row
 
-    watch_stopped = reactive(False, init=False)  # the watcher died and was not restarted: the status line says so
-
-    def __init__(self, config: Config, session: Session, state: RunState, *, watching: bool) -> None:
+    def __init__(self, config: Config, session: Session, state: RunState, *, watching: bool,
+                 show_path: bool = False) -> None:
         super().__init__()
         self.config = config  # the launch settings (the session holds the current ones: `session.config`)
         self.session = session
         self.state = state
         self.watching = watching  # this TUI watches files (`workbench open` without --no-watch)
-        self.show_path = False  # keep the project's folder on the sets pane's border (the demo's copy)
-        self.last_summary: IterationSummary | None = None
-        self.iterations_done = 0  # iterations finished in this session
+        self.show_path = show_path  # keep the project's folder on the sets pane's border (the demo's copy)
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:
@@ -59,20 +58,28 @@ class Panes(Screen[None]):
         self.app.notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def compose(self) -> ComposeResult:
-        yield StatusBar(id="status")
+        yield StatusBar(self.state, self.session, project=self.config.root.name, watching=self.watching, id="status")
         with Horizontal(id="main"):
             with Vertical(id="sets-column"):
-                yield SetsTree(self.state, id="sets")
+                yield SetsTree(self.state, path=self.config.root if self.show_path else None, id="sets")
                 yield NameFilter(id="filter")
             yield RowDetail(self.state, id="detail")
         with TabbedContent(id="bottom", initial="log"):
             with TabPane("Log", id="log"):
-                yield RunLog(id="run-log")
+                yield RunLog(self.state, id="run-log")
             with TabPane("History", id="history"):
                 yield HistoryPane(id="history-pane")
             with TabPane("Evaluators", id="evaluators"):
-                yield EvaluatorsTable(id="evaluators-table")
+                yield EvaluatorsTable(self.state, id="evaluators-table")
         yield Footer(compact=True)
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one("#status", StatusBar)
+
+    @property
+    def evaluators(self) -> EvaluatorsTable:
+        return self.query_one("#evaluators-table", EvaluatorsTable)
 
     @property
     def sets_tree(self) -> SetsTree:

@@ -1,4 +1,9 @@
-"""The eval sets pane: a tree of sets → rows with live verdicts, file problems on top, and filters."""
+"""The eval sets pane: a tree of sets → rows with live verdicts, file problems on top, and filters.
+
+It owns the filters (`name_filter`, `failures_only`: reactives that rebuild it and announce themselves in
+`FiltersChanged`) and the cursor (whether the user moved it, putting it back after a rebuild, opening on the
+first failing row once); RunState changes reach it through `state_changed`, recorded iterations through
+`iteration_recorded`."""
 
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ from ..textsafe import one_line, printable
 from .filter_text import RowFilterText
 from .labels import RowLabel, row_label, set_label
 from .settling import Settling
-from .state import RunState, SetKey
+from .state import Changes, RunState, SetKey
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,12 +49,19 @@ class SetsTree(Settling, Tree[NodeRef]):
     class FiltersChanged(Message):
         """The name filter or failures-only changed (the tree has rebuilt): the status line shows them."""
 
+        def __init__(self, name_filter: str, failures_only: bool) -> None:
+            super().__init__()
+            self.name_filter = name_filter
+            self.failures_only = failures_only
+
     moved_by_user = False  # the user moved the cursor: the app no longer moves it to the first failure
     name_filter = reactive("", init=False)  # the filter box's text: tag:/type: words and a name part
     failures_only = reactive(False, init=False)  # show failing rows only
 
-    def __init__(self, state: RunState, *, id: str | None = None) -> None:
+    def __init__(self, state: RunState, *, path: Path | None = None, id: str | None = None) -> None:
+        """`path`: keep the project's folder on the bottom border (the demo's is a temporary copy)."""
         super().__init__("eval sets", id=id)
+        self._path = str(path) if path is not None else ""
         self.show_root = False
         self.guide_depth = 3
         self.state = state
@@ -73,7 +85,7 @@ class SetsTree(Settling, Tree[NodeRef]):
 
     def _filters_changed(self) -> None:
         self.rebuild()
-        self.post_message(self.FiltersChanged())
+        self.post_message(self.FiltersChanged(self.name_filter, self.failures_only))
 
     def _wanted(self, key: RowKey, name: str) -> bool:
         if self.name_filter:
@@ -162,18 +174,39 @@ class SetsTree(Settling, Tree[NodeRef]):
             depth, parent = depth + 1, parent.parent
         return depth
 
+    # -- RunState, as the screen passes its changes on -----------------------------------------------
+
+    def state_changed(self, changes: Changes) -> None:
+        """The project's shape changed (rebuild, keeping the cursor) or some rows and set lines (relabel them)."""
+        if changes.structure:
+            self.rebuild()
+        elif changes.rows or changes.sets:
+            self.refresh_rows(changes.rows, changes.sets)
+
+    def iteration_recorded(self, *, first: bool) -> None:
+        """An iteration was recorded: a failures-only view shows the rows that fail now (ending once every
+        shown row passes); the first one opens the tree where the work is, unless the user moved already."""
+        if self.failures_only:
+            shown = [self.state.find_row(key) for key in self.visible_rows()]
+            if all(found is None or not self.state.is_failing(*found) for found in shown):
+                self.app.notify("Every shown row passes — showing all rows again", timeout=4, markup=False)
+                self.failures_only = False  # its watcher rebuilds the tree
+            else:
+                self.rebuild()
+        if first and not self.moved_by_user:
+            self.defer(self.select_first_failure)  # after any rebuild has put its cursor back
+
     # -- the project's path, on the bottom border ------------------------------------------------------
 
-    def show_path(self, path: Path) -> None:
-        """Keep the project's folder in view (the demo's is a temporary copy the user must find to edit)."""
-        self._path = str(path)
+    def on_mount(self) -> None:
+        self.border_title = "Eval sets"
         self._fit_path()
 
     def on_resize(self) -> None:
         self._fit_path()
 
     def _fit_path(self) -> None:
-        path = getattr(self, "_path", "")
+        path = self._path
         home = str(Path.home())
         if path.startswith(home + "/"):
             path = "~" + path[len(home):]

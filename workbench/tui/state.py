@@ -14,8 +14,10 @@ from ..dialects import dialect_for
 from ..events import Event, IterationFinished, IterationStarted, ResultReady, RowLog, RowStarted
 from ..history import HistoryError, HistoryStore
 from ..model import EvalSet, Project, Result, ResultKey, Row, RowKey, Verdict, error_problems, row_verdict
+from ..progress import IterationSummary
 from ..report.metrics import SetMetricLine, set_metrics
 from ..rescoring import RowFilter, planned_keys
+from ..textsafe import one_line
 from .row_logs import RowLogs, run_header
 
 QUEUED, RUNNING, DONE, IDLE = "queued", "running", "done", "idle"
@@ -71,6 +73,8 @@ class RunState:
         self.running = False
         self.done_rows = 0
         self.total_rows = 0
+        self.last_summary: IterationSummary | None = None  # the last iteration recorded (the status line's counts)
+        self.iterations_done = 0  # iterations finished in this session
         self._changes = Changes()
 
     # -- queries -------------------------------------------------------------------------------------
@@ -157,9 +161,27 @@ class RunState:
     def log_of(self, key: RowKey) -> list[str]:
         return self.logs.lines(key)
 
-    def iteration_recorded(self, number: int | None) -> None:
-        """An iteration ended (recorded as `number`, None when history is off): the next one follows it."""
-        self.next_number = (number if number is not None else self.next_number) + 1
+    def label_of(self, key: RowKey) -> str:
+        """The row's display name for notices and the log title (its id if it is gone)."""
+        found = self.find_row(key)
+        return one_line(found[1].label, 60) if found else key.row_id
+
+    def iteration_recorded(self, summary: IterationSummary) -> None:
+        """An iteration ended (recorded as `summary.number`, None when history is off): count it, keep its
+        summary for the status line; the next one follows it."""
+        self.last_summary = summary
+        self.iterations_done += 1
+        self.next_number = (summary.number if summary.number is not None else self.next_number) + 1
+
+    def mark_flaky(self, recorded: list[Result]) -> None:
+        """History found rows flaky over time as it recorded the iteration: their rows are drawn again."""
+        for result in recorded:
+            shown = self.results.get(result.key)
+            # the shown result may be the report's own object, which history marked after its row was drawn: a
+            # row marked flaky is drawn again either way (comparing the two would miss it)
+            if shown is not None and (shown.flaky_since != result.flaky_since or result.flaky_since is not None):
+                shown.flaky_since = result.flaky_since
+                self._changes.rows.add(result.row_key)
 
     # -- updates -------------------------------------------------------------------------------------
 

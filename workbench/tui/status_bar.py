@@ -5,18 +5,25 @@ re-run found, the stalled warning, the filters.
 At 80 columns everything can't fit, so each part has a rank and the parts are left out one by one, the
 least important first (the iteration number and the project name long before the pass counts; the
 stalled warning, a pause or a stopped watcher never). Before any part goes, the filter and the watching
-mark take their short forms (`[tag:smoke]`, `●`), so `workbench ·` and `· iteration N` stay at 100 columns."""
+mark take their short forms (`[tag:smoke]`, `●`), so `workbench ·` and `· iteration N` stay at 100 columns.
+
+The bar reads the counts from RunState and the watch state from the Session whenever the screen says
+RunState changed (`state_changed`); what only it shows is its own state: the filters the sets pane last
+announced (`SetsTree.FiltersChanged`) and whether the watcher stopped, as reactives that repaint it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..cluster import ClusterStatus
+from ..cluster import ClusterStatus, cluster_status
 from ..progress import IterationSummary
+from ..session import Session
 from ..textsafe import counted, one_line
+from .state import Changes, RunState
 
 # Ranks: when the line is too narrow, the part with the highest rank is left out first.
 ESSENTIAL = 0  # the pass counts, running, paused, stalled, stopped
@@ -49,10 +56,43 @@ def _counts(totals: Totals, last: IterationSummary | None, file_errors: int) -> 
 class StatusBar(Widget):
     """One line; repainted in place (no layout pass) because it changes many times a second."""
 
-    def __init__(self, *, id: str | None = None) -> None:
+    name_filter = reactive("", init=False)  # the sets pane's filter, as it last said (`SetsTree.FiltersChanged`)
+    failures_only = reactive(False, init=False)
+    watch_stopped = reactive(False, init=False)  # the watcher died and was not restarted: the line says so
+
+    def __init__(self, state: RunState, session: Session, *, project: str, watching: bool,
+                 id: str | None = None) -> None:
         super().__init__(id=id)
+        self.state = state
+        self.session = session
+        self.project = project
+        self.watching = watching  # this TUI watches files (`workbench open` without --no-watch)
         self._parts: list[tuple[int, Text]] = []
         self._shorter: list[tuple[int, Text]] = []  # (index in _parts, its short form), in the order they give way
+
+    def watch_name_filter(self) -> None:
+        self.update_status()
+
+    def watch_failures_only(self) -> None:
+        self.update_status()
+
+    def watch_watch_stopped(self) -> None:
+        self.update_status()
+
+    def state_changed(self, _changes: Changes) -> None:
+        """RunState changed (rows ran, an iteration began or was recorded): the counts follow."""
+        self.update_status()
+
+    def update_status(self) -> None:
+        """Draw the line from RunState, the Session (paused, changes waiting, the cluster) and the bar's own state."""
+        state, session = self.state, self.session
+        summary = state.last_summary
+        self.render_status(
+            project=self.project, watching=self.watching, paused=session.paused, running=state.running,
+            done=state.done_rows, total=state.total_rows, iteration=summary.number if summary else None,
+            last=summary, failures_only=self.failures_only, name_filter=self.name_filter,
+            watch_stopped=self.watch_stopped, cluster=cluster_status(session.config), totals=Totals(*state.totals()),
+            waiting=len(session.pending_changes) if session.paused else 0, file_errors=state.file_errors())
 
     def render(self) -> Text:
         return self.fitted(self.size.width)

@@ -15,7 +15,6 @@ from ..runners.strays import unmarked_environ
 from ..textsafe import one_line
 from .editor import EDITOR_TIMEOUT_S, editor_argv, row_line
 from .panes import Panes
-from .repaint import row_label
 
 
 class RowKeys(Panes):
@@ -29,7 +28,7 @@ class RowKeys(Panes):
         key = tree.selected_row
         if key is not None:
             self.rerun_rows(frozenset({key}), key[1])
-            self.notify(f"Re-running '{row_label(self.state, key)}'", timeout=2)
+            self.notify(f"Re-running '{self.state.label_of(key)}'", timeout=2)
         elif tree.selected_set is not None:
             scope, file_name = tree.selected_set
             self.rerun_rows(self.state.set_row_keys(scope, file_name), file_name)
