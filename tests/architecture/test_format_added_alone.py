@@ -30,6 +30,12 @@ from workbench.dialects.base import HasView
 # after it are checked. The four before it were written before the seam existed.
 SEAM_COMMIT = "c8d8dd712d135279030d15e8fceb1cf93e31948f"
 REGISTRY_FILE = "workbench/dialects/__init__.py"
+# Later changes of the seam itself, which touch a format because they change what every format shares —
+# not steps of adding one. Each is named here with why; anything else touching a format and the core fails.
+SEAM_CHANGES = {
+    "ec8022ea94": "issue 34: the coded format's similarity, tool-call and classification maths moved into scoring/",
+    "03ec65fcfe": "settings: every section's list and table defaults go through named factories (start-up cost)",
+}
 EXAMPLE = EXAMPLES / "refund-agent"  # a seed-003 project with its own target: the core format's rows
 
 
@@ -66,7 +72,7 @@ def history_or_skip() -> None:
 def added_after_the_seam(fmt: Format) -> list[str]:
     """The commits touching the format's package or view module, when its first one follows the seam."""
     paths = [fmt.package, *([fmt.view] if fmt.view else [])]
-    commits = git("log", "--format=%H", "--", *paths).split()
+    commits = git("log", "--no-merges", "--format=%H", "--", *paths).split()  # a merge brings commits checked alone
     if not commits:
         return []
     first = commits[-1]
@@ -101,6 +107,8 @@ def test_every_commit_of_a_format_added_after_the_seam_changed_only_its_own_file
     problems = []
     for fmt in formats():
         for commit in added_after_the_seam(fmt):
+            if commit[:10] in SEAM_CHANGES:
+                continue
             checked += 1
             problems += [f"{commit[:10]} ({fmt.package}): {what}" for what in outside_changes(fmt, commit)]
     assert checked, "no format was added after the seam commit: nothing was checked"
