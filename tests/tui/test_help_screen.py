@@ -40,6 +40,7 @@ async def test_help_lists_the_panes_own_keys_with_where_they_work(tmp_path: Path
         keys = [keys for keys, _ in app.screen.rows]
         assert len(keys) == len(set(keys)), keys
         described = dict(app.screen.rows)
-        assert described["d"].startswith("in the history tab: compare the highlighted iteration with the one before")
+        assert described["d"].startswith("compare")  # from anywhere (issue 38 point 3), and in the history tab:
+        assert "; in the history tab: compare the highlighted iteration with the one before" in described["d"]
         assert described[","].startswith("in the detail: a repeated row")
         assert "previous run" in described[","] and "next run" in described["."]

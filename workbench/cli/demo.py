@@ -52,7 +52,7 @@ def demo_command(into: str | None, plain: bool) -> None:
 
         run_plain_loop(config, verbose=False)
     else:
-        launch_tui(config, watch=True, welcome=f"Demo project: {target}\nOne row fails on purpose: fix the "
-                   f"comparison in {target / 'grade.py'} with your editor and save. Press ? for keys.",
-                   show_path=True)
+        # the path on a line of its own (a toast wraps it, but not in the middle of a sentence); `p` says it again
+        launch_tui(config, watch=True, welcome=f"One row fails on purpose: fix the comparison in\n{target / 'grade.py'}"
+                   "\nand save. p shows this again, ? lists the keys.", show_path=True)
         click.echo(f"the demo project stays in {target}")

@@ -73,7 +73,8 @@ class WorkbenchApp(App[None]):
                                on_notice=self._session_notice, on_idle=self.link.idle, record=record,
                                runner_factory=runner_factory)
         # show_path: the demo's project is a temporary copy the user must find to edit
-        self.main = MainScreen(config, self.session, self.state, watching=watch, show_path=show_path)
+        self.main = MainScreen(config, self.session, self.state, watching=watch, show_path=show_path,
+                               welcome=welcome)
         self.watcher = WatchControl(self, self.session, watching=watch, changed=self._watch_changed)
         self._closed = False
         self.closing = threading.Event()  # set when the app closes: writes stop waiting for a lock
@@ -90,7 +91,7 @@ class WorkbenchApp(App[None]):
     @on(Panes.Ready)
     def _screen_ready(self) -> None:
         if self.welcome:
-            self.notify(self.welcome, title="workbench", timeout=20)
+            self.notify(self.welcome, title="workbench", timeout=10)  # `p` shows it again
         for text in self._notices:
             self.notify(text, severity="warning", timeout=8)
         # SIGTERM / SIGHUP (`kill`, a closed terminal) quit like `q`, so no target is left running.

@@ -11,6 +11,9 @@ PALETTE: list[tuple[str, str, str]] = [
     ("view: collapse all sets", "Collapse every eval set", "collapse_all"),
     ("view: history", "Show the iteration history (2)", "show_tab('history')"),
     ("view: evaluators", "Show the evaluators (3)", "show_tab('evaluators')"),
+    ("history: compare with the iteration before", "The highlighted iteration (the newest until you pick one in "
+     "the history tab) against the one before it: the code diff, then the rows it flipped (d)", "compare"),
+    ("view: project folder", "Show the project's full path and the files to edit again (p)", "show_project"),
     ("copy: expected output", "Copy the selected row's expected output", "copy_expected"),
     ("write: case from run", "The selected row's run in the history's highlighted iteration as a scripted "
      "case (c)", "case_from_run"),

@@ -43,10 +43,11 @@ def _row(text: Text, change: RowChange) -> None:
     text.append(" → ")
     text.append(change.after.value, _STYLE.get(change.after.value, ""))
     text.append("\n")
-    if change.detail_after and change.after.value != "PASS":
+    if change.detail_after and change.after.value != "PASS":  # said once: the evaluator's words, else deepdiff's
         text.append(f"    {one_line(change.detail_after, 110)}\n", "dim")
-    for line in change.output_diff:
-        text.append(f"    {one_line(line, 110)}\n", "cyan")
+    else:
+        for line in change.output_diff:
+            text.append(f"    {one_line(line, 110)}\n", "cyan")
     for title, value in (("before", change.output_before), ("after", change.output_after)):
         text.append(f"    {title}:\n", "bold")
         for line in _output(value):
@@ -94,6 +95,7 @@ class CompareScreen(ModalScreen[None]):
     CompareScreen { align: center middle; }
     CompareScreen #compare-scroll { width: 94%; height: 92%; border: round $accent; background: $surface;
                                     padding: 0 1; }
+    CompareScreen #compare-body { text-wrap: nowrap; text-overflow: ellipsis; }  /* cut with …, never wrapped */
     """
 
     class Loaded(Message):

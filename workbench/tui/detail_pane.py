@@ -283,6 +283,18 @@ class RowDetail(VerticalScroll, can_focus=True):
     def action_back(self) -> None:
         self.post_message(self.BackToRows())
 
+    # ↑/↓ held down: every repeat moves one line. Textual's animated scroll is deferred to the next refresh
+    # and starts from a target that has not moved yet, so repeats arriving before it are swallowed (issue 38).
+
+    def action_scroll_down(self) -> None:
+        self._scroll_lines(1)
+
+    def action_scroll_up(self) -> None:
+        self._scroll_lines(-1)
+
+    def _scroll_lines(self, lines: int) -> None:
+        self.scroll_to(y=self.scroll_target_y + lines, animate=False, immediate=True)
+
     def refresh_detail(self) -> None:
         if self.row is None:
             self.show_message(Text(NOTHING_SELECTED, "dim"))

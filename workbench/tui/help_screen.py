@@ -58,8 +58,11 @@ class HelpScreen(ModalScreen[None]):
                  **kwargs: Any) -> None:
         """`bindings`: the screen's keys; `panes`: (where, bindings) of keys that work in one pane only."""
         super().__init__(**kwargs)
-        pane_rows = [row for where, keys in panes for row in describe_pane_keys(where, keys)]
-        self.rows = [*describe_bindings(bindings), *pane_rows, *NAVIGATION]
+        rows = dict(describe_bindings(bindings))
+        for where, keys in panes:  # a pane's own meaning of a key the screen has too joins that key's line
+            for key, text in describe_pane_keys(where, keys):
+                rows[key] = f"{rows[key]}; {text}" if key in rows else text
+        self.rows = [*rows.items(), *NAVIGATION]
 
     @property
     def plain_text(self) -> str:

@@ -243,7 +243,12 @@ class HistoryPane(Horizontal):
     def action_compare(self) -> None:
         """`d`: the highlighted iteration against the one before it (compare_screen.py)."""
         number = self._selected_number()
-        if self.store is None or number is None:
+        if self.store is None:
+            self.app.notify("History is off for this project: there are no iterations to compare", severity="warning")
+            return
+        if number is None:
+            self.app.notify("No iteration is recorded yet: once one has run, d compares it with the one before",
+                            severity="warning")
             return
         earlier = [n for n in self.infos if n < number]
         if not earlier:
@@ -251,6 +256,8 @@ class HistoryPane(Horizontal):
             return
         config = self.store.files.config if self.store.files is not None else None
         if config is None:
+            self.app.notify("This history keeps no project files, so iterations can't be compared here "
+                            "(workbench compare can)", severity="warning")
             return
         from .compare_screen import CompareScreen
 

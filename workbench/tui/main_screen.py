@@ -56,6 +56,11 @@ class MainScreen(RowKeys, WriteKeys):
         Binding("w", "app.toggle_watch('resume')", "Resume", id="resume-watch",
                 tooltip="(while paused) resume watching: changes made meanwhile run now"),
         Binding("e", "edit", "Edit", id="edit", tooltip="open the row's eval-set file in $EDITOR at the row"),
+        Binding("d", "compare", "Compare", id="compare", show=False,
+                tooltip="compare the history's highlighted iteration (the newest until you pick one) with the one "
+                        "before it: the code diff, then the rows it flipped"),
+        Binding("p", "show_project", "Project", id="show-project", show=False,
+                tooltip="show the project's full path (and, in the demo, the file to edit) again"),
         Binding("c", "case_from_run", "Case from run", id="case-from-run", show=False,
                 tooltip="the selected row's run in the highlighted history iteration as a scripted case"),
         Binding("y", "copy_actual", "Copy", id="copy-actual", show=False,
@@ -84,6 +89,14 @@ class MainScreen(RowKeys, WriteKeys):
             box.value = text
             box.display = True
             self.sets_tree.name_filter = text
+
+    def action_compare(self) -> None:
+        """`d` from any pane: the history tab's comparison (it says why when there is nothing to compare)."""
+        self.history_pane.action_compare()
+
+    def action_show_project(self) -> None:
+        """`p`: the project's folder in full (the sets pane's border cuts it), or the demo's welcome again."""
+        self.notify(self.welcome or f"Project: {self.config.root}", title="workbench", timeout=12)
 
     def action_help(self) -> None:
         panes = (("in the history tab", list(HistoryPane.BINDINGS)), ("in the detail", list(RowDetail.BINDINGS)))

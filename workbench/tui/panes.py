@@ -44,13 +44,14 @@ class Panes(Screen[None]):
             self.row = row
 
     def __init__(self, config: Config, session: Session, state: RunState, *, watching: bool,
-                 show_path: bool = False) -> None:
+                 show_path: bool = False, welcome: str | None = None) -> None:
         super().__init__()
         self.config = config  # the launch settings (the session holds the current ones: `session.config`)
         self.session = session
         self.state = state
         self.watching = watching  # this TUI watches files (`workbench open` without --no-watch)
         self.show_path = show_path  # keep the project's folder on the sets pane's border (the demo's copy)
+        self.welcome = welcome  # what the app said first (the demo: where its copy is); `p` says it again
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:

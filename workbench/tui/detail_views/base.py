@@ -93,15 +93,34 @@ class DetailView(Settling, Vertical):
         self.defer(self._place)
 
     def open_at_difference(self, context: DetailContext, widget: Widget, text: Text, *, heading: int = 0) -> None:
-        """A failing result opens scrolled to the first line `render_json` marked as differing in `text` (drawn in
-        `widget`; `heading`: the lines of its title above it) every time its row or evaluator is opened, and when
-        a new result of it arrives — not on a redraw of the one shown, so a user who scrolled stays there."""
+        """A failing result opens where its verdict line (`#detail-meta`: the verdict, then the `Differences`
+        list) is at the top of the pane — the pane's top itself when everything down to the first line
+        `render_json` marked as differing in `text` (drawn in `widget`) fits from there, so the expected / actual
+        below (`heading`: the lines of its title) show around that line as far as the pane allows. A view without
+        a verdict line opens at the first difference. Every time its row or evaluator is opened, and when a new
+        result of it arrives — not on a redraw of the one shown, so a user who scrolled stays there."""
         line = first_highlighted_line(text)
         shown = (context.eval_set.key_of(context.row), context.ref, id(context.result))
         if line is None or (shown == self._opened_at and not self._fresh):
             return
         self._opened_at = shown
-        self.scroll_line_into_view(widget, line, heading=heading)
+        verdict = next(iter(self.query("#detail-meta")), None)
+        if verdict is None:
+            self.scroll_line_into_view(widget, line, heading=heading)
+        else:
+            self.open_at_verdict(verdict, widget, line)
+
+    def open_at_verdict(self, verdict: Widget, widget: Widget, line: int) -> None:
+        """Open with the pane's top in view when line `line` of `widget` shows from there, else with `verdict`
+        (and nothing above it) at the top of the pane."""
+        def placement(scroller: ScrollableContainer, _opened_from: int) -> int | None:
+            if not widget.region or not verdict.region:
+                return None
+            top = round(scroller.scroll_y) - scroller.content_region.y
+            if widget.content_region.y + top + line < scroller.content_region.height:
+                return 0
+            return max(0, verdict.region.y + top)
+        self.open_at(placement)
 
     def scroll_line_into_view(self, widget: Widget, line: int, *, heading: int = 0) -> None:
         """Open the row with line `line` of `widget` in view, two lines above it for context — or from the

@@ -1,5 +1,6 @@
-"""The default row detail: inputs, expected vs actual side by side with the differences highlighted and
-the evaluator's targetOutputKey selection made visible, the error detail for ERROR rows, and the trace.
+"""The default row detail: the verdict and the differences, expected vs actual side by side with the
+differences highlighted and the evaluator's targetOutputKey selection made visible (the error detail for
+ERROR rows), then the inputs and the trace.
 This is the view for the UiPath dialect and for any dialect that registers none of its own."""
 
 from __future__ import annotations
@@ -35,11 +36,12 @@ class ExpectedActualView(DetailView):
     """Inputs, then what the row expects beside what the target produced."""
 
     def compose(self) -> ComposeResult:
+        # the verdict and the differences first, then what differs, then what the row gave the target (issue 38)
         yield Static(id="detail-meta")
         yield Static(id="detail-explanation")
+        yield side_by_side(("Expected", "detail-expected"), ("Actual", "detail-actual"))
         yield Static(Text("Inputs", "bold"), classes="detail-heading")
         yield Static(id="detail-inputs")
-        yield side_by_side(("Expected", "detail-expected"), ("Actual", "detail-actual"))
         yield Static(id="detail-trace")
 
     def show_row(self, context: DetailContext) -> None:
@@ -65,5 +67,4 @@ class ExpectedActualView(DetailView):
             render_json(actual, highlight=highlight, selected=selected)
             if actual is not None else Text("(no output)", "dim"))
         self.query_one("#detail-trace", Static).update(trace_text(result))
-        self.open_at_difference(context, self.query_one("#detail-expected", Static), expected_text,
-                                heading=1)  # with its `Expected` title
+        self.open_at_difference(context, self.query_one("#detail-expected", Static), expected_text)
