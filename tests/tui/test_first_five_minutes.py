@@ -32,7 +32,7 @@ from workbench.config import Config, load_config
 from workbench.model import RowKey, Verdict
 from workbench.runners.base import LogSink, Runner, RunOutcome, RunRequest
 from workbench.tui.app import WorkbenchApp, make_app
-from workbench.tui.compare_screen import CompareScreen, _row
+from workbench.tui.compare_screen import CompareScreen, append_row_change
 
 BOUNDARY = "2f0c6d1e-7a53-4a0e-9a57-0c1d5e0b1a03"  # examples/grading: "score 50 passes (boundary)" fails
 SIZES = [(80, 24), (160, 48)]
@@ -170,11 +170,11 @@ def test_a_compared_row_says_each_change_once() -> None:
                        output_diff=["Value of root['greeting'] changed from \"hi\" to \"yo\"."],
                        detail_after='exact: greeting: expected "hi", got "yo"')
     text = Text()
-    _row(text, change)
+    append_row_change(text, change)
     assert 'expected "hi", got "yo"' in text.plain
     assert "Value of root" not in text.plain, "not said a second time in deepdiff's words"
     fixed = RowChange(RowKey("default", "grading.json", "r"), "r", Verdict.FAIL, Verdict.PASS,
                       output_diff=["Value of root['greeting'] changed"])
     text = Text()
-    _row(text, fixed)
+    append_row_change(text, fixed)
     assert "Value of root" in text.plain, "without the evaluator's words, deepdiff's say what changed"

@@ -37,7 +37,8 @@ def _output(value: Any) -> list[str]:
     return lines
 
 
-def _row(text: Text, change: RowChange) -> None:
+def append_row_change(text: Text, change: RowChange) -> None:
+    """One flipped row in the dialog: its label, before → after, and what changed said once."""
     text.append(f"  {one_line(change.label, 70)}  ")
     text.append(change.before.value, _STYLE.get(change.before.value, ""))
     text.append(" → ")
@@ -79,7 +80,7 @@ def comparison_text(comparison: Comparison) -> Text:
         if changes:
             text.append(f"\n{title} ({len(changes)})\n", "bold")
             for change in changes[:100]:
-                _row(text, change)
+                append_row_change(text, change)
             if len(changes) > 100:
                 text.append(f"  … and {len(changes) - 100} more\n", "dim")
     if not (comparison.flipped or comparison.still_failing or comparison.output_changed):
