@@ -7,36 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from helpers.project import evaluator, make_project, row
+from helpers.grading import GradeRunner, graded_project
 from helpers.tui import SIZE, press_and_wait, wait_idle, wait_until
 
-from workbench.config import Config, load_config
-from workbench.runners.base import LogSink, Runner, RunOutcome, RunRequest
 from workbench.tui.app import make_app
 from workbench.tui.compare_screen import CompareScreen
 
 
-class GradeRunner(Runner):
-    """A target whose answer depends on `grade.py` in the project: fixed once it says `>=`."""
-
-    async def run(self, request: RunRequest, on_log: LogSink | None = None) -> RunOutcome:
-        code = (self.config.root / "grade.py").read_text()
-        score = request.inputs["score"]
-        passed = score >= 60 if ">=" in code else score > 60
-        return RunOutcome(output={"grade": "PASS" if passed else "FAIL"}, duration_ms=1.0)
-
-
-def project(tmp_path: Path) -> Config:
-    root = tmp_path / "grading"
-    rows = [row("85 passes", {"score": 85}, {"grade": "PASS"}), row("60 passes", {"score": 60}, {"grade": "PASS"})]
-    make_project(root, sets={"grading": rows}, evaluators={"exact-match-evaluator": evaluator("grade")},
-                 config={"kind": "command", "command": ["true"]},
-                 files={"grade.py": "def grade(score):\n    return score > 60\n"})
-    return load_config(root)
-
-
 async def test_d_in_the_history_tab_compares_an_iteration_with_the_one_before(tmp_path: Path) -> None:
-    config = project(tmp_path)
+    config = graded_project(tmp_path)
     app = make_app(config, watch=False, record=True, runner_factory=GradeRunner)
     async with app.run_test(size=SIZE) as pilot:
         await wait_idle(app, pilot)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.project import evaluator, make_project, row
+from helpers.grading import GradeRunner, graded_project
 from helpers.tui import (
     Notices,
     app_for,
@@ -28,9 +28,8 @@ from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 
 from workbench.actions.compare import RowChange
-from workbench.config import Config, load_config
+from workbench.config import Config
 from workbench.model import RowKey, Verdict
-from workbench.runners.base import LogSink, Runner, RunOutcome, RunRequest
 from workbench.tui.app import WorkbenchApp, make_app
 from workbench.tui.compare_screen import CompareScreen, append_row_change
 
@@ -74,22 +73,6 @@ async def test_twenty_down_keys_sent_at_once_scroll_twenty_lines(tmp_path: Path)
         assert round(detail.scroll_y) == start + 15
 
 
-class GradeRunner(Runner):
-    """A target whose answer depends on `grade.py` in the project: fixed once it says `>=`."""
-
-    async def run(self, request: RunRequest, on_log: LogSink | None = None) -> RunOutcome:
-        code = (self.config.root / "grade.py").read_text()
-        passed = request.inputs["score"] >= 60 if ">=" in code else request.inputs["score"] > 60
-        return RunOutcome(output={"grade": "PASS" if passed else "FAIL"}, duration_ms=1.0)
-
-
-def graded_project(tmp_path: Path) -> Config:
-    root = tmp_path / "grading"
-    rows = [row("85 passes", {"score": 85}, {"grade": "PASS"}), row("60 passes", {"score": 60}, {"grade": "PASS"})]
-    make_project(root, sets={"grading": rows}, evaluators={"exact-match-evaluator": evaluator("grade")},
-                 config={"kind": "command", "command": ["true"]},
-                 files={"grade.py": "def grade(score):\n    return score > 60\n"})
-    return load_config(root)
 
 
 async def _fixed_in_iteration_2(app: WorkbenchApp, pilot: Pilot[None], config: Config) -> None:
