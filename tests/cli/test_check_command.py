@@ -42,12 +42,15 @@ def test_check_reports_the_casing_mismatch_and_exits_1_without_running_or_writin
 
 
 def test_check_passes_a_project_that_fits_and_says_so(tmp_path: Path) -> None:
-    proc = invoke_workbench("check", str(project(tmp_path, [GOOD])))
+    root = project(tmp_path, [GOOD])
+    proc = invoke_workbench("check", str(root))
     assert proc.returncode == 0, proc.stdout
     lines = proc.stdout.splitlines()
     assert lines[-1] == ("check passed: 0 errors, 0 warnings (1 set, 1 row, 1 evaluator; rows checked against "
                          "Workflow.json)")
-    # Before the verdict: what re-scoring doesn't look at, and what `run --reuse` would do with each row.
+    assert lines == [lines[-1]]  # nothing but the verdict: re-scoring's view of the project is -v's (issue 38)
+    # With -v, before the verdict: what re-scoring doesn't look at, and what `run --reuse` would do with each row.
+    lines = invoke_workbench("check", str(root), "-v").stdout.splitlines()
     assert lines[0].startswith("not watched or fingerprinted: .workbench/ .git/")
     assert lines[-3:-1] == ["re-scoring:", "  math › one plus one: runs: no earlier run of it is recorded"]
 

@@ -16,7 +16,11 @@ from .common import EXIT_FAILED, EXIT_OK, project_argument, resolve_root
 @click.command("check")
 @project_argument
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (passed, summary, problems).")
-def check_command(path: str | None, as_json: bool) -> None:
+@click.option("--verbose", "-v", is_flag=True,
+              help="Also print what re-scoring looks at: the files never watched or fingerprinted, the folders "
+                   "fingerprinted by what is installed in them, and for each row whether `run --reuse` would "
+                   "re-score it from its recorded run or run it, and why. (--json always has them, under \"reuse\".)")
+def check_command(path: str | None, as_json: bool, verbose: bool) -> None:
     """Check every eval file, the settings and, when the project has a Workflow.json, every row's
     inputs and expectedOutput against its input.schema / output.schema — without running anything.
 
@@ -24,6 +28,8 @@ def check_command(path: str | None, as_json: bool) -> None:
     `sum`), required keys that are missing, values of the wrong type, and results that can only be
     ERRORs (a missing evaluator file or criterion). `run` and the TUI show the schema findings as
     warnings beside the rows.
+
+    Prints the problems and the verdict; -v adds re-scoring's view of the project before the verdict.
 
     Exit status: 0 when nothing is an error (warnings are printed but pass), 1 when something is,
     2 when there is no project to check.
@@ -33,6 +39,6 @@ def check_command(path: str | None, as_json: bool) -> None:
         sys.stdout.buffer.write(encode_document(report.to_json()))
         sys.stdout.flush()
     else:
-        for line in format_check(report):
+        for line in format_check(report, verbose=verbose):
             click.echo(line)
     sys.exit(EXIT_OK if report.passed else EXIT_FAILED)

@@ -154,13 +154,14 @@ def format_row_warning(problem: Problem) -> str:
     return "      " + one_line(f"warning: {problem.message}", 400)
 
 
-def format_check(report: CheckReport) -> list[str]:
-    """`workbench check`'s lines: every problem, then a verdict with what was checked."""
+def format_check(report: CheckReport, *, verbose: bool = False) -> list[str]:
+    """`workbench check`'s lines: every problem, then a verdict with what was checked. `verbose` (`check -v`)
+    adds, before the verdict, what re-scoring does not look at and what `run --reuse` would do with each row."""
     lines = [format_problem(problem) for problem in report.problems]
     checked = f"{counted(report.sets, 'set')}, {counted(report.rows, 'row')}, {counted(report.evaluators, 'evaluator')}"
     if report.workflow:
         checked += f"; rows checked against {report.workflow}"
-    if report.reuse is not None:
+    if verbose and report.reuse is not None:
         lines += [*format_reuse_files(report.reuse), *format_reuse_rows(report.reuse)]
     verdict = "check passed" if report.passed else "check failed"
     lines.append(f"{verdict}: {counted(len(report.errors), 'error')}, {counted(len(report.warnings), 'warning')} "
