@@ -120,6 +120,19 @@ class Difference:
         return f"{text} — {self.hint}" if self.hint else text
 
 
+    def describe_change(self) -> str:
+        """The same place said as a change from `expected` (before) to `actual` (after), for `compare`."""
+        where = format_path(self.path)
+        if self.kind in ("missing", "missing_item"):
+            return f"{where}: removed (was {_show(self.expected)})"
+        if self.kind in ("unexpected", "extra_item"):
+            return f"{where}: added ({_show(self.actual)})"
+        if self.kind == "type":
+            return (f"{where}: {_show(self.expected)} ({type_name(self.expected)}) → {_show(self.actual)} "
+                    f"({type_name(self.actual)})")
+        return f"{where}: {_show(self.expected)} → {_show(self.actual)}"
+
+
 def type_name(value: Any) -> str:
     if value is None:
         return "null"
@@ -320,4 +333,14 @@ def explain(actual: Any, expected: Any, prefix: str = "", limit: int = _MAX_DIFF
     lines = [d.describe(prefix) for d in found[:limit]]
     if len(found) > limit:
         lines.append(f"… and more differences (showing the first {limit})")
+    return lines
+
+
+def explain_change(before: Any, after: Any, limit: int = _MAX_DIFFERENCES) -> list[str]:
+    """What changed from `before` to `after`, one line per place in workbench's words (`greeting: "hi" →
+    "yo"`, `items[2]: removed (was 3)`); [] when they are strictly equal."""
+    found = differences(after, before, limit + 1)
+    lines = [d.describe_change() for d in found[:limit]]
+    if len(found) > limit:
+        lines.append(f"… and more changes (showing the first {limit})")
     return lines

@@ -137,3 +137,29 @@ def test_compare_needs_two_iterations(tmp_path: Path) -> None:
     with pytest.raises(CompareError, match="no baseline"):
         compare_runs(load_config(root), "baseline")
     assert json.loads(json.dumps(compare_runs(load_config(root), "1", "1").to_json()))["fixed"] == []
+
+
+def test_each_change_is_said_once_in_workbench_s_words(tmp_path: Path) -> None:
+    """Issue 38 point 8: a flipped row says what changed once — the evaluator's words when it fails now, else
+    the output's changes place by place — and never in deepdiff's (`Value of root['grade'] changed from …`)."""
+    root = project(tmp_path)
+    run(root)  # 1: "60 passes" fails
+    (root / "grade.py").write_text(grade_py(">=", field=', "score": inputs["score"]'))
+    run(root)  # 2: "60 passes" fixed; every output gains "score"
+    (root / "grade.py").write_text(grade_py(">=").replace("60 else", "30 else"))
+    run(root)  # 3: "40 fails" newly failing; "score" gone again
+    fixed = invoke_workbench("compare", str(root), "1", "2").stdout
+    assert "Value of" not in fixed and "root[" not in fixed, fixed
+    lines = fixed.splitlines()
+    at = lines.index("  ✔ grading.json › 60 passes   FAIL → PASS")
+    assert lines[at + 1:at + 3] == ['      grade: "FAIL" → "PASS"', "      score: added (60)"]
+    assert "output changed, verdict held (2):" in lines  # "85 passes" and "40 fails" gained "score"
+    newly = invoke_workbench("compare", str(root), "2", "3").stdout
+    assert "Value of" not in newly and "root[" not in newly, newly
+    lines = newly.splitlines()
+    at = lines.index("  ✘ grading.json › 40 fails   PASS → FAIL")
+    said = lines[at + 1:lines.index("", at)]
+    assert said == ['      exact-match-evaluator: grade: expected "FAIL", got "PASS"'], said  # once, not twice
+    assert "      score: removed (was 85)" in lines  # "85 passes": output changed, verdict held
+    _, doc = invoke_json("compare", str(root), "2", "3")
+    assert doc["newly_failing"][0]["output_diff"] == ['grade: "FAIL" → "PASS"', "score: removed (was 40)"]

@@ -1,6 +1,6 @@
 """Compare any two recorded runs (`workbench compare`, the TUI's `d` in the history tab): which rows were
 fixed, newly fail, still fail, and which kept their verdict but changed their output — each with the diff
-of its actual output — and what changed in the project's files between them (from the snapshots history
+of its actual output, said once — and what changed in the project's files between them (from the snapshots history
 keeps, `snapshots.py`), so the code diff stands beside the rows it flipped.
 
 A side is an iteration number, or `baseline`: the committed baseline (`[baseline] path`). The baseline keeps
@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import jsonio, snapshots
 from ..baseline import Baseline, BaselineError, configured_baseline, load_baseline
+from ..compare import explain_change
 from ..config import Config
 from ..errors import WorkbenchError
 from ..history import DB_NAME, HistoryError, HistoryStore
@@ -24,7 +25,7 @@ from ..model import Result, RowKey, Verdict, results_by_row, row_verdict
 from ..snapshots import FileDiff, SnapshotStore
 
 MAX_OUTPUT_DIFF_LINES = 40
-_DEEPDIFF_MAX_BYTES = 256 * 1024
+_DIFF_MAX_BYTES = 256 * 1024
 
 
 class CompareError(WorkbenchError):
@@ -66,6 +67,14 @@ class RowChange:
     @property
     def label(self) -> str:
         return f"{self.key.set_file} › {self.name}"
+
+    @property
+    def said(self) -> list[str]:
+        """What changed, said once: a row failing now by the evaluator's words (they name the same places
+        the output diff would), else the output diff."""
+        if self.detail_after and self.after is not Verdict.PASS:
+            return [self.detail_after]
+        return self.output_diff
 
     def to_json(self) -> dict[str, Any]:
         return {"scope": self.key.scope, "set": self.key.set_file, "row_id": self.key.row_id, "row_name": self.name,
@@ -248,21 +257,18 @@ def _failing_detail(results: list[Result]) -> str:
 
 
 def output_diff(before: Any, after: Any) -> list[str]:
-    """What differs between two outputs, one line each (deepdiff's words); [] when they are equal."""
+    """What changed between two outputs, one line each, in workbench's words (`compare.explain_change`: the
+    same places the exact-match FAIL names); [] when they are equal."""
     if jsonio.dumps(before, sort_keys=True) == jsonio.dumps(after, sort_keys=True):
         return []
     if before is None or after is None:
         return [f"output: {_short(before)} → {_short(after)}"]
-    if len(jsonio.dumps(before)) + len(jsonio.dumps(after)) > _DEEPDIFF_MAX_BYTES:
+    if len(jsonio.dumps(before)) + len(jsonio.dumps(after)) > _DIFF_MAX_BYTES:
         return ["the outputs differ (too large to diff here)"]
-    from deepdiff import DeepDiff  # imported when a comparison needs it: it costs ~70 ms
-
     try:
-        lines = DeepDiff(before, after, verbose_level=2).pretty().splitlines()
-    except Exception as exc:  # deepdiff failing on an odd value must not lose the comparison
+        lines = explain_change(before, after, MAX_OUTPUT_DIFF_LINES)
+    except Exception as exc:  # diffing an odd value must not lose the comparison
         return [f"the outputs differ ({type(exc).__name__} while diffing them)"]
-    if len(lines) > MAX_OUTPUT_DIFF_LINES:
-        lines = [*lines[:MAX_OUTPUT_DIFF_LINES], f"… {len(lines) - MAX_OUTPUT_DIFF_LINES} more differences"]
     return lines or ["the outputs differ"]
 
 

@@ -64,10 +64,7 @@ def compare_command(args: tuple[str, ...], as_json: bool) -> None:
 def _row_lines(change: RowChange) -> list[str]:
     lines = [one_line(f"  {_MARK.get(change.after.value, '?')} {change.label}   {change.before.value} → "
                       f"{change.after.value}", 160)]
-    if change.detail_after and change.after.value != "PASS":
-        lines.append("      " + one_line(change.detail_after, 150))
-    lines += ["      " + one_line(line, 150) for line in change.output_diff]
-    return lines
+    return [*lines, *("      " + one_line(line, 150) for line in change.said)]  # each change once (issue 38)
 
 
 def render(comparison: Comparison) -> list[str]:
