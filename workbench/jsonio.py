@@ -36,12 +36,15 @@ MAX_DEPTH_HINT = 1000
 
 
 class JsonError(ValueError):
-    """Invalid JSON, with a human message and (when known) the 1-based line and column."""
+    """Invalid JSON, with a human message and (when known) the 1-based line and column, and `excerpt`: that
+    line's text and a caret under the column (`excerpt_at`), to print under the message."""
 
-    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+    def __init__(self, message: str, line: int | None = None, column: int | None = None,
+                 excerpt: tuple[str, ...] = ()) -> None:
         self.message = message
         self.line = line
         self.column = column
+        self.excerpt = excerpt
         where = f" (line {line}, column {column})" if line is not None else ""
         super().__init__(f"{message}{where}")
 
@@ -104,27 +107,56 @@ def _position(text: str, index: int) -> tuple[int, int]:
     return line, column
 
 
-def _explained(exc: json.JSONDecodeError) -> str:
-    """json's message, with a hint for the mistakes people make most: a trailing comma before `]` or `}`."""
+_EXCERPT_WIDTH = 100  # characters of the line shown around the column (a minified file is one long line)
+
+
+def excerpt_at(text: str, line: int, column: int) -> tuple[str, ...]:
+    """Line `line` of `text` and a caret under `column` (both 1-based), as two lines to print under a message:
+    `   12 |     ],` / `      |     ^`. A long line is cut around the column (`…` where it is cut); tabs and
+    characters a terminal would act on are shown as one space or `·` each, so the caret stays under its
+    character. () when the line is not in `text`."""
+    lines = text.split("\n")
+    if not 1 <= line <= len(lines):
+        return ()
+    shown = "".join(" " if ch == "\t" else "·" if not ch.isprintable() else ch for ch in lines[line - 1].rstrip("\r"))
+    at = min(max(column - 1, 0), len(shown))
+    start = max(0, min(at - _EXCERPT_WIDTH // 2, len(shown) - _EXCERPT_WIDTH))
+    end = start + _EXCERPT_WIDTH
+    window = ("…" if start else "") + shown[start:end] + ("…" if end < len(shown) else "")
+    caret = at - start + (1 if start else 0)
+    gutter = f"{line:>5} | "
+    return (gutter + window, " " * (len(gutter) - 2) + "| " + " " * caret + "^")
+
+
+def _explained(exc: json.JSONDecodeError) -> tuple[str, int]:
+    """json's message, with a hint for the mistakes people make most (a trailing comma before `]` or `}`), and
+    the index the mistake is at (the comma's, for a trailing comma: the one to remove)."""
     before = exc.doc[:exc.pos].rstrip()
     if exc.msg in ("Expecting value", "Expecting property name enclosed in double quotes") and \
             before.endswith(",") and exc.doc[exc.pos:exc.pos + 1] in ("]", "}"):
         return (f"{exc.msg} — a trailing comma before `{exc.doc[exc.pos]}` (JSON allows none; remove the comma "
-                f"after the last item)")
-    return exc.msg
+                f"after the last item)"), len(before) - 1
+    return exc.msg, exc.pos
+
+
+def _located(message: str, text: str, index: int) -> JsonError:
+    line, column = _position(text, index)
+    return JsonError(message, line, column, excerpt_at(text, line, column))
 
 
 def _slow_loads(text: str) -> Any:
-    """Python's json with our strictness rules; raises JsonError with a position."""
+    """Python's json with our strictness rules; raises JsonError with a position and the line's excerpt."""
     try:
         return json.loads(text, parse_constant=_reject_constant, parse_float=_exact_float, parse_int=parse_int)
     except json.JSONDecodeError as exc:
-        raise JsonError(_explained(exc), exc.lineno, exc.colno) from None
+        message, index = _explained(exc)
+        raise _located(message, text, index) from None
     except RecursionError:
         raise JsonError(f"nested more than about {MAX_DEPTH_HINT} levels deep; not supported") from None
     except ValueError as exc:  # NaN / Infinity from parse_constant
         line, column = _constant_position(text)
-        raise JsonError(str(exc), line, column) from None
+        excerpt = excerpt_at(text, line, column) if line is not None and column is not None else ()
+        raise JsonError(str(exc), line, column, excerpt) from None
 
 
 # A string literal (skipped) or a bare NaN / Infinity token outside any string.
@@ -180,6 +212,31 @@ def parse(data: bytes | str) -> Parsed:
 
 def loads(data: bytes | str) -> Any:
     return parse(data).value
+
+
+_PYTHON_LITERAL_LIMIT = 256 * 1024  # longer text is not tried as a Python literal (this is the failure path only)
+
+
+def python_literal_hint(data: bytes | str) -> str:
+    """For text that is not JSON: the hint when it is a Python dict's or list's repr (`{'a': 1, 'ok': True}`,
+    what `print(result)` writes) — its whole text or its last line — else "". Only literals are read
+    (`ast.literal_eval`: nothing runs), and nothing longer than 256 KiB."""
+    import ast
+
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    text = text.strip()
+    if not text or len(text) > _PYTHON_LITERAL_LIMIT:
+        return ""
+    for candidate in dict.fromkeys((text, text.splitlines()[-1].strip())):
+        try:
+            value = ast.literal_eval(candidate)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if isinstance(value, (dict, list)):
+            kind = "dict" if isinstance(value, dict) else "list"
+            return (f"it is a Python {kind} as print() writes it (single quotes, True/None): print(json.dumps(...)) "
+                    f"instead of print({kind})")
+    return ""
 
 
 class NotAnObject(JsonError):

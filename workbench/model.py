@@ -28,12 +28,14 @@ class Severity(StrEnum):
 class Problem:
     """Something wrong with a file (not with a row's behaviour). Errors fail the run; warnings don't.
     `row` pins it to one row of the file (a row whose inputs or expectation don't fit the workflow's
-    declared schema), so reports and the TUI can show it with that row."""
+    declared schema), so reports and the TUI can show it with that row. `excerpt`: lines shown under the
+    message (a JSON syntax error's line and a caret under its column, `jsonio.excerpt_at`)."""
 
     file: str
     message: str
     severity: Severity = Severity.ERROR
     row: RowKey | None = None
+    excerpt: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "severity", Severity(self.severity))  # "error" as written is Severity.ERROR
@@ -46,6 +48,8 @@ class Problem:
         doc: dict[str, Any] = {"file": self.file, "message": self.message, "severity": self.severity.value}
         if self.row is not None:
             doc["row"] = {"scope": self.row.scope, "set": self.row.set_file, "row_id": self.row.row_id}
+        if self.excerpt:
+            doc["excerpt"] = list(self.excerpt)
         return doc
 
 

@@ -164,7 +164,8 @@ def test_empty_input_is_a_clear_error(text):
 
 @pytest.mark.parametrize(
     ("text", "line", "column"),
-    [("[1,]", 1, 4), ("{'a': 1}", 1, 2), ('{"a": 1}\n garbage', 2, 2), ('{\n  "a": 1,\n  "b": }', 3, 8)],
+    # a trailing comma is placed at the comma, the character to remove (issue 38), not at the `]` after it
+    [("[1,]", 1, 3), ("{'a': 1}", 1, 2), ('{"a": 1}\n garbage', 2, 2), ('{\n  "a": 1,\n  "b": }', 3, 8)],
 )
 def test_syntax_errors_carry_line_and_column(text, line, column):
     with pytest.raises(JsonError) as info:
@@ -195,3 +196,20 @@ def test_loads_object_tells_not_json_from_json_of_another_type():
         jsonio.loads_object("{")
     assert not isinstance(info.value, jsonio.NotAnObject)
     assert issubclass(jsonio.NotAnObject, JsonError)
+
+
+def test_a_syntax_errors_excerpt_is_its_line_with_a_caret_under_the_column() -> None:
+    with pytest.raises(jsonio.JsonError) as caught:
+        jsonio.loads('{"a": [1,\n\t2,,3]}')
+    assert (caught.value.line, caught.value.column) == (2, 4)
+    assert caught.value.excerpt == ("    2 |  2,,3]}", "      |    ^")  # the tab shown as one space
+
+
+def test_a_long_lines_excerpt_is_cut_around_the_column() -> None:
+    text = "[" + "1," * 300 + "x]"
+    with pytest.raises(jsonio.JsonError) as caught:
+        jsonio.loads(text)
+    shown, caret = caught.value.excerpt
+    assert shown.startswith("    1 | …") and len(shown) < 120
+    assert shown[caret.index("^")] == "x"
+    assert jsonio.excerpt_at("one line", 2, 1) == ()

@@ -145,7 +145,8 @@ def _evaluator_problems(project: Project) -> list[Problem]:
     problems = []
     for key, evaluator in project.evaluators.items():
         if key not in used and scorer_of(evaluator) is None:
-            message = unsupported_message(evaluator.type_id, evaluator.dialect or _format_of_scope(project, key.scope))
+            message = unsupported_message(evaluator.type_id, evaluator.dialect or _format_of_scope(project, key.scope),
+                                          relative(project.root, evaluator.path))
             problems.append(Problem(relative(project.root, evaluator.path), f"{message} (no eval set uses it yet)",
                                     Severity.WARNING))
     return problems

@@ -10,6 +10,7 @@ What a format is: a small core (`Dialect`), its words (`Words`, data) and the ca
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -55,9 +56,10 @@ class LoadContext:
         self.evals = self.root / EVALS_DIR
         self.evals_real = self.evals.resolve()
 
-    def problem(self, path: Path | str, message: str, severity: str = Severity.ERROR) -> None:
+    def problem(self, path: Path | str, message: str, severity: str = Severity.ERROR,
+                excerpt: tuple[str, ...] = ()) -> None:
         where = path if isinstance(path, str) else relative(self.root, path)
-        self.project.problems.append(Problem(where, message, Severity(severity)))
+        self.project.problems.append(Problem(where, message, Severity(severity), excerpt=excerpt))
 
     def refusal(self, path: Path, what: str, inside: Path | None = None) -> str | None:
         """Why `path` must not be read (it leads out of `inside`, evals/ by default, through a link), or
@@ -119,7 +121,7 @@ class LoadContext:
             parsed = jsonio.parse(data)
         except jsonio.JsonError as exc:
             where = f" at line {exc.line}, column {exc.column}" if exc.line is not None else ""
-            self.problem(path, f"is not valid JSON{where}: {exc.message}")
+            self.problem(path, f"is not valid JSON{where}: {exc.message}", excerpt=exc.excerpt)
             return UNREADABLE
         if parsed.had_bom:
             self.problem(path, "starts with a UTF-8 byte order mark (BOM); workbench reads it, but "
@@ -361,6 +363,9 @@ class Dialect:
             return self.words.missing_evaluator(project, scope, ref)
         available = sorted(r for (s, r) in [*project.evaluators, *project.broken_evaluators] if s == scope)
         hint = f"; evaluators here: {', '.join(available)}" if available else "; this scope has no evaluators"
+        close = difflib.get_close_matches(ref, available, n=1)
+        if close:  # a typo of one that is there: say which (issue 38)
+            hint = f" — did you mean \"{close[0]}\"? {hint[2:3].upper()}{hint[3:]}"
         return f"no evaluator {self.evaluator_file(scope, ref)}{hint}"
 
 

@@ -142,11 +142,13 @@ def format_set_metric(line: SetMetricLine, show_scope: bool = False) -> str:
 
 
 def format_problem(problem: Problem, *, counted: bool = True) -> str:
-    """`problem: FILE: message` (or `warning:`); not `counted`: a narrowed run's problem of another file."""
+    """`problem: FILE: message` (or `warning:`), and under it the excerpt's lines (a JSON mistake's line and
+    caret); not `counted`: a narrowed run's problem of another file."""
     tag = "problem" if problem.is_error else "warning"
     if not counted and problem.is_error:
         tag += " (not counted: none of this run's rows is in this file)"
-    return one_line(f"{tag}: {problem.file}: {problem.message}", 400)
+    text = one_line(f"{tag}: {problem.file}: {problem.message}", 400)
+    return "\n".join([text, *("  " + one_line(line, 200) for line in problem.excerpt)])
 
 
 def format_row_warning(problem: Problem) -> str:

@@ -119,6 +119,14 @@ def planned_errors(project: Project) -> list[tuple[EvalSet, Row, str, str]]:
             for job in plan(project, RowFilter()) for scored in job.plans if scored.preset is not None]
 
 
+def _shown(project: Project, evaluator: EvaluatorDef) -> str:
+    """The evaluator's file as messages name it: relative to the project root when inside it."""
+    try:
+        return evaluator.path.relative_to(project.root).as_posix()
+    except ValueError:
+        return str(evaluator.path)
+
+
 def _plan_ref(project: Project, eval_set: EvalSet, row: Row, ref: str) -> ScorePlan | None:
     """The evaluator and criterion to score with, the ERROR to report without scoring, or None: the
     row's format says this evaluator doesn't score this row (`Dialect.criterion_for`)."""
@@ -132,8 +140,8 @@ def _plan_ref(project: Project, eval_set: EvalSet, row: Row, ref: str) -> ScoreP
         return ScorePlan(ref, None, Score.error(message))
     scorer = scorer_of(evaluator)
     if scorer is None:
-        return ScorePlan(ref, evaluator, Score.error(unsupported_message(evaluator.type_id,
-                                                                        evaluator.dialect or eval_set.dialect)))
+        return ScorePlan(ref, evaluator, Score.error(unsupported_message(
+            evaluator.type_id, evaluator.dialect or eval_set.dialect, _shown(project, evaluator))))
     if row.problem is not None:
         return ScorePlan(ref, evaluator, Score.error(row.problem))
     config_problem = evaluator.target_error or scorer.check_config(evaluator)

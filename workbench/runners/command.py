@@ -53,8 +53,9 @@ class CommandRunner(Runner):
         try:
             outcome.output = jsonio.loads(result.stdout)
         except jsonio.JsonError as exc:
-            outcome.error = describe_failure(f"the target's stdout is not JSON: {exc}", result.log,
-                                             result.stdout)
+            hint = jsonio.python_literal_hint(result.stdout)  # print(dict) for print(json.dumps(dict)) (issue 38)
+            outcome.error = describe_failure(f"the target's stdout is not JSON: {exc}" + (f" — {hint}" if hint else ""),
+                                             result.log, result.stdout)
         return outcome
 
     async def start_row(self, stdin: bytes, env: dict[str, str], timeout: float,

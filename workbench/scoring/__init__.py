@@ -90,15 +90,23 @@ def scorer_of(evaluator: EvaluatorDef) -> Scorer | None:
     return scorer_for(evaluator.type_id, evaluator.dialect)
 
 
-def unsupported_message(type_id: str, dialect: str = "") -> str:
+def unsupported_message(type_id: str, dialect: str = "", file: str = "") -> str:
     """Why an evaluator of format `dialect` can't score: its type, the format's own words for a type it knows
-    but can't score (`Words.unsupported_type`), and the types it does accept — not other formats' own."""
+    but can't score (`Words.unsupported_type`), and the types it does accept — not other formats' own. A type
+    close to one it accepts is a typo: then the evaluator's `file` and the type it meant (issue 38)."""
+    import difflib
+
     from ..dialects import all_dialects
 
     words = next((said for d in all_dialects() if dialect and d.name == dialect
                   if d.words.unsupported_type is not None and (said := d.words.unsupported_type(type_id))), None)
+    accepted = accepted_types(dialect)
+    close = [] if words else difflib.get_close_matches(type_id, accepted, n=1, cutoff=0.8)
+    if close:
+        where = f" in {file}" if file else ""
+        return f"unsupported evaluator type {type_id!r}{where}: did you mean \"{close[0]}\"?"
     lead = f"unsupported evaluator type {type_id!r}" + (f": {words}" if words else "")
-    return f"{lead}; supported types: {', '.join(accepted_types(dialect))}"
+    return f"{lead}; supported types: {', '.join(accepted)}"
 
 
 __all__ = ["CORE_SCORERS", "SCORERS", "CriterionError", "Score", "ScoreInput", "Scorer", "accepted_types", "scorer_for",

@@ -8,6 +8,7 @@ bad save never hides the rest of the suite.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -60,6 +61,9 @@ def missing_evaluator(project: Project, scope: str, ref: str) -> str:
     hint = f"; evaluator files here: {', '.join(available)}" if available else "; this scope has no evaluators"
     if ids:
         hint += f" (their ids: {', '.join(ids)})"
+    close = difflib.get_close_matches(ref, available, n=1)
+    if close:  # a typo of a file that is there: say which (issue 38)
+        hint = f" — did you mean \"{close[0]}\"? {hint[2:3].upper()}{hint[3:]}"
     return f"no evaluator file {path}{hint}"
 
 

@@ -62,7 +62,7 @@ def read_contract(root: Path, workflow: str | None = None) -> tuple[WorkflowCont
     except OSError as exc:
         return None, [Problem(name, f"cannot be read: {exc.strerror or exc}")]
     except jsonio.JsonError as exc:
-        return None, [Problem(name, f"is not valid JSON: {exc}")]
+        return None, [Problem(name, f"is not valid JSON: {exc}", excerpt=exc.excerpt)]
     if not isinstance(doc, dict):
         return None, [Problem(name, f"must be a JSON object, not {type_name(doc)}")]
     problems: list[Problem] = []
