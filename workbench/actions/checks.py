@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..cluster import check_cluster
 from ..config import Config, ConfigError, resolve_runner_kind
-from ..dialects import runner_needed
+from ..dialects import runner_needed, start_problems
 from ..model import Project
 from ..project import load_project
 from ..runners.startable import startup_problem
@@ -12,7 +12,8 @@ from ..runners.startable import startup_problem
 
 def check_runnable(config: Config, *, watching: bool) -> Project:
     """The project as loaded now, provided the target can be run — its kind is known, its program and
-    script are found (`runners.startable`) — and, when `watching`, the watched paths exist. Raises
+    script are found (`runners.startable`), no format's rows are sure to fail at start (`ChecksStart`) — and, when
+    `watching`, the watched paths exist. Raises
     ProjectError or ConfigError naming what to fix.
 
     The project comes first: pointed at the wrong folder, "no evals/ here" is the message that helps."""
@@ -22,6 +23,8 @@ def check_runnable(config: Config, *, watching: bool) -> Project:
         if problem is not None:  # one message, not an ERROR on every row (`check` says the same)
             raise ConfigError(problem)
         check_cluster(config)  # Ray installed, when the rows run on a cluster
+        for found in start_problems(config.root, config):  # a format's rows that can't start (`ChecksStart`)
+            raise ConfigError(f"{found.file}: {found.message}", file=config.root / found.file)
     if watching:
         from ..watching import watch_paths  # watchfiles: only for the commands that watch
 
