@@ -94,7 +94,7 @@ class IterationReuse:
         texts = JsonTexts()  # the rows one worker served share its reads map: its text is written once
         no_reads: dict[str, str] = {}
         for job in jobs:
-            key = job.eval_set.key_of(job.row)
+            key = job.key
             run = fingerprints.get(key)
             if run is None or (key not in reused and key not in self.recorded):
                 continue
@@ -158,5 +158,5 @@ async def decide_now(config: Config, project: Project, policy: ReusePolicy,
     within the session's --tag / --type). Runs nothing, records nothing."""
     if jobs is None:
         jobs = plan(project, RowFilter().narrowed(config.overrides.tags, config.overrides.kinds))
-    rows = [(job.eval_set.key_of(job.row), run_fingerprint(job)) for job in jobs]
+    rows = [(job.key, run_fingerprint(job)) for job in jobs]
     return await IterationReuse(policy, config, project).begin([(k, f) for k, f in rows if f is not None])
