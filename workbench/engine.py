@@ -149,9 +149,15 @@ class Engine:
             runners.append(kept)
 
         def runner_source() -> Runner:
-            """The iteration's one runner, started when the first row needs a target."""
+            """The iteration's one runner, started when the first row needs a target (told how many rows it
+            will run at most, when it is not kept for the next iteration)."""
             if not runners:
-                runners.append(self.runner_factory(self.config))
+                runner = self.runner_factory(self.config)
+                if not self.keep_runners:
+                    runner.expect_rows(self.config.runner.repeat * sum(
+                        1 for job in jobs if job.row.problem is None and not (
+                            (decision := report.reuse.get(job.key)) is not None and decision.reused)))
+                runners.append(runner)
             return runners[0]
         done = 0
         collected: list[tuple[int, int, Result]] = []
