@@ -21,7 +21,7 @@ from typing import Any
 LOADER = "pydantic.plugin._loader"
 
 
-class _NoPlugins(types.ModuleType):
+class NoPlugins(types.ModuleType):
     """`pydantic.plugin._loader` with no plugins to load."""
 
     _real: types.ModuleType | None = None
@@ -56,4 +56,4 @@ def _load_real() -> types.ModuleType:
 def install() -> None:
     """Answer "no plugins" to pydantic in this process, unless its loader is imported already."""
     if LOADER not in sys.modules:
-        sys.modules[LOADER] = _NoPlugins(LOADER)
+        sys.modules[LOADER] = NoPlugins(LOADER)
