@@ -86,6 +86,7 @@ def test_run_on_the_init_project_imports_only_running_and_scoring(project: Path,
     modules = imported_by(project, tmp_path, "run", "-q")
     assert {"workbench.engine", "workbench.history", "workbench.scoring.exact_match"} <= modules  # it ran and scored
     assert not loaded(modules, NEVER)
+    assert "importlib.metadata" not in modules  # pydantic's plugin lookup is skipped (settings/no_plugins.py)
 
 
 def test_check_imports_no_runner_of_rows(project: Path, tmp_path: Path):
