@@ -44,9 +44,17 @@ def _types() -> Any:
 
     # JSON values as workbench reads them: orjson's Decimal for a long number is a number (an integer
     # when whole), a bool is never one; the same rule as everywhere else (compare.fits_schema_type).
-    checks = {name: (lambda name: lambda _checker, value: fits_schema_type(value, name) is True)(name)
-              for name in _TYPES}
+    checks = {name: _type_check(name) for name in _TYPES}
     return jsonschema.Draft7Validator.TYPE_CHECKER.redefine_many(checks)
+
+
+def _type_check(name: str) -> Callable[[Any, Any], bool]:
+    return lambda _checker, value: fits_schema_type(value, name) is True
+
+
+def _strings_only(check: Callable[[str], bool]) -> Callable[[Any], bool]:
+    """A pattern's check as a `format`: a value that is no string is not its to judge."""
+    return lambda value: not isinstance(value, str) or check(value)
 
 
 @cache
@@ -64,12 +72,11 @@ class SchemaCheck:
         self.schema = schema
         self._patterns = dict(patterns)
         self._full: Any = None
-        checks = {name: (lambda check: lambda value: not isinstance(value, str) or check(value))(check)
-                  for name, check in self._patterns.items()}
+        checks = {name: _strings_only(check) for name, check in self._patterns.items()}
         try:
             self._fast: Callable[[Any], Any] | None = fastjsonschema.compile(
                 schema, formats=checks, use_default=False, detailed_exceptions=False)
-        except Exception:  # noqa: BLE001 — a schema its code generator can't take (too deep to compile): the slow path answers
+        except Exception:  # a schema its code generator can't take (too deep to compile): the slow path answers
             self._fast = None
 
     def fits(self, value: Any) -> bool:
@@ -93,7 +100,7 @@ class SchemaCheck:
 
             checker = jsonschema.FormatChecker(formats=())
             for name, check in self._patterns.items():
-                checker.checks(name)((lambda check: lambda value: not isinstance(value, str) or check(value))(check))
+                checker.checks(name)(_strings_only(check))
             self._full = _validator_class()(self.schema, format_checker=checker)
         return self._full
 
@@ -119,7 +126,7 @@ def check_for(schema: Any, patterns: Mapping[str, Callable[[str], bool]] | None 
 def _well_formed(keyword: str, value_json: str) -> bool:
     try:
         fastjsonschema.compile({keyword: jsonio.loads(value_json)}, use_default=False)
-    except Exception:  # noqa: BLE001 — JsonSchemaDefinitionException, or a value its code generator can't write
+    except Exception:  # JsonSchemaDefinitionException, or a value its code generator can't write
         return False
     return True
 
@@ -148,7 +155,24 @@ class Finding:
     def keyword(self) -> str:
         """The keyword broken (`not` for a schema that allows nothing: `false` is given as `{"not": {}}`, as
         jsonschema's errors for `false` lose the value's place)."""
-        return self.error.validator  # type: ignore[no-any-return]  # typeshed: str | Unset
+        keyword = self.error.validator
+        return keyword if isinstance(keyword, str) else ""
+
+    @property
+    def value(self) -> Any:
+        """The value that breaks the keyword (for a missing or extra key: the object)."""
+        return self.error.instance
+
+    @property
+    def limit(self) -> Any:
+        """The broken keyword's value (`maximum`'s 500, `type`'s names)."""
+        return self.error.validator_value
+
+    @property
+    def node(self) -> dict[str, Any]:
+        """The schema the broken keyword is in."""
+        schema = self.error.schema
+        return dict(schema) if isinstance(schema, Mapping) else {}
 
     @property
     def rule(self) -> tuple[Any, ...]:
@@ -157,7 +181,7 @@ class Finding:
         return place[:-1] if self.keyword == "not" else place
 
 
-NOTHING = {"not": {}}  # the schema `false`, as the checks take it
+NOTHING: dict[str, Any] = {"not": {}}  # the schema `false`, as the checks take it
 
 
 def findings(check: SchemaCheck, value: Any, *, hiding: tuple[str, ...], missing_last: bool) -> list[Finding]:
@@ -190,12 +214,16 @@ def _split(error: ValidationError, order: _Order, missing_last: bool,
         if place in said:
             return
         said.add(place)
-        for name in error.validator_value:
-            if name not in error.instance:
+        instance: Any = error.instance
+        names: Any = error.validator_value
+        for name in names:
+            if name not in instance:
                 yield Finding((*path, name), error, name), (*order.of(path), 1 << 62 if missing_last else -1)
     elif error.validator == "additionalProperties" and error.validator_value is False:
-        declared = error.schema.get("properties") or {}
-        for key in error.instance:
+        schema: Any = error.schema
+        instance = error.instance
+        declared = schema.get("properties") or {}
+        for key in instance:
             if key not in declared:
                 yield Finding((*path, key), error, key), order.of((*path, key))
     else:

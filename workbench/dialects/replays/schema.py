@@ -136,8 +136,8 @@ def _check(schema: Any) -> SchemaCheck:
 def _failure(finding: Finding) -> SchemaFailure:
     error, path = finding.error, finding.path
     where = format_path(path, "arguments") if path else "arguments"
-    keyword, value, limit = finding.keyword, error.instance, error.validator_value
-    words = error.schema.get(_WORDS, {}) if isinstance(error.schema, dict) else {}
+    keyword, value, limit = finding.keyword, finding.value, finding.limit
+    words = finding.node.get(_WORDS, {})
     rule = ".".join(["inputSchema", *(str(part) for part in finding.rule)])
     if keyword == "not":
         return SchemaFailure(where, "is not allowed", rule)
@@ -151,7 +151,7 @@ def _failure(finding: Finding) -> SchemaFailure:
     if keyword == "required":
         return SchemaFailure(where, "is required but missing", rule)
     if keyword == "additionalProperties":
-        known = ", ".join(error.schema.get("properties") or {}) or "none"
+        known = ", ".join(finding.node.get("properties") or {}) or "none"
         return SchemaFailure(where, f"is not a property of this tool (properties: {known})", rule)
     said = {"enum": lambda: f"is {_show(value)}, not one of {_show(limit)}",
             "const": lambda: f"is {_show(value)}, not {_show(limit)}",
