@@ -30,7 +30,7 @@ SCHEMAS: list[Any] = [
 ]
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from([1.5, 2.0, -0.0]) | st.sampled_from(["x", "a", ""]),
+    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from([1.5, 2.0, -0.0, "x", "a", ""]),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["a", "b", "c", "k", "A"]), inner,
                                                                  max_size=4),
     max_leaves=12)
@@ -74,7 +74,8 @@ from workbench.dialects.replays.schema import validate
 schema = {"type": "object", "properties": {"n": {"type": "integer", "maximum": 5}}}
 assert validate(schema, {"n": 1}) == []
 fast_only = "jsonschema" not in sys.modules
-assert [str(f) for f in validate(schema, {"n": 9})] == ["arguments.n is 9, more than 5 (inputSchema.properties.n.maximum)"]
+said = [str(f) for f in validate(schema, {"n": 9})]
+assert said == ["arguments.n is 9, more than 5 (inputSchema.properties.n.maximum)"], said
 print(fast_only, "jsonschema" in sys.modules)
 """
 
