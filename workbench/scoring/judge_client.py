@@ -95,8 +95,11 @@ async def ask(judge: JudgeConfig, root: Path, request: JudgeRequest) -> JudgeRep
         remembered = _remembered(key, root)
         if remembered is not None:
             return remembered
-    async with in_flight(judge.concurrency):
-        reply = await (_ask_command(judge, root, request) if judge.command else _ask_http(judge, request))
+    if judge.command:
+        async with in_flight(judge.concurrency):
+            reply = await _ask_command(judge, root, request)
+    else:
+        reply = await _ask_http(judge, request)  # in flight once its connection is ready
     _cache[key] = reply
     while len(_cache) > CACHE_SIZE:
         _cache.popitem(last=False)
@@ -221,7 +224,9 @@ async def _ask_http(judge: JudgeConfig, request: JudgeRequest) -> JudgeReply:
     data = jsonio.dumps(body).encode("utf-8", errors="surrogatepass")
     judge_http = _http_client()
     try:
-        raw = await judge_http.post_json(url, data, headers, judge.timeout, secrets=(key,))
+        # Held while waiting for a turn too, so the calls queued behind the limit reuse its connections.
+        async with judge_http.shared_client() as client, in_flight(judge.concurrency):
+            raw = await judge_http.post_json(client, url, data, headers, judge.timeout, secrets=(key,))
     except judge_http.EndpointError as exc:
         raise JudgeError(str(exc)) from None
     try:

@@ -23,7 +23,8 @@ import functools
 import re
 import ssl
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import httpx
@@ -71,15 +72,49 @@ class _Busy(Exception):
 _RETRIED = (_Busy, httpx.NetworkError, httpx.RemoteProtocolError)  # NetworkError: connect, read, write, close
 
 
-async def post_json(url: str, data: bytes, headers: Mapping[str, str], timeout: float,
+class _Shared:
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self.client = client
+        self.users = 0
+
+
+# The running loop's client (keyed by the loop itself, held weakly), while some call holds it.
+_shared: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Shared] = weakref.WeakKeyDictionary()
+
+
+@contextlib.asynccontextmanager
+async def shared_client() -> AsyncIterator[httpx.AsyncClient]:
+    """The running loop's client, shared by the calls that hold it (their connections kept alive between
+    them); the last to leave closes it, so nothing is left open when the calls are done or cancelled."""
+    loop = asyncio.get_running_loop()
+    shared = _shared.get(loop)
+    if shared is None:
+        try:
+            client = _client(WIRING)
+        except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:  # an environment's proxy it can't use
+            raise EndpointError(_scrub(f"the judge endpoint failed: {exc}", ())) from None
+        shared = _shared[loop] = _Shared(client)
+    shared.users += 1
+    try:
+        yield shared.client
+    finally:
+        shared.users -= 1
+        if shared.users == 0:
+            if _shared.get(loop) is shared:
+                del _shared[loop]  # a call arriving now makes a new client
+            await shared.client.aclose()
+
+
+async def post_json(client: httpx.AsyncClient, url: str, data: bytes, headers: Mapping[str, str], timeout: float,
                     secrets: Iterable[str] = ()) -> bytes:
-    """The 2xx answer's body (at most REPLY_CAP bytes) to POSTing `data`, within `timeout` seconds in all."""
+    """The 2xx answer's body (at most REPLY_CAP bytes) to POSTing `data` with `client`, within `timeout`
+    seconds in all."""
     wiring = WIRING
     hidden = [secret for secret in secrets if secret]
     deadline = wiring.monotonic() + timeout
     within = f"the judge endpoint did not answer within {timeout:g}s"
     try:
-        async with asyncio.timeout(timeout), _client(wiring) as client:
+        async with asyncio.timeout(timeout):
             return await _with_retries(client, url, data, headers, deadline, wiring)
     except (TimeoutError, httpx.TimeoutException):
         raise EndpointError(within) from None
