@@ -225,6 +225,35 @@ async def test_concurrent_calls_share_the_limit(endpoint: Endpoint):
     assert [r.score for r in replies] == [70] * 6 and peak == 2 and len(endpoint.requests) == 6
 
 
+class ClosingTransport(httpx.MockTransport):
+    """A MockTransport that counts the clients closed over it."""
+
+    closed = 0
+
+    async def aclose(self) -> None:
+        ClosingTransport.closed += 1
+
+
+async def test_calls_share_one_client_which_the_last_one_closes(endpoint: Endpoint, clock: FakeClock,
+                                                                monkeypatch: pytest.MonkeyPatch):
+    ClosingTransport.closed = 0
+    monkeypatch.setattr(judge_http, "WIRING", judge_http.Wiring(transport=ClosingTransport(endpoint),
+                                                                monotonic=clock.monotonic, sleep=clock.sleep))
+    arrived = asyncio.Event()
+
+    async def slow(request: httpx.Request) -> httpx.Response:
+        if len(endpoint.requests) < 2:
+            await arrived.wait()  # the first answers wait for the second call: the calls overlap
+        arrived.set()
+        return completion(90)
+
+    endpoint.answers = [slow]
+    replies = await asyncio.gather(*(asked(judge(concurrency=2), f"q{i}") for i in range(5)))
+    assert len(replies) == 5 and ClosingTransport.closed == 1  # one client for the five, closed once they are done
+    await asked(judge(), "one more")
+    assert ClosingTransport.closed == 2  # a call alone: its own client, closed after it
+
+
 def test_each_event_loop_has_its_own_limiter(endpoint: Endpoint):
     """Two loops in sequence: the second gets a limiter of its own, and the first loop is not held alive by its
     limiter. (Keyed by id(loop), a new loop given a collected one's id got its semaphore, bound to a dead loop.)"""
