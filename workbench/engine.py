@@ -63,7 +63,7 @@ def failing_first(jobs: list[RowPlan], passed_before: dict[RowKey, bool]) -> lis
     the rest, each group in file order. Only the start order: results, reports and the tree keep file order."""
     if not passed_before:
         return jobs
-    return sorted(jobs, key=lambda job: (passed_before.get(job.eval_set.key_of(job.row), False), job.position))
+    return sorted(jobs, key=lambda job: (passed_before.get(job.key, False), job.position))
 
 
 class Engine:
@@ -118,7 +118,7 @@ class Engine:
         jobs = plan(project, selection)
         in_flight = await rows_in_flight(self.config) if jobs else 1  # on a cluster: connects, or raises
         total_results = sum(len(job.plans) for job in jobs)
-        planned = tuple(job.eval_set.key_of(job.row) for job in jobs)
+        planned = tuple(job.key for job in jobs)
         iteration_reuse = IterationReuse(reuse, self.config, project) if reuse is not None else None
         fingerprints = {key: run_fingerprint(job) for key, job in zip(planned, jobs, strict=True)}
         if iteration_reuse is not None:
@@ -149,9 +149,15 @@ class Engine:
             runners.append(kept)
 
         def runner_source() -> Runner:
-            """The iteration's one runner, started when the first row needs a target."""
+            """The iteration's one runner, started when the first row needs a target (told how many rows it
+            will run at most, when it is not kept for the next iteration)."""
             if not runners:
-                runners.append(self.runner_factory(self.config))
+                runner = self.runner_factory(self.config)
+                if not self.keep_runners:
+                    runner.expect_rows(self.config.runner.repeat * sum(
+                        1 for job in jobs if job.row.problem is None and not (
+                            (decision := report.reuse.get(job.key)) is not None and decision.reused)))
+                runners.append(runner)
             return runners[0]
         done = 0
         collected: list[tuple[int, int, Result]] = []
@@ -160,7 +166,7 @@ class Engine:
             nonlocal done
             for job in queue:
                 results = await self._run_job(job, runner_source, emit, report, iteration_reuse,
-                                              fingerprints[job.eval_set.key_of(job.row)])
+                                              fingerprints[job.key])
                 done += 1
                 for index, result in enumerate(results):
                     collected.append((job.position, index, result))
@@ -191,7 +197,7 @@ class Engine:
     async def _run_job(self, job: RowPlan, runner_source: Callable[[], Runner], emit: EventSink,
                        report: IterationReport, reuse: IterationReuse | None, fingerprint: str | None) -> list[Result]:
         eval_set, row = job.eval_set, job.row
-        key: RowKey = eval_set.key_of(row)
+        key: RowKey = job.key
         emit(RowStarted(key, row.name))
         dialect = dialect_for(eval_set.dialect)
         decision: ReuseDecision | None = report.reuse.get(key)

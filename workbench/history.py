@@ -215,9 +215,10 @@ class IterationInfo:
         }
 
 
-def row_pass_counts(results: list[Result]) -> tuple[int, int]:
-    """(rows passing, rows): a row passes when every one of its results passes."""
-    rows = results_by_row(results)
+def row_pass_counts(results: list[Result], rows: dict[RowKey, list[Result]] | None = None) -> tuple[int, int]:
+    """(rows passing, rows): a row passes when every one of its results passes (`rows`: the results
+    already grouped by `results_by_row`, when the caller has them)."""
+    rows = results_by_row(results) if rows is None else rows
     return sum(row_passes(group) for group in rows.values()), len(rows)
 
 
@@ -367,7 +368,8 @@ class HistoryStore:
         if not report.complete:
             raise ValueError("only completed iterations are recorded")
         summary = report.summary
-        rows_passed, rows_total = row_pass_counts(report.results)
+        by_row = results_by_row(report.results)  # grouped once: the counts, row_inputs and row_runs use it
+        rows_passed, rows_total = row_pass_counts(report.results, by_row)
         finished = datetime.now(UTC)
         files = self.files.scan(report.project) if self.files is not None else None  # outside the lock: slow
         with self._write() as db:
@@ -393,13 +395,13 @@ class HistoryStore:
             # Once per row (its results share them): what `add-row --from-run` builds a row from.
             db.executemany("INSERT OR IGNORE INTO row_inputs VALUES (?,?,?,?,?)",
                            ((number, _storable(key.scope), _storable(key.set_file), _storable(key.row_id),
-                             _json_or_none(group[0].inputs)) for key, group in results_by_row(report.results).items()))
+                             _json_or_none(group[0].inputs)) for key, group in by_row.items()))
             # Rows re-scored from an earlier run instead of running (nothing but evals/ changed).
             db.executemany("INSERT OR IGNORE INTO reused_rows VALUES (?,?,?,?)",
                            ((number, _storable(r.scope), _storable(r.set_file), _storable(r.row_id))
                             for r in report.results if r.reused))
             self._record_samples(db, number, report.results)
-            self._record_flaky(db, number, report)
+            self._record_flaky(db, number, report, by_row)
             if self.files is not None and files is not None:
                 self.files.record(db, number, files)
             cutoff = number - self.retention
@@ -425,25 +427,44 @@ class HistoryStore:
              for position, r in enumerate(results) for s in r.samples))
 
     @staticmethod
-    def _record_flaky(db: sqlite3.Connection, number: int, report: IterationReport) -> None:
+    def _record_flaky(db: sqlite3.Connection, number: int, report: IterationReport,
+                      by_row: dict[RowKey, list[Result]]) -> None:
         """Mark rows flaky over time: an earlier iteration gave the row another verdict on the very same
         ground (`IterationReport.ran_in`: world, row fingerprint, scoring). A re-scored row adds no run of
-        its own, but stays flaky when its ground already is."""
-        for key, group in results_by_row(report.results).items():
+        its own, but stays flaky when its ground already is. One query for every row (the rows and their
+        grounds in a temporary table, joined on `row_runs_by_run`), not one a row."""
+        probes: list[tuple[str, str, str, str, str]] = []
+        groups: dict[tuple[str, str, str], list[Result]] = {}
+        for key, group in by_row.items():
             ground = report.ran_in.get(key)
             verdict = row_verdict(r.verdict for r in group)
             if ground is None or verdict is None:
                 continue
-            args = (_storable(key.scope), _storable(key.set_file), _storable(key.row_id), ground)
-            found = db.execute("SELECT iteration FROM row_runs WHERE scope = ? AND set_file = ? AND row_id = ? "
-                               "AND ran_in = ? AND ran = 1 AND verdict != ? ORDER BY iteration DESC LIMIT 1",
-                               (*args, verdict.value)).fetchone()
-            since = found[0] if found and isinstance(found[0], int) else None
-            ran = not any(r.reused for r in group)
-            db.execute("INSERT OR REPLACE INTO row_runs VALUES (?,?,?,?,?,?,?,?)",
-                       (number, *args, verdict.value, int(ran), since))
+            stored = (_storable(key.scope), _storable(key.set_file), _storable(key.row_id))
+            probes.append((*stored, ground, verdict.value))
+            groups[stored] = group
+        if not probes:
+            return
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS flaky_probe "
+                   "(scope TEXT, set_file TEXT, row_id TEXT, ran_in TEXT, verdict TEXT)")
+        db.execute("DELETE FROM flaky_probe")
+        db.executemany("INSERT INTO flaky_probe VALUES (?,?,?,?,?)", probes)
+        since_of: dict[tuple[str, str, str], int] = {}
+        for scope, set_file, row_id, since in db.execute(
+                "SELECT p.scope, p.set_file, p.row_id, MAX(r.iteration) FROM flaky_probe p JOIN row_runs r "
+                "ON r.scope = p.scope AND r.set_file = p.set_file AND r.row_id = p.row_id AND r.ran_in = p.ran_in "
+                "WHERE r.ran = 1 AND r.verdict != p.verdict GROUP BY p.scope, p.set_file, p.row_id"):
+            if isinstance(since, int):
+                since_of[(scope, set_file, row_id)] = since
+        db.execute("DELETE FROM flaky_probe")
+        rows = []
+        for scope, set_file, row_id, ground, said in probes:
+            group = groups[(scope, set_file, row_id)]
+            since = since_of.get((scope, set_file, row_id))
+            rows.append((number, scope, set_file, row_id, ground, said, int(not any(r.reused for r in group)), since))
             for result in group:
                 result.flaky_since = since
+        db.executemany("INSERT OR REPLACE INTO row_runs VALUES (?,?,?,?,?,?,?,?)", rows)
 
     # -- reading -----------------------------------------------------------------------------------
 

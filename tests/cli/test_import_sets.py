@@ -17,13 +17,14 @@ from pathlib import Path
 import pytest
 from helpers.cli import cli_env, invoke_workbench
 
-# Never for these commands: the TUI, a cluster's connection, the agent interface and its SDK, HTTP clients and the
-# LLM judge, the file watcher, the report builders nobody asked for, and the formats' heavy parts on a project
-# that has none of their files (a UiPath project without Workflow.json, no replays, scenarios, conversations or
-# coded agent).
-NEVER = ("textual", "ray", "mcp", "httpx", "urllib.request", "http.client", "requests", "anthropic", "openai",
-         "watchfiles", "workbench.tui", "workbench.agent", "workbench.cluster.connection",
-         "workbench.cluster.ray_runner", "workbench.scoring.llm_judge", "workbench.scoring.judge_client",
+# Never for these commands: the TUI, a cluster's connection, the agent interface and its SDK, HTTP clients (httpx
+# and the judge's retries are imported when an HTTP judge is asked) and the LLM judge, the file watcher, the report
+# builders nobody asked for, and the formats' heavy parts on a project that has none of their files (a UiPath project
+# without Workflow.json, no replays, scenarios, conversations or coded agent).
+NEVER = ("textual", "ray", "mcp", "httpx", "httpcore", "tenacity", "stamina", "urllib.request", "http.client",
+         "requests", "anthropic", "openai", "watchfiles", "workbench.tui", "workbench.agent",
+         "workbench.cluster.connection", "workbench.cluster.ray_runner", "workbench.scoring.llm_judge",
+         "workbench.scoring.judge_client", "workbench.scoring.judge_http",
          "workbench.report.html", "workbench.report.markdown", "workbench.report.junit",
          "workbench.dialects.uipath.contract", "workbench.dialects.replays.executor",
          "workbench.dialects.scenarios.loader", "workbench.dialects.scenarios.gate_run",
@@ -86,6 +87,7 @@ def test_run_on_the_init_project_imports_only_running_and_scoring(project: Path,
     modules = imported_by(project, tmp_path, "run", "-q")
     assert {"workbench.engine", "workbench.history", "workbench.scoring.exact_match"} <= modules  # it ran and scored
     assert not loaded(modules, NEVER)
+    assert "importlib.metadata" not in modules  # pydantic's plugin lookup is skipped (settings/no_plugins.py)
 
 
 def test_check_imports_no_runner_of_rows(project: Path, tmp_path: Path):

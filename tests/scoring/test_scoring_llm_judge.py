@@ -244,11 +244,13 @@ def test_http_judge_falls_back_to_the_evaluator_model(endpoint: str, tmp_path: P
 
 
 def test_http_errors_are_reported(endpoint: str, tmp_path: Path):
-    FakeEndpoint.status = 500
+    # A 4xx other than 429 is final. (A 500 is retried since issue 34, as the OpenAI SDK does:
+    # tests/scoring/test_judge_http.py.)
+    FakeEndpoint.status = 400
     config = Config(root=tmp_path, judge=JudgeConfig(url=endpoint, model="m"))
     result = score(config, {"a": 1}, {"a": 2})
-    assert result.verdict is Verdict.ERROR and "HTTP 500" in result.detail and "overloaded" in result.detail
-    assert len(FakeEndpoint.requests) == 1  # a 500 is not retried
+    assert result.verdict is Verdict.ERROR and "HTTP 400" in result.detail and "overloaded" in result.detail
+    assert len(FakeEndpoint.requests) == 1  # a 400 is not retried
 
 
 def test_429_is_retried_after_the_wait_the_endpoint_asks_for(endpoint: str, tmp_path: Path):

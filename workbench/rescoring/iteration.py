@@ -21,7 +21,7 @@ from ..runners import RunOutcome
 from .planning import RowFilter, RowPlan, plan, run_fingerprint
 from .reads import RecordedReads
 from .records import ReuseBook, RowRecord, output_digest
-from .world import World, compute_world, digest
+from .world import JsonTexts, World, compute_world, digest_with_shared
 
 _SHOWN = 3
 
@@ -91,16 +91,18 @@ class IterationReuse:
         (evaluators, criteria, `[gate] row_pass_rate`). Not the sample count: a row passing once and failing in
         another iteration on this same ground is flaky however many times each ran."""
         found: dict[RowKey, str] = {}
+        texts = JsonTexts()  # the rows one worker served share its reads map: its text is written once
+        no_reads: dict[str, str] = {}
         for job in jobs:
-            key = job.eval_set.key_of(job.row)
+            key = job.key
             run = fingerprints.get(key)
             if run is None or (key not in reused and key not in self.recorded):
                 continue
             record = self.book.records.get(key)
-            reads = record.reads if record is not None else {}  # files it read outside the world, as they were
+            reads = record.reads if record is not None else no_reads  # files it read outside the world, as they were
             scoring = [[scored.ref, scored.evaluator.raw if scored.evaluator else None, scored.criterion,
                         scored.preset.detail if scored.preset else None] for scored in job.plans]
-            found[key] = digest([self.world.digest, run, reads, scoring, row_pass_rate])
+            found[key] = digest_with_shared([self.world.digest, run, reads, scoring, row_pass_rate], 2, texts)
         return found
 
     def ran(self, key: RowKey, run: str, outcomes: list[RunOutcome], error: str | None) -> None:
@@ -156,5 +158,5 @@ async def decide_now(config: Config, project: Project, policy: ReusePolicy,
     within the session's --tag / --type). Runs nothing, records nothing."""
     if jobs is None:
         jobs = plan(project, RowFilter().narrowed(config.overrides.tags, config.overrides.kinds))
-    rows = [(job.eval_set.key_of(job.row), run_fingerprint(job)) for job in jobs]
+    rows = [(job.key, run_fingerprint(job)) for job in jobs]
     return await IterationReuse(policy, config, project).begin([(k, f) for k, f in rows if f is not None])

@@ -80,11 +80,13 @@ class ScorePlan:
 
 @dataclass(slots=True)
 class RowPlan:
-    """One planned row: its set, its place in file order, and the evaluators that score it."""
+    """One planned row: its set, its place in file order, its key (`eval_set.key_of(row)`, made once: an
+    iteration asks it of every row several times) and the evaluators that score it."""
 
     eval_set: EvalSet
     row: Row
     position: int
+    key: RowKey
     plans: list[ScorePlan] = field(default_factory=list)
 
 
@@ -98,7 +100,7 @@ def plan(project: Project, selection: RowFilter) -> list[RowPlan]:
         for row in eval_set.rows:
             if not selection.wants_row(eval_set, row):
                 continue
-            job = RowPlan(eval_set, row, len(jobs))
+            job = RowPlan(eval_set, row, len(jobs), eval_set.key_of(row))
             job.plans = [scored for ref in eval_set.evaluator_refs
                          if (scored := _plan_ref(project, eval_set, row, ref)) is not None]
             if job.plans:  # a row no evaluator scores (its format skips them all) is not run
@@ -109,7 +111,7 @@ def plan(project: Project, selection: RowFilter) -> list[RowPlan]:
 def planned_keys(project: Project, selection: RowFilter) -> frozenset[RowKey]:
     """The rows `plan` selects: with `RowFilter().narrowed(tags, kinds)`, the rows a --tag/--type session
     counts (its status line and totals leave the others out)."""
-    return frozenset(job.eval_set.key_of(job.row) for job in plan(project, selection))
+    return frozenset(job.key for job in plan(project, selection))
 
 
 def planned_errors(project: Project) -> list[tuple[EvalSet, Row, str, str]]:

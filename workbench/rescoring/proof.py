@@ -48,7 +48,7 @@ async def answers_now(config: Config, book: ReuseBook, report: IterationReport |
     answered = {result.row_key for result in report.results}
     recorded = 0
     for job in jobs:
-        key, row = job.eval_set.key_of(job.row), job.row
+        key, row = job.key, job.row
         if row.problem is not None:  # it never runs: its ERROR comes from the (equal) project alone
             if key not in answered:
                 return False

@@ -28,6 +28,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from .. import jsonio
 from ..config import Config, resolve_runner_kind
 from ..file_digests import FileDigests, stat_key
@@ -66,6 +68,40 @@ _SHOWN = 3
 def digest(value: Any) -> str:
     """A stable fingerprint of a JSON value (key order ignored; 1 and 1.0 differ, as they may to a target)."""
     return hashlib.sha256(jsonio.dumps(value, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class JsonTexts:
+    """The sorted-key JSON text of values that recur, by identity: a value's text is kept from its second
+    use on (a value used once — a row's own reads — keeps no text: 200 command rows' ~40 KB maps would be
+    8 MiB). Each value is held beside its entry, so an id freed and taken by another value is never
+    mistaken for it."""
+
+    __slots__ = ("_texts",)
+
+    def __init__(self) -> None:
+        self._texts: dict[int, tuple[Any, bytes | None]] = {}
+
+    def of(self, value: Any) -> bytes:
+        found = self._texts.get(id(value))
+        if found is not None and found[0] is value and found[1] is not None:
+            return found[1]
+        text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        self._texts[id(value)] = (value, text if found is not None and found[0] is value else None)
+        return text
+
+
+def digest_with_shared(items: list[Any], shared: int, texts: JsonTexts) -> str:
+    """`digest(items)`, the text of `items[shared]` taken from `texts` (written once however many rows hold
+    that value: the reads map a worker's rows share is ~20 KB, and writing it once a row was half of
+    `IterationReuse.ran_in`). The same bytes as the list written at once: orjson writes a list as its
+    items' texts joined by commas, each item's keys sorted on their own; a value orjson refuses (an
+    integer beyond 64 bits, a lone surrogate) is left to `digest`, whose fallback writes it."""
+    try:
+        parts = [texts.of(item) if index == shared else orjson.dumps(item, option=orjson.OPT_SORT_KEYS)
+                 for index, item in enumerate(items)]
+    except (TypeError, orjson.JSONEncodeError):
+        return digest(items)
+    return hashlib.sha256(b"[" + b",".join(parts) + b"]").hexdigest()
 
 
 def runner_settings(config: Config) -> dict[str, Any]:

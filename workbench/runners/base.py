@@ -86,6 +86,10 @@ class Runner(ABC):
     async def aclose(self) -> None:  # noqa: B027 - most runners hold nothing
         """Release processes or files held across rows."""
 
+    def expect_rows(self, rows: int) -> None:  # noqa: B027 - a hint most runners have no use for
+        """Told once, before the first row, by an iteration whose runner is not kept for the next one: how many
+        rows (times `[runner] repeat`) it will run at most. Only a cost hint: a runner must serve any number."""
+
     def hold(self) -> AbstractAsyncContextManager[Runner]:
         """A runner that sends every request to the same target process until the block ends, for a row
         that asks the target several times (a conversation's turns) of a target keeping state in memory.

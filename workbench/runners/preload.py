@@ -44,6 +44,13 @@ class PreloadRunner(CommandRunner):
         self.fallback_reason = reason
         self._reads_ids = itertools.count(1)
         self._closed = False
+        self._one_row = False  # `expect_rows(1)`: a warm parent would cost a start-up more than it saves
+
+    def expect_rows(self, rows: int) -> None:
+        """An iteration of one row runs it as a fresh process: the warm parent is an interpreter start-up, the
+        script's imports and a fork, where the row alone needs one start-up (measured on the project `workbench
+        init` makes: `run -q` 0.36 s -> 0.31 s). Not a fallback, so nothing is said in the row's log."""
+        self._one_row = rows <= 1
 
     @property
     def warm_parent(self) -> WarmParent | None:
@@ -83,6 +90,8 @@ class PreloadRunner(CommandRunner):
 
     async def start_row(self, stdin: bytes, env: dict[str, str], timeout: float,
                         on_log: LogSink | None) -> tuple[ProcessResult, tuple[str, ...], dict[str, tuple[int, ...]]]:
+        if self._one_row and self._starting is None:
+            return await super().start_row(stdin, env, timeout, on_log)
         requested = time.perf_counter()
         parent = await self._warm_parent()
         if parent is not None:

@@ -3,10 +3,10 @@
 Command: the prompt is written to its stdin as plain text; it prints JSON such as
 `{"score": 85, "justification": "..."}` (0–100) on stdout. It runs like a target does: argv only, its
 own process group, `[judge] timeout`, killed with its group. HTTP: one chat-completions POST per
-question, made with urllib in a daemon thread. `[judge] timeout` is a deadline for the whole call (an
-endpoint that trickles a byte a second doesn't get a fresh timeout per read), and a cancelled or late
-call is abandoned, never waited for: Ctrl-C and shutdown don't wait on a slow endpoint. A `429` or
-`503` is retried with backoff, honouring `Retry-After`, until that deadline; `[judge] concurrency`
+question, made by `judge_http.py` (httpx, retried by tenacity; imported only when an HTTP judge is asked):
+`[judge] timeout` is a deadline for the whole call, retries included; a `429`, a `5xx` or a failed connection
+is retried with backoff, honouring `Retry-After`, while the wait fits before it; a cancelled call is cancelled
+in flight, so Ctrl-C and shutdown never wait on a slow endpoint. `[judge] concurrency`
 bounds the calls in flight. Answers are remembered in memory and under `.workbench/` (see
 `judge_memory.py`), so an unchanged question is not asked (or billed) again, in this process or the next.
 """
@@ -14,21 +14,16 @@ bounds the calls in flight. Answers are remembered in memory and under `.workben
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import email.utils
 import hashlib
 import os
 import re
-import threading
-import time
-import urllib.error
 import urllib.parse
-import urllib.request
+import weakref
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from types import ModuleType
+from typing import Any
 
 from .. import jsonio
 from ..compare import is_number
@@ -38,8 +33,6 @@ from ..runners.process import run_process
 from .judge_memory import memory_for
 
 REPLY_CAP = 1024 * 1024
-_READ_CHUNK = 64 * 1024
-T = TypeVar("T")
 CACHE_SIZE = 2048
 MODEL_ENV = "WORKBENCH_JUDGE_MODEL"
 
@@ -102,8 +95,11 @@ async def ask(judge: JudgeConfig, root: Path, request: JudgeRequest) -> JudgeRep
         remembered = _remembered(key, root)
         if remembered is not None:
             return remembered
-    async with _in_flight(judge.concurrency):
-        reply = await (_ask_command(judge, root, request) if judge.command else _ask_http(judge, request))
+    if judge.command:
+        async with in_flight(judge.concurrency):
+            reply = await _ask_command(judge, root, request)
+    else:
+        reply = await _ask_http(judge, request)  # in flight once its connection is ready
     _cache[key] = reply
     while len(_cache) > CACHE_SIZE:
         _cache.popitem(last=False)
@@ -123,15 +119,19 @@ def _remembered(key: str, root: Path) -> JudgeReply | None:
     return reply
 
 
-_limits: dict[tuple[int, int], asyncio.Semaphore] = {}
+# Keyed by the loop itself, held weakly: an entry goes with its loop. (Keyed by id(loop), a new loop given a
+# collected one's id got that loop's semaphore, bound to the dead loop.)
+_limits: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, asyncio.Semaphore]] = (
+    weakref.WeakKeyDictionary())
 
 
-def _in_flight(limit: int) -> asyncio.Semaphore:
-    """The semaphore bounding judge calls on the running event loop (one per loop and limit)."""
-    loop_id = id(asyncio.get_running_loop())
-    for stale in [k for k in _limits if k[0] != loop_id]:
-        del _limits[stale]
-    return _limits.setdefault((loop_id, limit), asyncio.Semaphore(limit))
+def in_flight(limit: int) -> asyncio.Semaphore:
+    """The semaphore bounding judge calls on the running event loop to `limit` at once (one per loop and
+    limit, shared by every call made on that loop with that limit; gone with its loop)."""
+    per_limit = _limits.setdefault(asyncio.get_running_loop(), {})
+    if limit not in per_limit:
+        per_limit[limit] = asyncio.Semaphore(limit)
+    return per_limit[limit]
 
 
 def clear_cache() -> None:
@@ -222,11 +222,13 @@ async def _ask_http(judge: JudgeConfig, request: JudgeRequest) -> JudgeReply:
     if key:
         headers["Authorization"] = f"Bearer {key}"
     data = jsonio.dumps(body).encode("utf-8", errors="surrogatepass")
-    deadline = time.monotonic() + judge.timeout
+    judge_http = _http_client()
     try:
-        raw = await asyncio.wait_for(_in_daemon_thread(_post, url, data, headers, deadline), judge.timeout)
-    except TimeoutError:
-        raise JudgeError(f"the judge endpoint did not answer within {judge.timeout:g}s") from None
+        # Held while waiting for a turn too, so the calls queued behind the limit reuse its connections.
+        async with judge_http.shared_client() as client, in_flight(judge.concurrency):
+            raw = await judge_http.post_json(client, url, data, headers, judge.timeout, secrets=(key,))
+    except judge_http.EndpointError as exc:
+        raise JudgeError(str(exc)) from None
     try:
         document = jsonio.loads(raw)
         content = document["choices"][-1]["message"]["content"]
@@ -237,103 +239,18 @@ async def _ask_http(judge: JudgeConfig, request: JudgeRequest) -> JudgeReply:
     return parse_reply(content, "reply")
 
 
-async def _in_daemon_thread(function: Callable[..., T], *args: Any) -> T:
-    """`function(*args)` in a daemon thread. Unlike `asyncio.to_thread`, a cancelled call is abandoned:
-    neither the event loop's shutdown nor the interpreter's exit waits for the thread to finish."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[T] = loop.create_future()
-
-    def settle(outcome: Callable[[], None]) -> None:
-        if not future.done():
-            outcome()
-
-    def work() -> None:
-        try:
-            value = function(*args)
-        except BaseException as exc:  # handed to the awaiting task, which re-raises it
-            error = exc
-            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting any more
-                loop.call_soon_threadsafe(settle, lambda: future.set_exception(error))
-        else:
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(settle, lambda: future.set_result(value))
-
-    threading.Thread(target=work, name="workbench-judge-http", daemon=True).start()
-    return await future
+HTTP_PACKAGES = ("httpx", "tenacity")
 
 
-def _read_until(response: Any, deadline: float) -> bytes:
-    """The reply body, up to REPLY_CAP, read in chunks so the deadline is checked between them."""
-    chunks: list[bytes] = []
-    size = 0
-    while size <= REPLY_CAP:
-        if time.monotonic() > deadline:
-            raise TimeoutError
-        chunk = response.read1(_READ_CHUNK)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)[:REPLY_CAP]
-
-
-RETRY_STATUSES = (429, 503)
-_FIRST_BACKOFF_S = 0.5
-_MAX_BACKOFF_S = 30.0
-
-
-def retry_after(value: str | None, attempt: int, now: float | None = None) -> float:
-    """Seconds to wait before retrying: the `Retry-After` header (seconds or an HTTP date) when it
-    gives one, else an exponential backoff from 0.5 s."""
-    backoff = min(_MAX_BACKOFF_S, _FIRST_BACKOFF_S * 2 ** attempt)
-    if not value:
-        return backoff
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    with contextlib.suppress(TypeError, ValueError, IndexError, OverflowError):
-        when = email.utils.parsedate_to_datetime(value)
-        return max(0.0, when.timestamp() - (time.time() if now is None else now))
-    return backoff
-
-
-def _post(url: str, data: bytes, headers: dict[str, str], deadline: float) -> bytes:
-    """The POST, bounded by `deadline` (time.monotonic()): each socket read gets only the time left;
-    429 / 503 answers are retried after the wait they ask for, while it fits before the deadline."""
-    attempt = 0
-    while True:
-        try:
-            return _post_once(url, data, headers, deadline)
-        except urllib.error.HTTPError as exc:
-            if exc.code not in RETRY_STATUSES:
-                raise _http_error(exc) from None
-            wait = retry_after(exc.headers.get("Retry-After") if exc.headers else None, attempt)
-            if time.monotonic() + wait >= deadline:
-                raise JudgeError(f"{_http_error(exc)} (retrying in {wait:g}s would pass the [judge] timeout; "
-                                 f"gave up after {attempt + 1} attempt{'s' if attempt else ''})") from None
-            time.sleep(wait)
-            attempt += 1
-
-
-def _http_error(exc: urllib.error.HTTPError) -> JudgeError:
+def _http_client() -> ModuleType:
+    """`judge_http`, imported the first time an HTTP judge is asked; without httpx or tenacity installed, a
+    JudgeError saying what to install (the row is an ERROR), never an ImportError's traceback."""
     try:
-        detail = exc.read(300).decode("utf-8", errors="replace").strip()
-    except OSError:
-        detail = ""
-    return JudgeError(f"the judge endpoint answered HTTP {exc.code} {exc.reason}" + (f": {detail}" if detail else ""))
-
-
-def _post_once(url: str, data: bytes, headers: dict[str, str], deadline: float) -> bytes:
-    http_request = urllib.request.Request(url, data=data, headers=headers, method="POST")
-    timeout = max(0.001, deadline - time.monotonic())
-    try:
-        with urllib.request.urlopen(http_request, timeout=timeout) as response:  # the scheme was checked in chat_url
-            return _read_until(response, deadline)
-    except urllib.error.HTTPError:
-        raise  # the caller decides: retry 429 / 503, report the rest
-    except urllib.error.URLError as exc:
-        raise JudgeError(f"cannot reach the judge endpoint {url}: {exc.reason}") from None
-    except TimeoutError:
-        raise JudgeError("the judge endpoint did not answer in time") from None
-    except OSError as exc:
-        raise JudgeError(f"the judge endpoint failed: {exc}") from None
+        from . import judge_http
+    except ImportError as exc:
+        missing = exc.name if exc.name in HTTP_PACKAGES else None
+        if missing is None:
+            raise
+        raise JudgeError(f"the HTTP judge needs the {missing} package, which is not installed: "
+                         f"pip install {' '.join(HTTP_PACKAGES)} (workbench-evals depends on both)") from None
+    return judge_http

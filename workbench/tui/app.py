@@ -36,6 +36,7 @@ from .engine_link import EngineLink
 from .main_screen import MainScreen
 from .messages import EngineMessage, IterationBegan, IterationDone, RowsChanged, SessionIdle
 from .panes import Panes
+from .path_text import fold_paths
 from .settling import quiet
 from .state import RunState, next_iteration_number
 from .watch_control import WATCH_GROUP, WatchControl
@@ -85,8 +86,15 @@ class WorkbenchApp(App[None]):
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:
-        """Notifications carry file and row names: never read them as markup, never pass on escapes."""
-        super().notify(printable(message), title=printable(title), severity=severity, timeout=timeout, markup=markup)
+        """Notifications carry file and row names: never read them as markup, never pass on escapes, and a path
+        too long for the toast's line is broken after a `/`, not in the middle of a name."""
+        super().notify(fold_paths(printable(message), self.toast_width), title=printable(title), severity=severity,
+                       timeout=timeout, markup=markup)
+
+    @property
+    def toast_width(self) -> int:
+        """The cells of a notice's line: 90% of the screen (app.tcss's Toast) less its padding and edge."""
+        return max(int(self.size.width * 0.9) - 4, 20)
 
     @on(Panes.Ready)
     def _screen_ready(self) -> None:

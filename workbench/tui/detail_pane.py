@@ -25,6 +25,7 @@ from ..report.text import format_duration
 from ..textsafe import one_line, printable
 from .detail_views import DEFAULT_VIEW, DetailContext, DetailView, view_for
 from .labels import FLAKY_MARK, FLAKY_STYLE, project_file, verdict_text
+from .path_text import fold_paths, path_lines
 from .state import RUNNING, Changes, RunState
 from .tab_labels import fit_labels
 
@@ -70,9 +71,11 @@ class RowDetail(VerticalScroll, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         """Narrow (an 80-column terminal): views' side-by-side parts stack, expected above actual; the
-        evaluator tabs are fitted again."""
+        evaluator tabs are fitted again, and the heading's path."""
         self.set_class(event.size.width < STACK_BELOW, "stacked")
         self._relabel()
+        if self.row is not None and self.is_mounted:
+            self._draw_title(self.context())  # its path is broken for the new width
 
     @property
     def view(self) -> DetailView:
@@ -84,8 +87,9 @@ class RowDetail(VerticalScroll, can_focus=True):
     def follow(self, key: RowKey | None, problem: Problem | None = None) -> None:
         """The sets pane's cursor moved: show that row, or the file problem it is on."""
         if problem is not None:
-            text = Text("File problem\n", "bold yellow")
-            text.append(f"{printable(problem.file)}\n\n", "bold")
+            text = Text("File problem\n", "bold yellow")  # the path broken after a `/`, never inside a name
+            text.append("\n".join(path_lines(printable(problem.file, keep_newlines=False), self._text_width)) + "\n\n",
+                        "bold")
             text.append(printable(problem.message))
             self.show_message(text)
         else:
@@ -303,13 +307,16 @@ class RowDetail(VerticalScroll, can_focus=True):
         self._catch_up()
         self._follow_results()
         context = self.context()
-        heading = self._heading(context)
+        self._draw_title(context)
+        self.view.show(context)
+
+    def _draw_title(self, context: DetailContext) -> None:
+        heading = self._heading(context, self._text_width)
         samples = self._samples_line(context)
         if samples is not None:
             heading.append("\n")
             heading.append_text(samples)
         self.query_one("#detail-title", Static).update(heading)
-        self.view.show(context)
 
     def context(self) -> DetailContext:
         """What the view draws for the selected row and evaluator."""
@@ -330,11 +337,17 @@ class RowDetail(VerticalScroll, can_focus=True):
             evaluator=project.evaluators.get(EvaluatorKey(eval_set.scope, ref)) if project and ref else None,
             results=results, running=self.state.status.get(key) == RUNNING)
 
+    @property
+    def _text_width(self) -> int:
+        """The cells of a line of the pane's text (0 before it is laid out: nothing is broken then)."""
+        return self.scrollable_content_region.width
+
     @staticmethod
-    def _heading(context: DetailContext) -> Text:
+    def _heading(context: DetailContext, width: int = 0) -> Text:
         eval_set, row = context.eval_set, context.row
         heading = Text(one_line(row.label, 120), "bold")
         where = project_file(context.project.root if context.project else None, eval_set.source_of(row))
+        where = fold_paths(where, width)  # longer than the pane: broken after a `/`, not inside a name
         heading.append(f"   {where} · id {one_line(row.id, 60)}", "dim")
         if context.running:
             heading.append("   ◐ running", "bold cyan")

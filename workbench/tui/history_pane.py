@@ -24,6 +24,7 @@ from ..model import Result
 from ..textsafe import counted, one_line, printable
 from .columns import Column, FittedTable
 from .labels import plain, verdict_text
+from .path_text import shown_path
 
 SPARK_ITERATIONS = 120
 # At 80 columns the trigger is cut (with …) to 12, then the time taken goes, then the change, then the clock time.
@@ -87,7 +88,7 @@ def iteration_text(info: IterationInfo, results: list[Result], previous: list[Re
     text.append("\nresults\n", "bold")
     for result in results[:500]:
         text.append_text(verdict_text(result.verdict))
-        text.append(f" {which(result)}{one_line(result.label, 60)} · {one_line(result.set_file, 30)}\n")
+        text.append(f" {which(result)}{one_line(result.label, 60)} · {shown_path(result.set_file, 30)}\n")
     if len(results) > 500:
         text.append(f"… and {len(results) - 500} more\n", "dim")
     return text

@@ -14,6 +14,7 @@ from ..output_paths import describe_target
 from ..report.text import format_duration
 from ..scoring import scorer_of
 from ..textsafe import one_line, printable
+from .path_text import path_tail
 from .state import QUEUED, RUNNING, RunState
 
 GLYPHS = {Verdict.PASS: ("✔", "bold green"), Verdict.FAIL: ("✘", "bold red"), Verdict.ERROR: ("!", "bold yellow")}
@@ -31,9 +32,8 @@ def plain(value: str, limit: int = 200) -> Text:
 
 def project_file(root: Path | None, path: Path, limit: int = 80) -> str:
     """A file of the project as its user finds it: its path from the project's folder (posix), cut at the start
-    when longer than `limit` (its end names the file)."""
-    shown = printable(relative(root, path) if root is not None else str(path), keep_newlines=False)
-    return shown if len(shown) <= limit else "…" + shown[len(shown) - limit + 1:]
+    when longer than `limit` at a `/` (its end names the file: `path_tail`)."""
+    return path_tail(printable(relative(root, path) if root is not None else str(path), keep_newlines=False), limit)
 
 
 def compared(evaluator: EvaluatorDef) -> tuple[str, ...]:

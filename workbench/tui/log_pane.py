@@ -1,13 +1,15 @@
 """The live run log: the selected row's log (a command target's stderr, the uip debug log), streamed
 while it runs and kept afterwards, each run under its own header (`row_logs.py`). It follows the newest
 line unless the user scrolled up; scrolling back to the bottom follows again. The screen tells it where the
-sets pane's cursor went (`follow`) and passes RunState's changes on (`state_changed`)."""
+sets pane's cursor went (`follow`) and passes RunState's changes on (`state_changed`); it says when its
+number of lines changed (`LinesChanged`), so the screen sizes the bottom tabs by it."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rich.text import Text
+from textual.message import Message
 from textual.widgets import Log
 
 from ..model import RowKey
@@ -28,6 +30,13 @@ class RunLog(Settling, Log):
     horizontal scrollbar a moment after it is written (Log measures widths in a thread), which takes a
     line of the height, leaves the view one line short of the bottom, and Log would stop following."""
 
+    class LinesChanged(Message):
+        """The log shows another number of lines (`lines`): the screen fits the bottom tabs to it."""
+
+        def __init__(self, lines: int) -> None:
+            super().__init__()
+            self.lines = lines
+
     def __init__(self, state: RunState, **kwargs: Any) -> None:
         super().__init__(max_lines=5000, highlight=False, auto_scroll=False, **kwargs)
         self.state = state
@@ -36,6 +45,7 @@ class RunLog(Settling, Log):
         self._shown = 0  # lines of the row's log shown so far (RowLogs.added when last drawn)
         self._placeholder = False  # the pane shows a note instead of log lines
         self._moving = False  # the log itself is scrolling (to the newest line), not the user
+        self._announced = 0  # the number of lines the screen was last told of
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -93,6 +103,7 @@ class RunLog(Settling, Log):
             self.write_line(NO_OUTPUT)
         else:
             self._write(lines)
+        self._announce()
 
     def catch_up(self, row: RowKey, logs: RowLogs, label: str) -> None:
         """Append what `row`'s log gained since it was drawn (redraw when that can't be told)."""
@@ -108,3 +119,9 @@ class RunLog(Settling, Log):
     def _write(self, lines: list[str]) -> None:
         self.write_lines([printable(line, keep_newlines=False) for line in lines], scroll_end=False)
         self._keep_following()
+        self._announce()
+
+    def _announce(self) -> None:
+        if self.line_count != self._announced:
+            self._announced = self.line_count
+            self.post_message(self.LinesChanged(self.line_count))

@@ -33,7 +33,7 @@ from .triage_writes import WriteKeys
 
 
 class MainScreen(RowKeys, WriteKeys):
-    BINDINGS: ClassVar[list[BindingType]] = [  # footer order: what fits at 80 columns comes first
+    BINDINGS: ClassVar[list[BindingType]] = [  # footer order: the footer shows the first that fit whole
         Binding("question_mark,f1", "help", "Help", id="help", tooltip="show every key"),
         Binding("q", "app.quit", "Quit", id="quit", tooltip="quit (running targets are stopped)"),
         Binding("r", "rerun_row", "Re-run", id="rerun-row", tooltip="re-run the selected row (or set)"),
@@ -43,13 +43,13 @@ class MainScreen(RowKeys, WriteKeys):
                 tooltip="jump to the previous failing row"),
         Binding("a", "accept", "Accept", id="accept",
                 tooltip="accept the row's actual output as its expected output (shows the change first)"),
+        Binding("f", "toggle_failures", "Failures", id="failures-only",
+                tooltip="show failing rows only (turns itself off once every shown row passes)"),
         Binding("A", "bulk_accept", "Accept all", id="bulk-accept",
                 tooltip="walk every failing row shown, diff by diff: accept (y), skip (n), accept all "
                         "remaining (a), stop and write (q) or cancel (Esc); one write per eval set"),
         Binding("plus", "add_row", "New row", id="add-row",
                 tooltip="run the target on new inputs and append the result as a new row"),
-        Binding("f", "toggle_failures", "Failures", id="failures-only",
-                tooltip="show failing rows only (turns itself off once every shown row passes)"),
         Binding("slash", "filter", "Filter", id="filter", tooltip="filter rows by name (Esc clears)"),
         Binding("w", "app.toggle_watch('pause')", "Pause", id="toggle-watch",
                 tooltip="pause or resume watching files (changes while paused run on resume)"),

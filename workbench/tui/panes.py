@@ -6,16 +6,21 @@ sample shown: `RowDetail`; the row whose log is shown: `RunLog`; the filters and
 announced: `StatusBar`; the iterations read: `HistoryPane`) and draws itself from RunState when the screen
 passes RunState's changes on (`state_changed`). `MainScreen` (main_screen.py) is `Panes` plus its keys
 (`triage_rows.RowKeys`, `triage_writes.WriteKeys`) and the routing: engine messages and the panes' own
-messages to the panes they concern. Each mixin is typed against this class, not against the app."""
+messages to the panes they concern. Each mixin is typed against this class, not against the app.
+
+The layout is this class's too: the bottom tabs take two fifths of the room (history and evaluators are
+tables), except the log, which is as tall as its lines up to that (a row's log of one header line leaves the
+sets and the detail the rest: issue 38, at 160x48 it took half the screen for one line)."""
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 
 from ..config import Config
 from ..model import RowKey
@@ -23,11 +28,17 @@ from ..session import Session
 from .detail_pane import RowDetail
 from .evaluators_pane import EvaluatorsTable
 from .filter_box import NameFilter
+from .footer import FittedFooter
 from .history_pane import HistoryPane
 from .log_pane import RunLog
 from .sets_pane import SetsTree
 from .state import RunState
 from .status_bar import StatusBar
+
+BOTTOM_SHARE = 0.4  # of the rows between the status line and the footer, at most, for the bottom tabs
+BOTTOM_MIN = 8  # rows the bottom tabs keep at least, whatever the log holds
+LOG_CHROME = 4  # the tab strip (2 rows) and the log's border (2)
+LOG_MIN = 6  # the log tab with no lines, or one: its border and two lines
 
 
 class Panes(Screen[None]):
@@ -72,7 +83,28 @@ class Panes(Screen[None]):
                 yield HistoryPane(id="history-pane")
             with TabPane("Evaluators", id="evaluators"):
                 yield EvaluatorsTable(self.state, id="evaluators-table")
-        yield Footer(compact=True)
+        yield FittedFooter()
+
+    def fit_bottom(self) -> None:
+        """Size the bottom tabs: the log by its lines (at least LOG_MIN rows), the others (and a long log) at
+        BOTTOM_SHARE of the room (at least BOTTOM_MIN)."""
+        bottom = self.query_one("#bottom", TabbedContent)
+        room = max(self.size.height - 2, 0)  # the status line and the footer
+        most = max(BOTTOM_MIN, round(room * BOTTOM_SHARE))
+        height = most
+        if bottom.active == "log":
+            height = min(most, max(LOG_MIN, self.run_log.line_count + LOG_CHROME))
+        if bottom.styles.height is None or bottom.styles.height.cells != height:
+            bottom.styles.height = height
+
+    def on_resize(self, _event: events.Resize) -> None:
+        self.fit_bottom()
+
+    def on_tabbed_content_tab_activated(self, _event: TabbedContent.TabActivated) -> None:
+        self.fit_bottom()
+
+    def on_run_log_lines_changed(self, _event: RunLog.LinesChanged) -> None:
+        self.fit_bottom()
 
     @property
     def status(self) -> StatusBar:

@@ -7,6 +7,7 @@ from textual.notifications import SeverityLevel
 from ..events import IterationReport
 from ..progress import IterationSummary
 from ..textsafe import counted, one_line
+from .path_text import shown_path
 
 
 def iteration_notices(report: IterationReport, summary: IterationSummary) -> list[tuple[str, SeverityLevel]]:
@@ -15,7 +16,7 @@ def iteration_notices(report: IterationReport, summary: IterationSummary) -> lis
     errors = [p for p in report.problems if p.severity == "error"]
     if errors:
         notices.append((f"{len(errors)} file problem{'s' if len(errors) != 1 else ''}: "
-                        f"{one_line(errors[0].file, 60)} — {one_line(errors[0].message, 120)}", "error"))
+                        f"{shown_path(errors[0].file, 60)} — {one_line(errors[0].message, 120)}", "error"))
     if summary.stalled_for:
         notices.append((f"Stalled: no improvement in passes for {counted(summary.stalled_for, 'iteration')}",
                         "warning"))

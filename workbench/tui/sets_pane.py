@@ -24,6 +24,7 @@ from ..model import Problem, RowKey
 from ..textsafe import one_line, printable
 from .filter_text import RowFilterText
 from .labels import RowLabel, row_label, set_label
+from .path_text import path_tail, shown_path
 from .settling import Settling
 from .state import Changes, RunState, SetKey
 
@@ -32,6 +33,13 @@ from .state import Changes, RunState, SetKey
 class NodeRef:
     kind: str  # "set", "row", "problems", "problem"
     key: tuple[str, ...] = ()
+
+
+def problem_label(problem: Problem, path_room: int) -> Text:
+    """A file problem's line: its file (cut at its start to `path_room`, so its name shows) and its message."""
+    text = Text(shown_path(problem.file, max(path_room, 1)), "bold")
+    text.append(f": {one_line(problem.message, 300)}", "yellow" if problem.severity == "error" else "dim")
+    return text
 
 
 class SetsTree(Settling, Tree[NodeRef]):
@@ -118,9 +126,7 @@ class SetsTree(Settling, Tree[NodeRef]):
                 title.append(" (warnings)", "dim")
             group = self.root.add(title, NodeRef("problems"), expand=bool(errors))
             for index, problem in enumerate(problems):
-                text = Text(one_line(problem.file, 80), "bold")
-                text.append(f": {one_line(problem.message, 300)}", "yellow" if problem.severity == "error" else "dim")
-                group.add_leaf(text, NodeRef("problem", (str(index),)))
+                group.add_leaf(problem_label(problem, 80), NodeRef("problem", (str(index),)))
         show_scope = len(project.scopes) > 1
         for eval_set in project.sets:
             set_key = (eval_set.scope, eval_set.file_name)
@@ -160,12 +166,22 @@ class SetsTree(Settling, Tree[NodeRef]):
         if self.size.width and label.cell_len > room > 1:
             data = node.data
             parts = self._labels.get(RowKey(*data.key)) if data is not None and data.kind == "row" else None
+            problem = self._problem_at(data) if data is not None and data.kind == "problem" else None
             if parts is not None:
                 label = parts.fitted(room)
+                label.stylize(style)
+            elif problem is not None:  # the file's path cut at its start (its name kept), then its message
+                label = problem_label(problem, room)
+                label.truncate(room, overflow="ellipsis")
                 label.stylize(style)
             else:
                 label.truncate(room, overflow="ellipsis")
         return label
+
+    def _problem_at(self, data: NodeRef) -> Problem | None:
+        project = self.state.project
+        index = int(data.key[0]) if data.key else -1
+        return project.problems[index] if project is not None and 0 <= index < len(project.problems) else None
 
     @staticmethod
     def _depth(node: TreeNode[NodeRef]) -> int:
@@ -211,9 +227,8 @@ class SetsTree(Settling, Tree[NodeRef]):
         if path.startswith(home + "/"):
             path = "~" + path[len(home):]
         room = self.size.width - 6  # the corners and a space either side
-        if path and room > 1 and len(path) > room:
-            path = "…" + path[-(room - 1):]  # the end names the project: cut the start
-        self.border_subtitle = Text(printable(path, keep_newlines=False), "dim") if path and room > 1 else ""
+        path = path_tail(printable(path, keep_newlines=False), room)  # the end names the project: cut the start
+        self.border_subtitle = Text(path, "dim") if path and room > 1 else ""
 
     # -- the user moving the cursor ------------------------------------------------------------------
 

@@ -2,10 +2,14 @@
 many rows and results pass (of the rows this session runs), files that could not be read, what a partial
 re-run found, the stalled warning, the filters.
 
-At 80 columns everything can't fit, so each part has a rank and the parts are left out one by one, the
-least important first (the iteration number and the project name long before the pass counts; the
-stalled warning, a pause or a stopped watcher never). Before any part goes, the filter and the watching
-mark take their short forms (`[tag:smoke]`, `●`), so `workbench ·` and `· iteration N` stay at 100 columns.
+When the line is too narrow it gives way by one rule, the same at every width: first the filter and a long
+project name take their short forms (`[tag:smoke]`, the name cut to 16 cells with …), then whole parts are
+left out, the least telling first — the re-scored count, the cluster, `○ not watching` (the loop isn't live:
+no `● watching` says so too), the results count, the change since the last iteration, `workbench ·`, the
+iteration number, the project's name, and last the filters. Never left out: the rows' pass count,
+`● watching` (the one word that says the loop is live), paused or stopped, running, file problems and the
+stalled warning. So at 100 columns a filtered session with a broken file keeps
+`workbench · <project>` and `· iteration N`, and at 80 the demo keeps `● watching` and its counts.
 
 The bar reads the counts from RunState and the watch state from the Session whenever the screen says
 RunState changed (`state_changed`); what only it shows is its own state: the filters the sets pane last
@@ -25,9 +29,10 @@ from ..session import Session
 from ..textsafe import counted, one_line
 from .state import Changes, RunState
 
-# Ranks: when the line is too narrow, the part with the highest rank is left out first.
-ESSENTIAL = 0  # the pass counts, running, paused, stalled, stopped
-FILTERS, WATCHING, RESULTS, CHANGE, PROJECT, CLUSTER, ITERATION, BRAND = 2, 3, 4, 5, 6, 7, 8, 9
+# Ranks: when the line is too narrow, the part with the highest rank is left out first (the module's rule).
+ESSENTIAL = 0  # the pass counts, watching (or paused, stopped, not watching), running, file problems, stalled
+FILTERS, PROJECT, ITERATION, BRAND, CHANGE, RESULTS, NOT_WATCHING, CLUSTER, REUSED = 1, 2, 3, 4, 5, 6, 7, 8, 9
+SHORT_PROJECT = 16  # a longer project name is cut to this (with …) before any part is left out
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,35 +127,37 @@ class StatusBar(Widget):
                       iteration: int | None, last: IterationSummary | None, failures_only: bool,
                       name_filter: str, watch_stopped: bool = False, cluster: ClusterStatus | None = None,
                       totals: Totals | None = None, waiting: int = 0, file_errors: int = 0) -> None:
-        """`file_errors`: files the project could not read (a broken eval set): marked, never left out, since
-        the counts then leave that file's rows out."""
+        """`file_errors`: files the project could not read (a broken eval set): marked as file problems (the
+        sets pane's word), never left out, since the counts then leave that file's rows out."""
         parts: list[tuple[int, Text]] = [(BRAND, Text(" workbench ·", "bold")),
-                                         (PROJECT, Text(f" {one_line(project, 40)} ", "bold"))]
+                                         (PROJECT, Text(f" {one_line(project, 40)}", "bold"))]
         shorter: list[tuple[int, Text]] = []
+        if len(project) > SHORT_PROJECT:
+            shorter.append((1, Text(f" {one_line(project, SHORT_PROJECT)}", "bold")))
         if watch_stopped:
-            parts.append((ESSENTIAL, Text(" ✖ watching stopped by an error — w restarts ", "bold white on red")))
+            parts.append((ESSENTIAL, Text.assemble(" ", (" ✖ watching stopped by an error — w restarts ",
+                                                         "bold white on red"))))
         elif not watching:
-            parts.append((WATCHING, Text(" ○ not watching ", "dim")))
+            parts.append((NOT_WATCHING, Text("  ○ not watching", "dim")))
         elif paused:
-            parts.append((ESSENTIAL, Text(" ⏸ paused ", "bold black on yellow")))
+            parts.append((ESSENTIAL, Text.assemble(" ", (" ⏸ paused ", "bold black on yellow"))))
             if waiting:
                 parts.append((ESSENTIAL, Text(f" {waiting} change{'s' * (waiting != 1)} waiting (w runs them)",
                                               "yellow")))
         else:
-            parts.append((WATCHING, Text(" ● watching ", "bold green")))
-            shorter.append((len(parts) - 1, Text(" ●", "bold green")))
+            parts.append((ESSENTIAL, Text("  ● watching", "bold green")))
         if running:
             parts.append((ESSENTIAL, Text(f"  ◐ running {done}/{total} rows", "bold cyan")))
         if cluster is not None:  # rows on a Ray cluster: where, and how many of its CPUs they hold
             parts.append((CLUSTER, Text(f"  · {one_line(cluster.describe(), 60)}", "cyan")))
         if iteration is not None:
-            parts.append((ITERATION, Text(f"  · iteration {iteration}")))
+            parts.append((ITERATION, Text(f" · iteration {iteration}")))
         if totals is not None and totals.rows_total:
             parts += _counts(totals, last, file_errors)
         if file_errors:
-            parts.append((ESSENTIAL, Text(f"  ⚠ {counted(file_errors, 'file error')}", "bold yellow")))
+            parts.append((ESSENTIAL, Text(f"  ⚠ {counted(file_errors, 'file problem')}", "bold yellow")))
         if last is not None and last.reused and not running:  # the next iteration's start clears it
-            parts.append((ITERATION, Text(f"  ↺ {last.reused} re-scored, {last.ran} run", "dim")))
+            parts.append((REUSED, Text(f"  ↺ {last.reused} re-scored, {last.ran} run", "dim")))
         if last is not None and last.stalled_for:
             parts.append((ESSENTIAL, Text(f"  ⚠ stalled: no gain in {counted(last.stalled_for, 'iteration')}",
                                           "bold yellow")))

@@ -15,6 +15,7 @@ from ..runners.strays import unmarked_environ
 from ..textsafe import one_line
 from .editor import EDITOR_TIMEOUT_S, editor_argv, row_line
 from .panes import Panes
+from .path_text import shown_path
 
 
 class RowKeys(Panes):
@@ -32,7 +33,7 @@ class RowKeys(Panes):
         elif tree.selected_set is not None:
             scope, file_name = tree.selected_set
             self.rerun_rows(self.state.set_row_keys(scope, file_name), file_name)
-            self.notify(f"Re-running {one_line(file_name, 60)}", timeout=2)
+            self.notify(f"Re-running {shown_path(file_name, 60)}", timeout=2)
         else:
             self.notify("Select a row or a set to re-run it (R re-runs everything)", severity="warning")
 

@@ -161,7 +161,7 @@ def test_the_set_has_one_name_in_the_report_the_json_check_the_readme_and_set(tm
     assert text.returncode == 0 and "PASS  scripts › ok [expect]" in text.stdout, text.stdout
     proc, doc = invoke_json("run", str(root), "--set", SET_NAME)
     assert proc.returncode == 0 and {(r["scope"], r["set"]) for r in doc["results"]} == {(SET_NAME, SET_NAME)}
-    checked = invoke_workbench("check", str(root), "-v")  # rows are named in its re-scoring lines: -v (issue 38)
+    checked = invoke_workbench("check", str(root), "-v")
     assert "scripts › ok" in checked.stdout and "evals ›" not in checked.stdout, checked.stdout
     wrong = invoke_workbench("run", str(root), "--set", "nope")
     assert "eval sets: scripts" in wrong.stderr

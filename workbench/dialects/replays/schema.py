@@ -1,9 +1,14 @@
 """Checking a tool call's `arguments` against the tool's `inputSchema`, for the part of JSON Schema that
 MCP tool definitions use: type, properties, required, additionalProperties, enum, const, items,
-minimum/maximum (and the exclusive forms), minLength/maxLength, minItems/maxItems, pattern.
+minimum/maximum (and the exclusive forms, draft 4's boolean ones too), minLength/maxLength,
+minItems/maxItems, pattern.
 
-A failure names where in the arguments it is and which rule (the keyword's place in the schema), so a
-replay that fails says `arguments.amount is 900, more than 500 (inputSchema.properties.amount.maximum)`.
+The libraries judge (`dialects/schema_check.py`: fastjsonschema says whether the arguments fit,
+jsonschema, only when they don't, says where and why); this module gives them the schema as replays
+judge it (`_judged`: the keywords above, a malformed one left out — the meta-schema decides — an
+unknown type name fitting nothing) and says each failure in our words. A failure names where in the
+arguments it is and which rule (the keyword's place in the schema), so a replay that fails says
+`arguments.amount is 900, more than 500 (inputSchema.properties.amount.maximum)`.
 A `pattern` means what it means to Python's `re` and runs through `workbench.patterns`, so it can't
 hang a replay: one that has to be stopped raises PatternError naming its place in the schema (the row
 is an ERROR). Annotations (`title`, `description`, `default`, `format`, ...) are not checks. Keywords that are checks
@@ -13,14 +18,15 @@ but not in the subset (`anyOf`, `$ref`, ...) are reported once, when the tools a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import hashlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ... import jsonio
-from ...compare import fits_schema_type, format_path, is_number, strict_equal, type_name
-from ...output_paths import MISSING
+from ...compare import format_path, type_name
 from ...patterns import PatternError, compile_pattern
+from ..schema_check import NOTHING, Finding, SchemaCheck, check_for, findings, keyword_fits
 
 TYPES = ("string", "number", "integer", "boolean", "object", "array", "null")
 UNCHECKED = ("anyOf", "oneOf", "allOf", "not", "$ref", "if", "then", "else", "patternProperties",
@@ -41,130 +47,129 @@ class SchemaFailure:
         return f"{self.where} {self.message} ({self.rule})"
 
 
-def _is_type(value: Any, name: str) -> bool:
-    return fits_schema_type(value, name) is True
-
-
 def _show(value: Any) -> str:
     return jsonio.preview(value, 60)
 
 
-class _Walker:
-    """One check of one value; collects failures (the first few are enough to fix a call)."""
+# The keywords judged, in the order their failures are said at one value (its items and keys come after).
+_CHECKED = ("type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength",
+            "maxLength", "pattern", "minItems", "maxItems", "items", "required", "properties", "additionalProperties")
+_WORDS = "x-workbench"  # what the words need of the schema as written: a type's spelling, the pattern
+_MAX_DEPTH = 64  # schema levels judged; deeper ones are trusted
 
-    def __init__(self, limit: int = 5) -> None:
-        self.failures: list[SchemaFailure] = []
-        self.limit = limit
 
-    def fail(self, path: tuple[str | int, ...], message: str, rule: str) -> None:
-        if len(self.failures) < self.limit:
-            self.failures.append(SchemaFailure(format_path(path, "arguments") if path else "arguments", message, rule))
+def _judged(schema: Any, at: str, patterns: dict[str, Callable[[str], bool]], depth: int = 0) -> Any:
+    """`schema` as the libraries are to judge it (a part of it that is no schema: nothing to judge)."""
+    if schema is False:
+        return dict(NOTHING)
+    if not isinstance(schema, dict) or depth > _MAX_DEPTH:
+        return True
+    judged: dict[str, Any] = {}
+    words: dict[str, str] = {}
+    for key in _CHECKED:
+        if key not in schema:
+            continue
+        value = schema[key]
+        if key == "type":
+            names = [value] if isinstance(value, str) else value if isinstance(value, list) else None
+            if names:  # a name JSON Schema doesn't have fits nothing, but is said as written
+                judged[key] = [name for name in names if name in TYPES]
+                words[key] = " or ".join(str(name) for name in names)
+        elif key in ("minimum", "maximum") and keyword_fits(key, value):
+            exclusive = "exclusiveMinimum" if key == "minimum" else "exclusiveMaximum"
+            judged[exclusive if schema.get(exclusive) is True else key] = value  # draft 4: `true` beside it
+        elif key == "pattern" and isinstance(value, str) and _compiles(value):
+            # a name fastjsonschema can write into its code as it is; the content it stands for, in it
+            name = "pattern-" + hashlib.blake2b(jsonio.dumps([at, value]).encode(), digest_size=12).hexdigest()
+            patterns[name] = _matcher(value, f"{at}.pattern")
+            judged["format"], words[key] = name, value
+        elif key == "additionalProperties" and isinstance(value, bool):
+            judged[key] = value  # `false`: the keys `properties` doesn't name are refused, each by name
+        elif key in ("items", "additionalProperties"):
+            if isinstance(value, (dict, bool)):
+                judged[key] = _judged(value, f"{at}.{key}", patterns, depth + 1)
+        elif key in ("exclusiveMinimum", "exclusiveMaximum") and isinstance(value, bool):
+            continue  # draft 4's spelling, read with minimum/maximum above
+        elif key == "properties":
+            if isinstance(value, dict):
+                judged[key] = {name: _judged(sub, f"{at}.properties.{name}", patterns, depth + 1)
+                               for name, sub in value.items()}
+        elif key not in ("minimum", "maximum", "pattern") and keyword_fits(key, value):
+            judged[key] = value
+    if words:
+        judged[_WORDS] = words
+    return judged
 
-    def check(self, schema: Any, value: Any, path: tuple[str | int, ...], at: str) -> None:
-        if schema is False:
-            self.fail(path, "is not allowed", at)
-            return
-        if not isinstance(schema, dict):
-            return  # `true`, or a malformed part reported when the tools were loaded
-        if not self._type(schema, value, path, at):
-            return  # the other rules would only repeat the type mismatch
-        if "enum" in schema and isinstance(schema["enum"], list) and not any(
-                strict_equal(value, option) for option in schema["enum"]):
-            self.fail(path, f"is {_show(value)}, not one of {_show(schema['enum'])}", f"{at}.enum")
-        if "const" in schema and not strict_equal(value, schema["const"]):
-            self.fail(path, f"is {_show(value)}, not {_show(schema['const'])}", f"{at}.const")
-        if is_number(value):
-            self._bounds(schema, value, path, at)
-        elif isinstance(value, str):
-            self._text(schema, value, path, at)
-        elif isinstance(value, list):
-            self._array(schema, value, path, at)
-        elif isinstance(value, dict):
-            self._object(schema, value, path, at)
 
-    def _type(self, schema: dict[str, Any], value: Any, path: tuple[str | int, ...], at: str) -> bool:
-        wanted = schema.get("type")
-        names = [wanted] if isinstance(wanted, str) else wanted if isinstance(wanted, list) else None
-        if not names or any(_is_type(value, name) for name in names if isinstance(name, str)):
-            return True
-        spelled = " or ".join(str(name) for name in names)
-        self.fail(path, f"must be {'an' if spelled[0] in 'aeiou' else 'a'} {spelled}, not {type_name(value)} "
-                        f"{_show(value)}", f"{at}.type")
-        return False
+def _compiles(pattern: str) -> bool:
+    try:
+        compile_pattern(pattern)
+    except PatternError:
+        return False  # reported when the tools were loaded
+    return True
 
-    def _bounds(self, schema: dict[str, Any], value: Any, path: tuple[str | int, ...], at: str) -> None:
-        minimum, maximum = schema.get("minimum"), schema.get("maximum")
-        low, high = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
-        shown = _show(value)
-        if is_number(minimum):
-            if low is True and value <= minimum:  # draft 4 spelling: a boolean beside minimum
-                self.fail(path, f"is {shown}, not more than {minimum}", f"{at}.exclusiveMinimum")
-            elif value < minimum:
-                self.fail(path, f"is {shown}, less than {minimum}", f"{at}.minimum")
-        if is_number(maximum):
-            if high is True and value >= maximum:
-                self.fail(path, f"is {shown}, not less than {maximum}", f"{at}.exclusiveMaximum")
-            elif value > maximum:
-                self.fail(path, f"is {shown}, more than {maximum}", f"{at}.maximum")
-        if is_number(low) and value <= low:
-            self.fail(path, f"is {shown}, not more than {low}", f"{at}.exclusiveMinimum")
-        if is_number(high) and value >= high:
-            self.fail(path, f"is {shown}, not less than {high}", f"{at}.exclusiveMaximum")
 
-    def _text(self, schema: dict[str, Any], value: str, path: tuple[str | int, ...], at: str) -> None:
-        length = len(value)
-        if isinstance(schema.get("minLength"), int) and length < schema["minLength"]:
-            self.fail(path, f"is {length} characters long, shorter than {schema['minLength']}", f"{at}.minLength")
-        if isinstance(schema.get("maxLength"), int) and length > schema["maxLength"]:
-            self.fail(path, f"is {length} characters long, longer than {schema['maxLength']}", f"{at}.maxLength")
-        pattern = schema.get("pattern")
-        if isinstance(pattern, str):
-            try:
-                compiled = compile_pattern(pattern)
-            except PatternError:
-                return  # reported when the tools were loaded
-            try:
-                matched = compiled.search(value)
-            except PatternError as exc:
-                raise PatternError(f"{at}.pattern {exc}") from None
-            if not matched:
-                self.fail(path, f"is {_show(value)}, which does not match {_show(pattern)}", f"{at}.pattern")
+def _matcher(pattern: str, place: str) -> Callable[[str], bool]:
+    def matches(text: str) -> bool:
+        try:
+            return bool(compile_pattern(pattern).search(text))
+        except PatternError as exc:
+            raise PatternError(f"{place} {exc}") from None
+    return matches
 
-    def _array(self, schema: dict[str, Any], value: list[Any], path: tuple[str | int, ...], at: str) -> None:
-        if isinstance(schema.get("minItems"), int) and len(value) < schema["minItems"]:
-            self.fail(path, f"has {len(value)} items, fewer than {schema['minItems']}", f"{at}.minItems")
-        if isinstance(schema.get("maxItems"), int) and len(value) > schema["maxItems"]:
-            self.fail(path, f"has {len(value)} items, more than {schema['maxItems']}", f"{at}.maxItems")
-        items = schema.get("items")
-        if isinstance(items, (dict, bool)):
-            for index, item in enumerate(value):
-                self.check(items, item, (*path, index), f"{at}.items")
 
-    def _object(self, schema: dict[str, Any], value: dict[str, Any], path: tuple[str | int, ...], at: str) -> None:
-        required = schema.get("required")
-        if isinstance(required, list):
-            for name in required:
-                if isinstance(name, str) and name not in value:
-                    self.fail((*path, name), "is required but missing", f"{at}.required")
-        properties = schema.get("properties")
-        properties = properties if isinstance(properties, dict) else {}
-        extra = schema.get("additionalProperties", MISSING)
-        for key, item in value.items():
-            if key in properties:
-                self.check(properties[key], item, (*path, key), f"{at}.properties.{key}")
-            elif extra is False:
-                known = ", ".join(properties) or "none"
-                self.fail((*path, key), f"is not a property of this tool (properties: {known})",
-                          f"{at}.additionalProperties")
-            elif isinstance(extra, dict):
-                self.check(extra, item, (*path, key), f"{at}.additionalProperties")
+_by_object: dict[int, tuple[Any, SchemaCheck]] = {}  # a tool's schema object -> its check (kept alive with it)
+
+
+def _check(schema: Any) -> SchemaCheck:
+    known = _by_object.get(id(schema))
+    if known is not None and known[0] is schema:
+        return known[1]
+    patterns: dict[str, Callable[[str], bool]] = {}
+    check = check_for(_judged(schema, "inputSchema", patterns), patterns)
+    if len(_by_object) >= 256:
+        _by_object.pop(next(iter(_by_object)))
+    _by_object[id(schema)] = (schema, check)
+    return check
+
+
+def _failure(finding: Finding) -> SchemaFailure:
+    error, path = finding.error, finding.path
+    where = format_path(path, "arguments") if path else "arguments"
+    keyword, value, limit = finding.keyword, finding.value, finding.limit
+    words = finding.node.get(_WORDS, {})
+    rule = ".".join(["inputSchema", *(str(part) for part in finding.rule)])
+    if keyword == "not":
+        return SchemaFailure(where, "is not allowed", rule)
+    if keyword == "format":
+        return SchemaFailure(where, f"is {_show(value)}, which does not match {_show(words['pattern'])}",
+                             rule.removesuffix(".format") + ".pattern")
+    if keyword == "type":
+        spelled = words["type"]
+        return SchemaFailure(where, f"must be {'an' if spelled[0] in 'aeiou' else 'a'} {spelled}, not "
+                                    f"{type_name(value)} {_show(value)}", rule)
+    if keyword == "required":
+        return SchemaFailure(where, "is required but missing", rule)
+    if keyword == "additionalProperties":
+        known = ", ".join(finding.node.get("properties") or {}) or "none"
+        return SchemaFailure(where, f"is not a property of this tool (properties: {known})", rule)
+    said = {"enum": lambda: f"is {_show(value)}, not one of {_show(limit)}",
+            "const": lambda: f"is {_show(value)}, not {_show(limit)}",
+            "minimum": lambda: f"is {_show(value)}, less than {limit}",
+            "maximum": lambda: f"is {_show(value)}, more than {limit}",
+            "exclusiveMinimum": lambda: f"is {_show(value)}, not more than {limit}",
+            "exclusiveMaximum": lambda: f"is {_show(value)}, not less than {limit}",
+            "minLength": lambda: f"is {len(value)} characters long, shorter than {limit}",
+            "maxLength": lambda: f"is {len(value)} characters long, longer than {limit}",
+            "minItems": lambda: f"has {len(value)} items, fewer than {limit}",
+            "maxItems": lambda: f"has {len(value)} items, more than {limit}"}
+    return SchemaFailure(where, said[keyword]() if keyword in said else error.message, rule)
 
 
 def validate(schema: Any, arguments: Any) -> list[SchemaFailure]:
     """Every way (the first five) `arguments` breaks `schema`; empty when they fit."""
-    walker = _Walker()
-    walker.check(schema, arguments, (), "inputSchema")
-    return walker.failures
+    found = findings(_check(schema), arguments, hiding=("type",), missing_last=False)
+    return [_failure(finding) for finding in found[:5]]
 
 
 def _parts(schema: Any, at: str) -> Iterator[tuple[str, Any]]:

@@ -11,7 +11,10 @@ that are missing, values of a type the schema rules out; `expectedOutput` under 
 Findings are Problems pinned to their row. Loading adds them as warnings (they never change a verdict;
 `run` and the TUI show them beside the row); `workbench check` reports them as errors. Only the plain
 parts of JSON Schema are judged (`type`, `properties`, `required`, `additionalProperties`, `items`,
-`enum`, `const`); a schema built from `$ref`/`anyOf`/`oneOf`/`allOf` is trusted, not guessed at.
+`enum`, `const`); a schema built from `$ref`/`anyOf`/`oneOf`/`allOf` is trusted, not guessed at. The
+libraries judge (`dialects/schema_check.py`: fastjsonschema's yes/no for every row, jsonschema's errors
+for a row that doesn't fit); `judged` gives them the schema as the contract reads it, and `_said` puts
+each error in the words below.
 """
 
 from __future__ import annotations
@@ -22,11 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from ... import jsonio
-from ...compare import fits_schema_type, strict_equal, type_name
+from ...compare import type_name
 from ...model import EvaluatorDef, Problem, Project, Row, Severity
 from ...output_paths import MISSING, WHOLE, select, split_path
 from ...regular_files import read_regular_file
 from ..base import relative
+from ..schema_check import SchemaCheck, check_for, findings
 from .layout import workflow_path
 from .target_paths import as_warnings, expected_output, missing_path, structural_evaluators
 
@@ -103,43 +107,50 @@ def _types(schema: dict[str, Any]) -> tuple[str, ...]:
     return tuple(t for t in declared if isinstance(t, str)) if isinstance(declared, list) else ()
 
 
-def _fits(value: Any, types: tuple[str, ...]) -> bool:
-    # An unknown type name (fits_schema_type says None) is not ours to judge.
-    return any(fits_schema_type(value, kind) is not False for kind in types)
+_KNOWN_TYPES = ("string", "number", "integer", "boolean", "object", "array", "null")
 
 
-@dataclass(slots=True, eq=False)
-
-
-class _Node:
-    """One schema node, read once per check (rows are many, schemas few): what a value must be."""
-
-    types: tuple[str, ...] = ()
-    options: list[Any] | None = None  # enum / const
-    properties: dict[str, _Node] | None = None
-    required: tuple[str, ...] = ()
-    extra: _Node | bool = True  # other keys: True allowed, False reported, a node: checked against it
-    items: _Node | None = None
-
-
-_TRUSTED = _Node()  # a part of the schema that isn't judged: everything fits
-
-
-def compile_schema(schema: Any, depth: int = 0) -> _Node:
+def judged(schema: Any, depth: int = 0) -> Any:
+    """`schema` as the contract judges it, for the libraries: the plain keywords only (`const` as a one-value
+    `enum`); a part built from combinators, deeper than `_MAX_DEPTH` or naming a type JSON Schema doesn't
+    have is trusted (`true`); a key the declared properties don't name is refused unless
+    `additionalProperties` allows it (the casing trap: `Sum` where the schema says `sum`)."""
     if not isinstance(schema, dict) or depth > _MAX_DEPTH or any(k in schema for k in _COMBINATORS):
-        return _TRUSTED
-    raw = schema.get("properties")
-    properties = {k: compile_schema(v, depth + 1) for k, v in raw.items()} if isinstance(raw, dict) else None
-    raw_extra = schema.get("additionalProperties")
-    extra: _Node | bool = (compile_schema(raw_extra, depth + 1) if isinstance(raw_extra, dict)
-                           else not properties or raw_extra is True)
+        return True
+    out: dict[str, Any] = {}
+    types = _types(schema)
+    if types and all(name in _KNOWN_TYPES for name in types):
+        out["type"] = list(types)
     options = [schema["const"]] if "const" in schema else schema.get("enum")
+    if isinstance(options, list) and options:
+        out["enum"] = options
+    raw = schema.get("properties")
+    properties = {k: judged(v, depth + 1) for k, v in raw.items()} if isinstance(raw, dict) else None
+    if properties is not None:
+        out["properties"] = properties
     required = schema.get("required")
-    items = schema.get("items")
-    return _Node(types=_types(schema), options=options if isinstance(options, list) and options else None,
-                 properties=properties, extra=extra,
-                 required=tuple(r for r in required if isinstance(r, str)) if isinstance(required, list) else (),
-                 items=compile_schema(items, depth + 1) if isinstance(items, dict) else None)
+    if isinstance(required, list) and any(isinstance(name, str) for name in required):
+        out["required"] = list(dict.fromkeys(name for name in required if isinstance(name, str)))
+    extra = schema.get("additionalProperties")
+    if isinstance(extra, dict):
+        out["additionalProperties"] = judged(extra, depth + 1)
+    elif properties and extra is not True:
+        out["additionalProperties"] = False
+    if isinstance(schema.get("items"), dict):
+        out["items"] = judged(schema["items"], depth + 1)
+    return out
+
+
+def _cut(value: Any, depth: int = 0) -> Any:
+    """`value` with every array cut to its first `_MAX_ITEMS` elements: what is said about a value that
+    doesn't fit (the first ones show the mistake; a long array costs no more to explain)."""
+    if depth > _MAX_DEPTH:
+        return value
+    if isinstance(value, list):
+        return [_cut(item, depth + 1) for item in value[:_MAX_ITEMS]]
+    if isinstance(value, dict):
+        return {key: _cut(item, depth + 1) for key, item in value.items()}
+    return value
 
 
 def _where(path: tuple[Any, ...]) -> str:
@@ -166,53 +177,31 @@ def casing_hint(key: str, declared: list[str], *, output: bool = True) -> str:
     return f" — did you mean {jsonio.dumps(close[0])}?" if close else ""
 
 
-@dataclass(slots=True)
-
-
-class _Checker:
-    """Collects what doesn't fit one schema (`side` names it in messages: "input.schema"). Places are
-    kept as tuples of keys and spelled out only for a finding: most values fit."""
-
-    side: str
-    found: list[str] = field(default_factory=list)
-
-    def value(self, value: Any, node: _Node, path: tuple[Any, ...]) -> None:
-        if node is _TRUSTED:
-            return
-        if node.types and not _fits(value, node.types):
-            shown = jsonio.dumps(value) if not isinstance(value, (dict, list)) else type_name(value)
-            self.found.append(f"{_where(path)} is {type_name(value)} ({_short(shown)}), but {self.side} says "
-                              f"{' or '.join(node.types)}")
-            return
-        if node.options is not None and not any(strict_equal(value, o) for o in node.options):
-            allowed = ", ".join(_short(jsonio.dumps(o), 30) for o in node.options[:8])
-            self.found.append(f"{_where(path)} is {_short(jsonio.dumps(value))}, which {self.side} does not allow "
-                              f"(one of: {allowed})")
-            return
-        if isinstance(value, dict):
-            self.object(value, node, path)
-        elif isinstance(value, list) and node.items is not None and node.items is not _TRUSTED:
-            for index, item in enumerate(value[:_MAX_ITEMS]):
-                self.value(item, node.items, (*path, index))
-
-    def object(self, value: dict[str, Any], node: _Node, path: tuple[Any, ...]) -> None:
-        properties = node.properties or {}
-        for key, item in value.items():
-            child = properties.get(key)
-            if child is not None:
-                if child is not _TRUSTED:
-                    self.value(item, child, (*path, key))
-            elif node.extra is False:
-                self.found.append(f"{_where(path)} has {jsonio.dumps(key)}, which {self.side} does not declare"
-                                  + casing_hint(key, list(properties), output=self.side.startswith("output")))
-            elif node.extra is not True:
-                self.value(item, node.extra, (*path, key))
-        missing = [name for name in node.required if name not in value]
-        if missing:
-            lowered = {key.lower() for key in value}
-            for name in missing:
-                if name.lower() not in lowered:  # present in another casing: already said, with the hint
-                    self.found.append(f"{_where(path)} lacks {jsonio.dumps(name)}, which {self.side} requires")
+def _said(check: SchemaCheck, value: Any, where: tuple[Any, ...], side: str) -> list[str]:
+    """What doesn't fit `side` ("input.schema") in `value` (found at `where`), in the value's order: a wrong
+    type or value hides what is inside it; missing keys come last, and a key present in another casing
+    is no missing key (its undeclared spelling is said, with the hint)."""
+    if check.fits(value):
+        return []
+    found = []
+    for finding in findings(check, _cut(value), hiding=("type", "enum"), missing_last=True):
+        place, wrong = (*where, *finding.path), finding.value
+        if finding.keyword == "type":
+            shown = jsonio.dumps(wrong) if not isinstance(wrong, (dict, list)) else type_name(wrong)
+            found.append(f"{_where(place)} is {type_name(wrong)} ({_short(shown)}), but {side} says "
+                         f"{' or '.join(finding.limit)}")
+        elif finding.keyword == "enum":
+            allowed = ", ".join(_short(jsonio.dumps(option), 30) for option in finding.limit[:8])
+            found.append(f"{_where(place)} is {_short(jsonio.dumps(wrong))}, which {side} does not allow "
+                         f"(one of: {allowed})")
+        elif finding.keyword == "additionalProperties" and finding.key is not None:
+            declared = list(finding.node.get("properties") or {})
+            found.append(f"{_where(place[:-1])} has {jsonio.dumps(finding.key)}, which {side} does not declare"
+                         + casing_hint(finding.key, declared, output=side.startswith("output")))
+        elif (finding.keyword == "required" and finding.key is not None
+              and finding.key.lower() not in {key.lower() for key in wrong}):
+            found.append(f"{_where(place[:-1])} lacks {jsonio.dumps(finding.key)}, which {side} requires")
+    return found
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -247,50 +236,48 @@ def schema_at(schema: dict[str, Any], path: str) -> tuple[dict[str, Any] | None,
 
 
 class _Compiled:
-    """The contract's schemas read once for a whole check, with the schema under each target path."""
+    """The contract's schemas compiled once for a whole check, with the schema under each target path."""
 
     contract: WorkflowContract
-    input: _Node | None = None
-    output: _Node | None = None
-    paths: dict[str, _Node | None] = field(default_factory=dict)
+    input: SchemaCheck | None = None
+    output: SchemaCheck | None = None
+    paths: dict[str, SchemaCheck | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.input = compile_schema(self.contract.input) if self.contract.input is not None else None
-        self.output = compile_schema(self.contract.output) if self.contract.output is not None else None
+        self.input = check_for(judged(self.contract.input)) if self.contract.input is not None else None
+        self.output = check_for(judged(self.contract.output)) if self.contract.output is not None else None
 
-    def output_at(self, path: str) -> _Node | None:
+    def output_at(self, path: str) -> SchemaCheck | None:
         if path not in self.paths:
             schema = schema_at(self.contract.output, path)[0] if self.contract.output is not None else None
-            self.paths[path] = compile_schema(schema) if schema is not None else None
+            self.paths[path] = check_for(judged(schema)) if schema is not None else None
         return self.paths[path]
 
 
 def _row_findings(row: Row, evaluators: list[EvaluatorDef], compiled: _Compiled) -> list[str]:
     found: list[str] = []
     if compiled.input is not None:
-        checker = _Checker("input.schema")
-        checker.value(row.inputs, compiled.input, ("inputs",))
-        found += _capped(checker.found)
+        found += _capped(_said(compiled.input, row.inputs, ("inputs",), "input.schema"))
     if compiled.output is None:
         return found
     for evaluator in evaluators:
         expected = expected_output(row.criteria.get(evaluator.ref))
         if expected is MISSING:
             continue
-        checker = _Checker("output.schema")
+        said: list[str] = []
         label = "expectedOutput" + (f" ({evaluator.ref})" if len(evaluators) > 1 else "")
         for path in ([WHOLE] if WHOLE in evaluator.target_paths else evaluator.target_paths):
             if path == WHOLE:
-                checker.value(expected, compiled.output, (label,))
+                said += _said(compiled.output, expected, (label,), "output.schema")
                 continue
             value = select(expected, path)
             if value is MISSING:
-                checker.found.append(missing_path(label, evaluator, path, expected))
+                said.append(missing_path(label, evaluator, path, expected))
                 continue
-            node = compiled.output_at(path)
-            if node is not None:
-                checker.value(value, node, (label, *split_path(path)))
-        found += _capped(checker.found)
+            check = compiled.output_at(path)
+            if check is not None:
+                said += _said(check, value, (label, *split_path(path)), "output.schema")
+        found += _capped(said)
     return found
 
 
