@@ -78,7 +78,11 @@ def runner_needed(root: Path, config: Config | None) -> bool:
 
 def start_problems(root: Path, config: Config) -> list[Problem]:
     """What stops the rows of the formats present at `root` from starting at all (`ChecksStart`), each naming
-    its file: `check`'s errors, and what `run` refuses to start on."""
+    its file: `check`'s errors, and what `run` refuses to start on (so an error whatever severity it came with:
+    `check` and `run` can't disagree on whether the rows start)."""
+    from dataclasses import replace
+
+    from ..model import Severity
     from .base import ChecksStart
 
     found = []
@@ -86,7 +90,7 @@ def start_problems(root: Path, config: Config) -> list[Problem]:
         if isinstance(dialect, ChecksStart) and dialect.present(root, config):
             problem = dialect.start_problem(root, config)
             if problem is not None:
-                found.append(problem)
+                found.append(replace(problem, severity=Severity.ERROR))
     return found
 
 

@@ -14,10 +14,11 @@ from helpers.cli import invoke_workbench
 from helpers.quiz_format import QuizDialect
 from test_toy_dialect import quiz_project
 
-from workbench.config import Config
+from workbench.actions.checks import check_runnable
+from workbench.config import Config, ConfigError, load_config
 from workbench.dialects import added_dialect
 from workbench.dialects.base import ChecksStart
-from workbench.model import Problem
+from workbench.model import Problem, Severity
 
 SAID = "answer.py imports the quiz SDK, which this Python lacks: pip install quiz-sdk"
 
@@ -27,7 +28,10 @@ class StartingQuiz(QuizDialect):
 
     def start_problem(self, root: Path, config: Config) -> Problem | None:
         StartingQuiz.asked += 1
-        return Problem("answer.py", SAID) if (root / "needs-sdk").exists() else None
+        if not (root / "needs-sdk").exists():
+            return None
+        # said as a warning on purpose: rows that can't start are an error all the same (`start_problems`)
+        return Problem("answer.py", SAID, Severity.WARNING)
 
 
 @pytest.fixture
@@ -58,3 +62,12 @@ def test_none_is_nothing_to_say(quiz: StartingQuiz, tmp_path: Path) -> None:
     assert invoke_workbench("check", str(root)).stdout.startswith("check passed")
     assert invoke_workbench("run", str(root)).returncode == 1  # its usual verdicts: one row fails
     assert StartingQuiz.asked == 2
+
+
+def test_watch_the_tui_and_the_agent_refuse_before_any_row(quiz: StartingQuiz, tmp_path: Path) -> None:
+    """`check_runnable` is what `watch`, `open` (the TUI) and the agent's writes ask before their first row."""
+    root = quiz_project(tmp_path / "project")
+    (root / "needs-sdk").write_text("", encoding="utf-8")
+    with pytest.raises(ConfigError) as refused:
+        check_runnable(load_config(root), watching=True)
+    assert str(refused.value) == f"answer.py: {SAID}" and refused.value.file == root / "answer.py"
