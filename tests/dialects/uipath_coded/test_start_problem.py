@@ -139,6 +139,15 @@ def test_a_sure_import_is_one_that_runs_whenever_the_file_is_imported(tmp_path: 
     assert sdk_import_line(tmp_path, "main.py") == line
 
 
+def test_an_entry_file_leading_out_of_the_project_is_not_read(tmp_path: Path) -> None:
+    (tmp_path / "outside.py").write_text("import uipath\n", encoding="utf-8")
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "main.py").symlink_to(tmp_path / "outside.py")
+    assert sdk_import_line(tmp_path / "project", "main.py") is None
+    assert sdk_import_line(tmp_path / "project", "../outside.py") is None
+    assert sdk_import_line(tmp_path, "outside.py") == 1
+
+
 def test_with_the_sdk_the_starter_passes_check_and_runs_green(tmp_path: Path, uipath_sdk: UiPathSdk) -> None:
     root, _ = starter(tmp_path)
     (root / "workbench.toml").write_text(f"[runner]\ncommand = [{json.dumps(str(uipath_sdk.python))}]\n",

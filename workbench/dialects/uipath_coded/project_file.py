@@ -169,13 +169,16 @@ def sdk_import_line(root: Path, file: str) -> int | None:
     (never imported): at the module's top level, or in a top-level `try` whose every handler ends by raising
     (the starter's `except ImportError: raise ImportError("... pip install uipath")`). None when there is none
     or the file can't be read or parsed: an import under an `if`, a `with`, in a function or in a `try` that
-    goes on without it may never run or may not need the package, so only a sure one counts."""
+    goes on without it may never run or may not need the package, so only a sure one counts. An entry file
+    leading out of the project is not read (`entry_file_problem` says that)."""
     try:
+        if not (root / file).resolve(strict=True).is_relative_to(root.resolve()):
+            return None
         source = read_regular_file(root / file, MAX_ENTRY_FILE_BYTES)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(source, filename=file)
-    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+    except (OSError, RuntimeError, SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     return _sure_import(tree.body)
 
