@@ -15,7 +15,7 @@ from typing import Any
 
 from ..cluster import check_cluster
 from ..config import Config, ConfigError, apply_runner_defaults, read_settings, resolve_runner_kind
-from ..dialects import all_dialects, runner_needed
+from ..dialects import all_dialects, runner_needed, start_problems
 from ..dialects.base import Checks, relative
 from ..errors import WorkbenchError
 from ..model import EvalSet, EvaluatorKey, Problem, Project, Row, Severity, error_problems
@@ -93,7 +93,8 @@ def _settings(root: Path) -> tuple[Config, list[Problem], list[Problem]]:
     a format's `RUNNER_DEFAULTS` refused (its own check may find it again; it is said once, under the file the
     ConfigError names). Errors in exactly the cases `run` refuses to start (`actions.checks.check_runnable`): no
     way to run the rows at all, a target that can't start (`runners.startable`: the program or script not
-    found), a cluster without Ray — unless the project's rows need no target."""
+    found; a format's `ChecksStart`: its entry point needs a package the rows' interpreter lacks), a cluster
+    without Ray — unless the project's rows need no target."""
     try:
         config = read_settings(root)
     except ConfigError as exc:
@@ -124,7 +125,7 @@ def _runnable_problems(root: Path, config: Config) -> list[Problem]:
         check_cluster(config)  # Ray installed, when the rows run on a cluster
     except WorkbenchError as exc:
         return [settings_problem(root, str(exc).strip().splitlines()[0], config.source)]
-    return []
+    return start_problems(root, config)  # a format's rows that can't start (`ChecksStart`): errors, as in `run`
 
 
 def _fallback(root: Path) -> tuple[Config, list[Problem]]:

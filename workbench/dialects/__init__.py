@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..config import Config
+    from ..model import Problem
     from .base import Dialect
 
 # "module:Class" of every format, in the order they load.
@@ -73,6 +74,24 @@ def runner_needed(root: Path, config: Config | None) -> bool:
 
     present = [dialect for dialect in all_dialects() if dialect.present(root, config)]
     return not present or any(needs_runner(dialect, root, config) for dialect in present)
+
+
+def start_problems(root: Path, config: Config) -> list[Problem]:
+    """What stops the rows of the formats present at `root` from starting at all (`ChecksStart`), each naming
+    its file: `check`'s errors, and what `run` refuses to start on (so an error whatever severity it came with:
+    `check` and `run` can't disagree on whether the rows start)."""
+    from dataclasses import replace
+
+    from ..model import Severity
+    from .base import ChecksStart
+
+    found = []
+    for dialect in all_dialects():
+        if isinstance(dialect, ChecksStart) and dialect.present(root, config):
+            problem = dialect.start_problem(root, config)
+            if problem is not None:
+                found.append(replace(problem, severity=Severity.ERROR))
+    return found
 
 
 def dialect_for(name: str) -> Dialect:

@@ -255,15 +255,15 @@ class DialectGate(Protocol):
 # - `Words`, a frozen dataclass: everything a format only *says* (where its files go, its words for a row it
 #   can't score, why accept refuses it, its line in `init --help` and `run --help`). Data, not hooks: a format
 #   that says nothing of its own leaves a field out and the generic sentence stands.
-# - capabilities, `typing.Protocol`s checked with `isinstance` (`@runtime_checkable`): writing expected values
-#   back (`WritesRows`), turning a run into a case (`MakesCases`), starter files (`Scaffolds`), a gate of its own
-#   (`Gates`), extra checks (`Checks`), a TUI view (`HasView`), an HTML detail (`HasHtmlDetail`), saying whether
-#   it needs the target (`ChoosesRunner`), what a run depends on (`FingerprintsRuns`), when a run failed
-#   (`JudgesRuns`), a failure digest (`Digests`), a row's line in a non-JSON file (`LocatesRows`), its own
-#   folders (`OwnsFolders`). The base class has none of their members, so the core never calls a hook a format
+# - capabilities, `typing.Protocol`s checked with `isinstance` (`@runtime_checkable`): writing expected values back
+#   (`WritesRows`), turning a run into a case (`MakesCases`), starter files (`Scaffolds`), a gate of its own (`Gates`),
+#   extra checks (`Checks`), a TUI view (`HasView`), an HTML detail (`HasHtmlDetail`), saying whether it needs the
+#   target (`ChoosesRunner`), whether its rows can start (`ChecksStart`), what a run depends on (`FingerprintsRuns`),
+#   when a run failed (`JudgesRuns`), a failure digest (`Digests`), a row's line in a non-JSON file (`LocatesRows`), its
+#   own folders (`OwnsFolders`). The base class has none of their members, so the core never calls a hook a format
 #   answers with a default: it asks "can this format do X" and, when not, does the one generic thing itself
-#   (`run_fingerprint_of`, `run_error_of`, `detail_blocks`, ...). `CAPABILITIES` lists them all. A capability
-#   is declared by the class (not set on an instance): `has` remembers the answer per class for per-row paths.
+#   (`run_fingerprint_of`, `run_error_of`, `detail_blocks`, ...). `CAPABILITIES` lists them all. A capability is
+#   declared by the class (not set on an instance): `has` remembers the answer per class for per-row paths.
 #
 # A format is added by writing its core and the capabilities it has; tests/helpers/quiz_format/ is one written
 # outside workbench, through `dialects.added_dialect` alone: copy it.
@@ -471,6 +471,16 @@ class ChoosesRunner(Protocol):
 
 
 @runtime_checkable
+class ChecksStart(Protocol):
+    """Whether its rows can start at all with these settings, beyond the runner's own program and script
+    (`runners/startable.py`): a problem, naming its file, that would make every row an ERROR (its entry point
+    imports a package the rows' interpreter lacks), or None. `check` reports it as an error and `run`, `watch`
+    and the TUI refuse to start on it, one message before any row (`actions.checks.check_runnable`)."""
+
+    def start_problem(self, root: Path, config: Config) -> Problem | None: ...
+
+
+@runtime_checkable
 class FingerprintsRuns(Protocol):
     """What decides a row's output besides the target and its settings (without: the row's inputs): a
     recorded run is re-scored instead of run again only while this is unchanged."""
@@ -510,7 +520,8 @@ class OwnsFolders(Protocol):
 
 
 CAPABILITIES: tuple[type, ...] = (WritesRows, MakesCases, Scaffolds, Gates, Checks, HasView, HasHtmlDetail,
-                                  ChoosesRunner, FingerprintsRuns, JudgesRuns, Digests, LocatesRows, OwnsFolders)
+                                  ChoosesRunner, ChecksStart, FingerprintsRuns, JudgesRuns, Digests, LocatesRows,
+                                  OwnsFolders)
 
 
 def members_of(capability: type) -> frozenset[str]:

@@ -1,8 +1,9 @@
 """`workbench init --format uipath-coded`: uipath.json naming main.py:main, a starter main.py whose two tools
 are recorded by uipath.tracing.traced, one eval set scored by two evaluators (refs and criteria keys are the
 evaluators' ids) — green under `uipath eval` and `workbench run` in a Python that has uipath, and in one that
-hasn't, every row an ERROR saying what to install. Nothing existing is overwritten, nothing written through a
-link, and beside an entry point or evaluations of the user's no starter agent or rows are added."""
+hasn't, `run` refusing before any row with the one line saying what to install where. Nothing existing is
+overwritten, nothing written through a link, and beside an entry point or evaluations of the user's no starter
+agent or rows are added."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import importlib.util
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,7 @@ from workbench.dialects.uipath_coded.scaffold import (
     TOOL_ORDER,
     init_project,
 )
+from workbench.dialects.uipath_coded.sdk_check import PROBE_MARK
 from workbench.writeback.atomic import TEMP_SUFFIX
 
 REPO = Path(__file__).resolve().parents[3]
@@ -201,22 +204,31 @@ def test_a_dangling_link_is_kept_not_followed(tmp_path: Path) -> None:
     assert not any(name.endswith(TEMP_SUFFIX) for name in os.listdir(root))
 
 
-def _venv(root: Path, *, with_uipath: bool) -> None:
-    """A .venv as `python -m venv` lays it out (its python need not work: init only looks)."""
-    (root / ".venv" / "bin").mkdir(parents=True)
-    (root / ".venv" / "bin" / "python").write_text("", encoding="utf-8")
-    if with_uipath:
-        (root / ".venv" / "lib" / "python3.11" / "site-packages" / "uipath").mkdir(parents=True)
+def _venv(root: Path, *, with_uipath: bool) -> Path:
+    """A .venv whose python answers `sdk_check`'s probe as one with uipath would, or is workbench's own Python
+    (which lacks it, where these tests run: see the skip) — init asks the interpreter, as check and run do."""
+    python = root / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    answer = f'echo "{PROBE_MARK}yes"\n' if with_uipath else f'exec "{sys.executable}" "$@"\n'
+    python.write_text("#!/bin/sh\n" + answer, encoding="utf-8")
+    python.chmod(0o755)
+    return python
 
 
+@pytest.mark.skipif(importlib.util.find_spec("uipath") is not None, reason="workbench's Python has uipath")
 def test_the_next_steps_say_which_python_runs_the_rows_and_how_to_give_it_uipath(tmp_path: Path) -> None:
+    """Asked of the interpreter itself, as `check` and `run` ask it (it used to look for a site-packages/uipath
+    folder): the line `check` and `run` say, with its one fix, or which Python has uipath."""
     bare, ready = tmp_path / "bare", tmp_path / "ready"
-    _venv(bare, with_uipath=False)
-    _venv(ready, with_uipath=True)
+    bare_python, ready_python = _venv(bare, with_uipath=False), _venv(ready, with_uipath=True)
     without = init_project(bare).next_steps
-    assert "they pass once uipath is installed" in without and ".venv/bin/pip install uipath" in without
+    assert "they pass once uipath is installed" in without
+    assert without.splitlines()[-1] == ("main.py: imports uipath (line 14), but the Python that runs the rows can't "
+                                        f"import it: {bare_python} (the project's .venv). No row can start. Fix: "
+                                        f"{bare_python} -m pip install uipath")
     with_it = init_project(ready).next_steps
-    assert "(they pass)" in with_it and "The rows run in .venv/bin/python, which has uipath." in with_it
+    assert "(they pass)" in with_it
+    assert with_it.splitlines()[-1] == f"The rows run in {ready_python} (the project's .venv), which has uipath."
 
 
 def test_the_cli_writes_it_and_says_what_next(tmp_path: Path) -> None:
@@ -242,14 +254,12 @@ def test_the_starter_project_is_green_under_workbench_run(tmp_path: Path, uipath
     assert got == [(EXACT_MATCH, "PASS", 1.0)] * 3 + [(TOOL_ORDER, "PASS", 1.0)] * 3
 
 
-def test_without_uipath_every_row_is_an_error_that_says_what_to_install(tmp_path: Path) -> None:
+def test_without_uipath_run_says_once_before_any_row_what_to_install(tmp_path: Path) -> None:
+    """Issue 38 point 5: every row used to be an ERROR repeating the ImportError, the child's hint and the
+    traceback (two fixes, three times); now `run` refuses before any row with the one line `check` fails on."""
     if importlib.util.find_spec("uipath") is not None:
         pytest.skip("workbench's Python has uipath: the rows would pass")
     init_project(tmp_path)
-    proc, doc = invoke_json("run", str(tmp_path), env=cli_env(PYTHONPATH=str(REPO)))
-    assert proc.returncode != 0
-    assert doc["results"] and {r["verdict"] for r in doc["results"]} == {"ERROR"}
-    for result in doc["results"]:
-        first = result["detail"].splitlines()[0]
-        assert "ImportError: main.py needs the uipath package" in first and "pip install uipath" in first, (
-            "the reason comes first (the traceback is only in the log below it)")
+    proc = invoke_workbench("run", str(tmp_path), "--json", env=cli_env(PYTHONPATH=str(REPO)))
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout
+    assert proc.stderr.count("pip install uipath") == 1 and "main.py: imports uipath" in proc.stderr, proc.stderr

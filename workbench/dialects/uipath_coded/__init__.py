@@ -73,7 +73,8 @@ WORDS = Words(
 
 class UiPathCodedDialect(Dialect):
     """Core (its own criteria rules, scorers and refs); writes its sets, scaffolds, checks uipath.json and the
-    entry point, has a TUI view and an HTML detail, owns its folders and digests graded failures."""
+    entry point, says when its rows can't start (an entry importing uipath where the rows' Python lacks it), has
+    a TUI view and an HTML detail, owns its folders and digests graded failures."""
 
     name = DIALECT
     title = "UiPath coded agent evals"
@@ -131,6 +132,11 @@ class UiPathCodedDialect(Dialect):
         return Checked(_entry_problems(project.root, config), [*_unknown_types(project),
                                                                *_unknown_thresholds(project, config)],
                        against=PROJECT_FILE)
+
+    def start_problem(self, root: Path, config: Config) -> Problem | None:
+        from .sdk_check import start_problem
+
+        return start_problem(root, config)
 
     def refs_of(self, eval_set: EvalSet, row: Row) -> list[str]:
         """The SDK scores a row only by the evaluators its evaluationCriterias names (criterion_for skips the rest)."""

@@ -161,4 +161,45 @@ def _anywhere(tree: ast.Module, bound: set[str]) -> str:
     return dynamic
 
 
-__all__ = ["MAX_ENTRY_FILE_BYTES", "EntryProblem", "entry_file_problem", "entry_name_problem"]
+SDK = "uipath"
+
+
+def sdk_import_line(root: Path, file: str) -> int | None:
+    """The line of the entry file's import of `uipath` that runs whenever the file is imported, read with `ast`
+    (never imported): at the module's top level, or in a top-level `try` whose every handler ends by raising
+    (the starter's `except ImportError: raise ImportError("... pip install uipath")`). None when there is none
+    or the file can't be read or parsed: an import under an `if`, a `with`, in a function or in a `try` that
+    goes on without it may never run or may not need the package, so only a sure one counts. An entry file
+    leading out of the project is not read (`entry_file_problem` says that)."""
+    try:
+        if not (root / file).resolve(strict=True).is_relative_to(root.resolve()):
+            return None
+        source = read_regular_file(root / file, MAX_ENTRY_FILE_BYTES)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, filename=file)
+    except (OSError, RuntimeError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return _sure_import(tree.body)
+
+
+def _sure_import(body: list[ast.stmt]) -> int | None:
+    for stmt in body:
+        if isinstance(stmt, ast.Import) and any(_is_sdk(alias.name) for alias in stmt.names):
+            return stmt.lineno
+        if isinstance(stmt, ast.ImportFrom) and not stmt.level and _is_sdk(stmt.module or ""):
+            return stmt.lineno
+        if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            handlers: list[ast.ExceptHandler] = getattr(stmt, "handlers", [])
+            line = _sure_import(getattr(stmt, "body", []))
+            if line is not None and all(handler.body and isinstance(handler.body[-1], ast.Raise)
+                                        for handler in handlers):
+                return line
+    return None
+
+
+def _is_sdk(module: str) -> bool:
+    return module == SDK or module.startswith(SDK + ".")
+
+
+__all__ = ["MAX_ENTRY_FILE_BYTES", "EntryProblem", "entry_file_problem", "entry_name_problem", "sdk_import_line"]

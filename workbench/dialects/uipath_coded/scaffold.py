@@ -14,7 +14,6 @@ written at all: a starter evaluator there would be one the user's rows don't use
 from __future__ import annotations
 
 import ast
-import importlib.util
 import os
 import uuid
 from pathlib import Path, PurePosixPath
@@ -41,7 +40,8 @@ _READ_LIMIT = 1 << 20
 
 # The starter agent needs `uipath` on purpose: its tool calls are what ToolCallOrder scores, and only
 # uipath.tracing records them. A main.py that ran without it would make that evaluator fail for a reason
-# that is not the agent's; instead the row is an ERROR that says what to install.
+# that is not the agent's; instead `check`, `run` and `init` say before any row, once, what to install where
+# (`sdk_check.start_problem`), and `uipath eval`'s rows error with the ImportError's words.
 ENTRY_TEXT = '''"""A starter UiPath coded agent: make `main` call your agent.
 
 uipath.json names this function ("main": "main.py:main"). Each row of evaluations/eval-sets/default.json
@@ -262,32 +262,38 @@ def init_project(root: Path) -> Scaffolded:
 
 
 def python_note(root: Path) -> tuple[bool, str]:
-    """Whether the Python that runs the rows has `uipath` (what the starter agent and the tool-call
-    evaluators need), and which one it is in words: the project's .venv when there is one, else workbench's."""
-    venv = root / ".venv" / "bin" / "python"
-    if os.path.lexists(venv):
-        if any((root / ".venv" / "lib").glob("python*/site-packages/uipath")):
-            return True, "The rows run in .venv/bin/python, which has uipath."
-        return False, "The rows run in .venv/bin/python: install uipath there first (.venv/bin/pip install uipath)."
-    if importlib.util.find_spec("uipath") is not None:
-        return True, "The rows run in workbench's Python, which has uipath (a .venv here would be used instead)."
-    return False, ("uipath is not installed in workbench's Python, which runs the rows of a project without a "
-                   ".venv: `python3 -m venv .venv && .venv/bin/pip install uipath` (workbench then runs them in "
-                   ".venv/bin/python), or name a Python that has it in workbench.toml: [runner] command = "
-                   "[\"/path/to/python\"]. Until then every row is an ERROR saying main.py needs uipath.")
+    """Whether the rows can start in the Python that runs them, and what to say of it: `check`'s and `run`'s own
+    words when they can't (the entry imports uipath, that Python lacks it: which one, and the one fix), else
+    which Python it is when it has uipath ("" when that can't be told: `check` says why)."""
+    from ...config import ConfigError, load_config
+    from .sdk_check import has_sdk, rows_python, start_problem
+
+    try:
+        config = load_config(root)
+    except ConfigError:  # `check` and `run` say what is wrong with the settings
+        return True, ""
+    problem = start_problem(root, config)
+    if problem is not None:
+        return False, f"{problem.file}: {problem.message}"
+    rows = rows_python(root, config)
+    if rows is not None and has_sdk(root, config):
+        return True, f"The rows run in {rows.shown} ({rows.where}), which has uipath."
+    return True, ""
 
 
 def next_steps(root: Path, no_starter: str | None, held: str | None = None) -> str:
+    """What to do next, and — when the rows can't start — the one fix `check` and `run` say too."""
+    ready, note = python_note(root)
+    blocked = "" if ready else f"\n{note}"
     if held is not None:
         first = "" if os.path.lexists(root / PROJECT_FILE) else f"write {PROJECT_FILE} naming your entry point, then "
         return (f"Next: {first}`workbench check` checks the project's own eval sets and evaluators (init wrote "
-                f"nothing in {EVALUATIONS}/), then `workbench run` runs them.")
+                f"nothing in {EVALUATIONS}/), then `workbench run` runs them.{blocked}")
     if no_starter is not None:
         return (f"Next: add rows to {SET_FILE} (the inputs your entry point takes, and evaluationCriterias keyed by "
                 f"evaluator id: {{\"{EXACT_MATCH}\": {{\"expectedOutput\": <the whole output>}}}}), then "
-                "`workbench run`.")
-    ready, note = python_note(root)
+                f"`workbench run`.{blocked}")
     return (f"Next: `workbench run` runs the rows of {SET_FILE} through {ENTRY_FILE}'s main() "
             f"({'they pass' if ready else 'they pass once uipath is installed'}), or `workbench` opens the TUI; "
-            f"`uipath eval main {SET_FILE}` scores the same files. Then make main() call your agent and add rows.\n"
-            f"{note}")
+            f"`uipath eval main {SET_FILE}` scores the same files. Then make main() call your agent and add rows."
+            + (f"\n{note}" if note else ""))
