@@ -1,5 +1,6 @@
-"""The MCP SDK is an extra: only `workbench/agent/server.py` imports it (and jsonschema, which comes with it),
-so everything else — `run --brief` included — works without `pip install 'workbench-evals[mcp]'` (issue 23)."""
+"""The MCP SDK is an extra: only `workbench/agent/server.py` imports it (and anyio, which comes with it), so
+everything else — `run --brief` included — works without `pip install 'workbench-evals[mcp]'` (issue 23).
+jsonschema, which the SDK also brings, is a core dependency since issue 34 (`dialects/schema_check.py`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import sys
 
 from helpers.paths import PACKAGE
 
-SDK = ("mcp", "mcp_types", "jsonschema", "anyio")
+SDK = ("mcp", "mcp_types", "anyio")
 
 
 def test_only_the_server_module_imports_the_sdk() -> None:

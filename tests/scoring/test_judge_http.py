@@ -300,8 +300,9 @@ async def test_without_httpx_installed_the_judge_says_what_to_install(endpoint: 
     monkeypatch.delitem(sys.modules, "workbench.scoring.judge_http")
     monkeypatch.delattr(workbench.scoring, "judge_http")
     monkeypatch.setitem(sys.modules, "httpx", None)  # `import httpx` fails as if it were not installed
-    with pytest.raises(JudgeError, match=r"the HTTP judge needs the httpx package, which is not installed: "
-                                         r"pip install httpx tenacity"):
+    with pytest.raises(JudgeError, match=r"the HTTP judge needs the httpx package, which is not installed "
+                                         r"\(workbench-evals depends on it: reinstall it with pip install -U "
+                                         r"workbench-evals\)"):
         await asked(judge())
 
 

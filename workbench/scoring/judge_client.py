@@ -251,6 +251,6 @@ def _http_client() -> ModuleType:
         missing = exc.name if exc.name in HTTP_PACKAGES else None
         if missing is None:
             raise
-        raise JudgeError(f"the HTTP judge needs the {missing} package, which is not installed: "
-                         f"pip install {' '.join(HTTP_PACKAGES)} (workbench-evals depends on both)") from None
+        raise JudgeError(f"the HTTP judge needs the {missing} package, which is not installed (workbench-evals "
+                         f"depends on it: reinstall it with pip install -U workbench-evals)") from None
     return judge_http
